@@ -1,0 +1,150 @@
+"""Every Cypher statement of the Bolt adapter, in one module.
+
+The statements run unchanged on Neo4j 5 and ArcadeDB. Writes are ``UNWIND $rows``
+batches (rows de-duplicated in Python first) executed inside managed write transactions.
+"""
+
+# --- meta --------------------------------------------------------------------------------------
+BUMP_VERSION = """
+MERGE (m:GraphMeta {id: 'graph'})
+SET m.version = coalesce(m.version, 0) + 1
+RETURN m.version AS version
+"""
+
+GET_VERSION = "MATCH (m:GraphMeta {id: 'graph'}) RETURN m.version AS version"
+
+COUNT_LABEL = {
+    label: f"MATCH (n:{label}) RETURN count(n) AS n"
+    for label in ("Document", "Chunk", "Entity", "Community")
+}
+COUNT_REL = {
+    rel: f"MATCH ()-[r:{rel}]->() RETURN count(r) AS n"
+    for rel in ("HAS_CHUNK", "MENTIONS", "RELATED", "IN_COMMUNITY")
+}
+
+# --- upserts -----------------------------------------------------------------------------------
+UPSERT_DOCUMENTS = """
+UNWIND $rows AS r
+MERGE (d:Document {id: r.id})
+SET d += r.props
+"""
+
+UPSERT_CHUNKS = """
+UNWIND $rows AS r
+MATCH (d:Document {id: r.document_id})
+MERGE (c:Chunk {id: r.id})
+SET c += r.props
+MERGE (d)-[:HAS_CHUNK]->(c)
+"""
+
+UPSERT_ENTITIES = """
+UNWIND $rows AS r
+MERGE (e:Entity {id: r.id})
+ON CREATE SET e += r.props
+"""
+
+UPSERT_MENTIONS = """
+UNWIND $rows AS r
+MATCH (c:Chunk {id: r.chunk_id})
+MATCH (e:Entity {id: r.entity_id})
+MERGE (c)-[m:MENTIONS]->(e)
+SET m.count = r.count
+"""
+
+SET_DOCUMENT_STATUS = """
+UNWIND $rows AS r
+MATCH (d:Document {id: r.id})
+SET d.status = r.status, d.content_hash = r.content_hash
+"""
+
+# --- reads -------------------------------------------------------------------------------------
+DOCUMENT_STATES = """
+UNWIND $ids AS id
+MATCH (d:Document {id: id})
+RETURN d.id AS id, d.status AS status, d.content_hash AS content_hash, d.source AS source
+"""
+
+UNFINISHED_DOCUMENTS = """
+MATCH (d:Document)
+WHERE d.status <> 'complete'
+RETURN d.id AS id, d.status AS status, d.source AS source
+"""
+
+LIST_DOCUMENTS = """
+MATCH (d:Document)
+RETURN d.id AS id, d.source AS source, d.status AS status, d.content_hash AS content_hash
+ORDER BY d.source
+SKIP $skip LIMIT $limit
+"""
+
+# chunks of the given documents that are not in the keep-list, with the entities they mention
+STALE_CHUNKS = """
+UNWIND $rows AS r
+MATCH (d:Document {id: r.document_id})-[:HAS_CHUNK]->(c:Chunk)
+WHERE NOT c.id IN r.keep
+OPTIONAL MATCH (c)-[:MENTIONS]->(e:Entity)
+RETURN c.id AS chunk_id, collect(e.id) AS entity_ids
+"""
+
+# entities among $ids whose every mention comes from a chunk in $chunk_ids
+ORPHANED_BY = """
+UNWIND $ids AS eid
+MATCH (e:Entity {id: eid})
+OPTIONAL MATCH (e)<-[:MENTIONS]-(c:Chunk)
+WITH e, collect(c.id) AS chunks
+WHERE all(x IN chunks WHERE x IN $chunk_ids)
+RETURN e.id AS id
+"""
+
+CHUNKS_BY_IDS = """
+UNWIND $ids AS id
+MATCH (d:Document)-[:HAS_CHUNK]->(c:Chunk {id: id})
+WHERE d.status = 'complete'
+RETURN c.id AS chunk_id, c.text AS text, c.ord AS ord, d.id AS document_id, d.source AS source
+"""
+
+CHUNKS_OF_ENTITIES = """
+UNWIND $ids AS eid
+MATCH (e:Entity {id: eid})<-[m:MENTIONS]-(c:Chunk)<-[:HAS_CHUNK]-(d:Document)
+WHERE d.status = 'complete'
+RETURN eid AS entity_id, e.name AS name, c.id AS chunk_id, c.text AS text, c.ord AS ord,
+       d.id AS document_id, d.source AS source, m.count AS count
+"""
+
+ENTITY_CHUNK_FREQUENCY = """
+UNWIND $ids AS eid
+MATCH (e:Entity {id: eid})<-[:MENTIONS]-(c:Chunk)
+RETURN eid AS id, count(c) AS df
+"""
+
+# --- deletes -----------------------------------------------------------------------------------
+DELETE_CHUNKS = """
+UNWIND $ids AS id
+MATCH (c:Chunk {id: id})
+DETACH DELETE c
+"""
+
+DELETE_ENTITIES = """
+UNWIND $ids AS id
+MATCH (e:Entity {id: id})
+DETACH DELETE e
+"""
+
+DELETE_DOCUMENTS = """
+UNWIND $ids AS id
+MATCH (d:Document {id: id})
+DETACH DELETE d
+"""
+
+# --- migrations --------------------------------------------------------------------------------
+APPLIED_MIGRATIONS = """
+MATCH (m:Migration)
+RETURN m.version AS version, m.name AS name, m.checksum AS checksum
+ORDER BY m.version
+"""
+
+RECORD_MIGRATION = """
+MERGE (m:Migration {version: $version})
+ON CREATE SET m.name = $name, m.checksum = $checksum, m.applied_at = $applied_at
+RETURN m.checksum AS checksum
+"""

@@ -1,0 +1,34 @@
+"""Open the configured graph store (starting the embedded server when needed)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlparse
+
+from graphdb.arcadedb_server import EmbeddedArcadeDB, ensure_database
+from graphdb.bolt import BoltGraphStore, GraphStoreError
+from graphdb.dialect import dialect_for
+from hopgraph.settings import Settings
+
+
+def open_graph_store(settings: Settings, migrate: bool = True) -> BoltGraphStore:
+    """Connect to Neo4j or the embedded ArcadeDB per settings and apply pending migrations."""
+    cfg = settings.graph
+    if cfg.backend == "arcadedb" and cfg.uri is None:
+        info = EmbeddedArcadeDB(settings.graph_dir, cfg).ensure_running()
+        uri, auth = info.uri, ("root", info.password)
+    else:
+        if cfg.uri is None:
+            raise GraphStoreError("graph.uri is required for the neo4j backend (HOPGRAPH_GRAPH__URI)")
+        password = cfg.password.get_secret_value() if cfg.password else ""
+        uri, auth = cfg.uri, (cfg.user, password)
+    if cfg.backend == "arcadedb":
+        host = cfg.host if cfg.uri is None else (urlparse(cfg.uri).hostname or cfg.host)
+        ensure_database(host, cfg.http_port, auth[0], auth[1], cfg.database)
+    store = BoltGraphStore(uri, auth, cfg, dialect_for(cfg.backend))
+    if migrate:
+        try:
+            store.migrate()
+        except Exception:
+            store.close()
+            raise
+    return store

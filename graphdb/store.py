@@ -1,0 +1,110 @@
+"""The GraphStore protocol: everything ingest and retrieval need from the graph database."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from hopgraph.models import Chunk, Document, Entity, Mention
+
+#: a document whose writes are under way (or were interrupted)
+PENDING = "pending"
+#: a document whose graph and vector writes all landed
+COMPLETE = "complete"
+#: a document being deleted
+DELETING = "deleting"
+
+
+@dataclass(frozen=True)
+class DocumentState:
+    """Status of a document in the graph."""
+
+    id: str
+    status: str | None
+    content_hash: str | None
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class ChunkRecord:
+    """A chunk with its provenance."""
+
+    chunk_id: str
+    text: str
+    ord: int
+    document_id: str
+    source: str
+
+
+@dataclass(frozen=True)
+class EntityChunk:
+    """A chunk reached from an entity through a MENTIONS edge."""
+
+    entity_id: str
+    name: str
+    chunk: ChunkRecord
+    count: int
+
+
+@dataclass
+class RemovalPlan:
+    """What removing chunks will delete: the chunks, and the entities left with no mention."""
+
+    chunk_ids: list[str] = field(default_factory=list)
+    entity_ids: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.chunk_ids or self.entity_ids)
+
+
+class GraphStore(Protocol):
+    """A graph database holding documents, chunks, entities and their edges."""
+
+    def close(self) -> None: ...
+
+    def migrate(self) -> list[str]:
+        """Apply pending migrations; return the names applied."""
+        ...
+
+    def version(self) -> int:
+        """A number that changes on every write."""
+        ...
+
+    def counts(self) -> dict[str, int]:
+        """Node counts per label and edge counts per type."""
+        ...
+
+    def upsert_documents(self, docs: Sequence[Document], status: str) -> None: ...
+
+    def upsert_chunks(self, chunks: Sequence[Chunk]) -> None: ...
+
+    def upsert_entities(self, entities: Sequence[Entity]) -> None: ...
+
+    def upsert_mentions(self, mentions: Sequence[Mention]) -> None: ...
+
+    def set_document_status(self, rows: Sequence[tuple[str, str, str]]) -> None:
+        """Set (document id, status, content hash) for each row."""
+        ...
+
+    def document_states(self, ids: Sequence[str]) -> dict[str, DocumentState]: ...
+
+    def unfinished_documents(self) -> list[DocumentState]: ...
+
+    def list_documents(self, skip: int = 0, limit: int = 100) -> list[DocumentState]: ...
+
+    def plan_removal(self, keep: Mapping[str, Collection[str]]) -> RemovalPlan:
+        """Chunks of each document id not in its keep-set, and the entities they orphan."""
+        ...
+
+    def remove(self, plan: RemovalPlan, document_ids: Sequence[str] = ()) -> None:
+        """Delete the planned chunks and entities (and documents) in one transaction per batch."""
+        ...
+
+    def chunks_by_ids(self, ids: Sequence[str]) -> list[ChunkRecord]: ...
+
+    def chunks_of_entities(self, ids: Sequence[str]) -> list[EntityChunk]: ...
+
+    def read(self, cypher: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Run a read query and return rows as dicts."""
+        ...

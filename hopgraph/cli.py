@@ -1,0 +1,229 @@
+"""The ``hopgraph`` command line (typer)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.logging import RichHandler
+from rich.table import Table
+
+from hopgraph.settings import Settings
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+app = typer.Typer(
+    help="hopgraph: ingest documents into a knowledge graph (ArcadeDB/Neo4j + Qdrant) and query it.\n\n"
+    "Settings come from HOPGRAPH_* environment variables (nested with __, e.g. "
+    "HOPGRAPH_GRAPH__BACKEND=neo4j) or ./hopgraph.toml; the default stores live in ./.hopgraph/.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+db_app = typer.Typer(help="Manage the embedded ArcadeDB graph server.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+console = Console()
+err = Console(stderr=True)
+
+
+def _settings() -> Settings:
+    s = Settings()
+    logging.basicConfig(level=s.log_level.upper(), format="%(message)s", datefmt="[%X]",
+                        handlers=[RichHandler(console=err, show_path=False)])
+    for noisy in ("neo4j", "httpx", "sentence_transformers", "urllib3"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    return s
+
+
+def _fail(exc: Exception) -> typer.Exit:
+    err.print(f"[bold red]error:[/] {exc}")
+    return typer.Exit(code=1)
+
+
+def _known_errors() -> tuple[type[Exception], ...]:
+    from graphdb.arcadedb_server import GraphServerError
+    from graphdb.bolt import GraphStoreError
+    from graphdb.migrations import MigrationError
+    from ingest.extraction import ExtractionError
+    from retrieval.modes import QueryError
+    from vectors.embedders import EmbedderError
+    from vectors.store import VectorStoreError
+
+    return (GraphServerError, GraphStoreError, MigrationError, VectorStoreError, QueryError,
+            EmbedderError, ExtractionError)
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Text files, or directories searched recursively.")],
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Ingest documents. Unchanged documents are skipped; changed ones are re-extracted; an
+    interrupted run is completed by running it again."""
+    from hopgraph.platform import Platform
+
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise _fail(FileNotFoundError(f"no such file or directory: {', '.join(missing)}"))
+    try:
+        with Platform(_settings()) as p:
+            report = p.ingest(paths, progress=progress)
+    except _known_errors() as exc:
+        raise _fail(exc) from exc
+    console.print(
+        f"[bold]{report.documents_ingested}[/] ingested, {report.documents_unchanged} unchanged, "
+        f"{len(report.skipped)} skipped of {report.documents_seen} documents; {report.chunks} chunks, "
+        f"{report.entities} entities, {report.mentions} mentions in {report.seconds:.1f}s"
+    )
+    for source, reason in report.skipped.items():
+        console.print(f"  [yellow]skipped[/] {source}: {reason}")
+
+
+@app.command()
+def query(
+    text: Annotated[str, typer.Argument(help="The question or search text.")],
+    mode: Annotated[str, typer.Option(help="naive (chunk vectors) or local (entities → chunks).")] = "naive",
+    top_k: Annotated[int, typer.Option(min=1, max=1000, help="Results to return.")] = 5,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Query the graph; prints ranked chunks with their citations [document / chunk]."""
+    from hopgraph.platform import Platform
+
+    try:
+        with Platform(_settings()) as p:
+            result = p.query(text, mode=mode, top_k=top_k)
+    except _known_errors() as exc:
+        raise _fail(exc) from exc
+    if as_json:
+        console.print_json(result.model_dump_json())
+        return
+    console.print(f"[bold]{result.query}[/]  (mode {result.mode}, {result.timings_ms.get('total', 0):.0f} ms)")
+    if not result.results:
+        console.print("  no results")
+    for r in result.results:
+        snippet = " ".join(r.text.split())
+        snippet = snippet if len(snippet) <= 300 else snippet[:297] + "..."
+        console.print(f"  [cyan]{r.rank}.[/] ({r.score:.3f}) {snippet}")
+        via = f" via {', '.join(r.entities[:5])}" if r.entities else ""
+        console.print(f"     [dim][{Path(r.citation.source).name} · {r.citation.document_id} · "
+                      f"{r.citation.chunk_id}]{via}[/]")
+
+
+@app.command()
+def delete(doc_id: Annotated[str, typer.Argument(help="Document id (see `hopgraph documents`).")]) -> None:
+    """Delete a document, its chunks, mentions, orphaned entities and vectors."""
+    from hopgraph.platform import Platform
+
+    try:
+        with Platform(_settings()) as p:
+            found = p.delete(doc_id)
+    except _known_errors() as exc:
+        raise _fail(exc) from exc
+    if not found:
+        raise _fail(LookupError(f"no document with id {doc_id!r}"))
+    console.print(f"deleted {doc_id}")
+
+
+@app.command()
+def documents(limit: Annotated[int, typer.Option(min=1)] = 100, skip: Annotated[int, typer.Option(min=0)] = 0
+              ) -> None:
+    """List ingested documents with their ids and status."""
+    from hopgraph.platform import Platform
+
+    try:
+        with Platform(_settings()) as p:
+            docs = p.graph.list_documents(skip=skip, limit=limit)
+    except _known_errors() as exc:
+        raise _fail(exc) from exc
+    table = Table("id", "status", "source")
+    for d in docs:
+        table.add_row(d.id, d.status or "", d.source or "")
+    console.print(table)
+
+
+@app.command()
+def status(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """Show the stores in use and their counts."""
+    from hopgraph.platform import Platform
+
+    s = _settings()
+    try:
+        with Platform(s) as p:
+            st = p.status()
+    except _known_errors() as exc:
+        raise _fail(exc) from exc
+    st["graph_backend"] = s.graph.backend
+    st["vector_backend"] = s.vectors.backend
+    st["data_dir"] = str(s.data_dir.resolve())
+    if as_json:
+        console.print_json(json.dumps(st))
+        return
+    console.print(f"data dir: {st['data_dir']}  graph: {s.graph.backend} (version {st['graph_version']})  "
+                  f"vectors: {s.vectors.backend}")
+    table = Table("store", "item", "count")
+    for k, v in st["graph"].items():
+        table.add_row("graph", k, str(v))
+    for k, v in st["vectors"].items():
+        table.add_row("vectors", k, str(v))
+    console.print(table)
+
+
+@app.command()
+def migrate() -> None:
+    """Apply pending graph migrations (also done whenever the graph is opened)."""
+    from graphdb.factory import open_graph_store
+
+    try:
+        store = open_graph_store(_settings(), migrate=False)
+        try:
+            applied = store.migrate()
+        finally:
+            store.close()
+    except _known_errors() as exc:
+        raise _fail(exc) from exc
+    console.print(f"applied {len(applied)} migration(s): {', '.join(applied) or 'none pending'}")
+
+
+@db_app.command("start")
+def db_start() -> None:
+    """Start the embedded ArcadeDB server (or find the running one)."""
+    from graphdb.arcadedb_server import EmbeddedArcadeDB, GraphServerError
+
+    s = _settings()
+    try:
+        info = EmbeddedArcadeDB(s.graph_dir, s.graph.model_copy(update={"auto_start": True})).ensure_running()
+    except GraphServerError as exc:
+        raise _fail(exc) from exc
+    console.print(f"graph server running: pid {info.pid}, bolt {info.uri}, http {info.host}:{info.http_port}")
+
+
+@db_app.command("stop")
+def db_stop() -> None:
+    """Stop the embedded ArcadeDB server cleanly."""
+    from graphdb.arcadedb_server import EmbeddedArcadeDB
+
+    s = _settings()
+    stopped = EmbeddedArcadeDB(s.graph_dir, s.graph).stop()
+    console.print("graph server stopped" if stopped else "graph server was not running")
+
+
+@db_app.command("status")
+def db_status() -> None:
+    """Say whether the embedded server is running."""
+    from graphdb.arcadedb_server import EmbeddedArcadeDB
+
+    s = _settings()
+    info = EmbeddedArcadeDB(s.graph_dir, s.graph).status()
+    if info is None:
+        console.print("graph server not running")
+        raise typer.Exit(code=3)
+    console.print(f"graph server running: pid {info.pid}, bolt {info.uri}")
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,164 @@
+"""Domain records shared by every package, with stable content-derived ids.
+
+Ids are short hex digests of normalized content or names, so re-ingesting the same
+input yields the same ids and every write can be an idempotent MERGE / upsert.
+This module imports nothing of the project.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+_WS = re.compile(r"\s+")
+_LEADING_ARTICLE = re.compile(r"^(the|a|an)\s+", re.IGNORECASE)
+_EDGE_PUNCT = re.compile(r"^[\W_]+|[\W_]+$")
+
+
+def stable_id(prefix: str, *parts: str) -> str:
+    """A deterministic id: ``prefix`` + 20 hex chars of SHA-256 over the parts."""
+    digest = hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:20]
+    return f"{prefix}_{digest}"
+
+
+def content_hash(text: str | bytes) -> str:
+    """SHA-256 of a document's content (text is hashed as UTF-8)."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return hashlib.sha256(data).hexdigest()
+
+
+def normalize_name(name: str) -> str:
+    """Normalize an entity surface form: NFKC, casefold, no leading article, no possessive."""
+    s = unicodedata.normalize("NFKC", name).strip()
+    s = re.sub(r"['’]s$", "", s)
+    s = _LEADING_ARTICLE.sub("", s)
+    s = _EDGE_PUNCT.sub("", s)
+    return _WS.sub(" ", s).casefold()
+
+
+def document_id(source: str) -> str:
+    """A document is identified by where it comes from, so a changed file keeps its id."""
+    return stable_id("doc", source)
+
+
+def chunk_id(doc_id: str, text: str) -> str:
+    """A chunk is identified by its document and its content."""
+    return stable_id("chk", doc_id, text)
+
+
+def entity_id(name: str, type_: str) -> str:
+    """An entity is identified by its normalized name and type."""
+    return stable_id("ent", normalize_name(name), type_)
+
+
+def relation_id(source_id: str, type_: str, target_id: str) -> str:
+    """A relation is identified by its endpoints and type."""
+    return stable_id("rel", source_id, type_, target_id)
+
+
+class Document(BaseModel):
+    """A source document (a text file, a corpus record or an image with captions)."""
+
+    id: str
+    source: str
+    title: str = ""
+    content_hash: str
+    kind: Literal["text", "image"] = "text"
+    uri: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class Chunk(BaseModel):
+    """A window of a document's text."""
+
+    id: str
+    document_id: str
+    text: str
+    ord: int = Field(ge=0)
+    n_tokens: int = Field(default=0, ge=0)
+
+
+class Entity(BaseModel):
+    """A named thing found in chunks."""
+
+    id: str
+    name: str
+    type: str
+    description: str = ""
+
+
+class Mention(BaseModel):
+    """A chunk mentions an entity ``count`` times."""
+
+    chunk_id: str
+    entity_id: str
+    count: int = Field(default=1, ge=1)
+
+
+class Relation(BaseModel):
+    """A typed, weighted relation between two entities, with the chunks that support it."""
+
+    id: str
+    source_id: str
+    target_id: str
+    type: str
+    description: str = ""
+    weight: float = 1.0
+    chunk_ids: list[str] = Field(default_factory=list)
+
+
+class Community(BaseModel):
+    """A cluster of entities at one level of a hierarchy."""
+
+    id: str
+    level: int = Field(ge=0)
+    title: str = ""
+    summary: str = ""
+    size: int = Field(default=0, ge=0)
+    parent_id: str | None = None
+    member_ids: list[str] = Field(default_factory=list)
+
+
+class Citation(BaseModel):
+    """Where a retrieved passage comes from."""
+
+    document_id: str
+    chunk_id: str
+    source: str
+
+
+class RetrievedChunk(BaseModel):
+    """One ranked result of a query."""
+
+    rank: int
+    score: float
+    text: str
+    citation: Citation
+    entities: list[str] = Field(default_factory=list, description="Entities that led to it (local mode).")
+
+
+class QueryResult(BaseModel):
+    """The answer to a query: ranked chunks with citations."""
+
+    query: str
+    mode: str
+    results: list[RetrievedChunk]
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)
+
+
+class IngestReport(BaseModel):
+    """What an ingestion run did."""
+
+    documents_seen: int = 0
+    documents_ingested: int = 0
+    documents_unchanged: int = 0
+    chunks: int = 0
+    entities: int = 0
+    mentions: int = 0
+    skipped: dict[str, str] = Field(default_factory=dict, description="source -> reason")
+    seconds: float = 0.0

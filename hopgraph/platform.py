@@ -1,0 +1,95 @@
+"""The Platform facade: opens the stores from settings and exposes ingest, query and delete."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from functools import cached_property
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from graphdb.bolt import BoltGraphStore
+from graphdb.factory import open_graph_store
+from hopgraph.models import IngestReport, QueryResult
+from hopgraph.settings import Settings
+from ingest.pipeline import Ingestor
+from retrieval.modes import Retriever
+from vectors.embedders import Embedder, make_embedder
+from vectors.factory import open_vector_store
+from vectors.store import COLLECTIONS, CollectionSpec, VectorStore
+
+log = logging.getLogger(__name__)
+
+
+class Platform:
+    """One process's handle on the graph store, the vector store and the models.
+
+    Use as a context manager; stores are opened lazily and closed (vectors flushed) on exit.
+    """
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings or Settings()
+        self._graph: BoltGraphStore | None = None
+        self._vectors: VectorStore | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def __enter__(self) -> Platform:
+        return self
+
+    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Flush and close the stores."""
+        if self._vectors is not None:
+            self._vectors.close()
+            self._vectors = None
+        if self._graph is not None:
+            self._graph.close()
+            self._graph = None
+
+    @property
+    def graph(self) -> BoltGraphStore:
+        if self._graph is None:
+            self._graph = open_graph_store(self.settings)
+        return self._graph
+
+    @cached_property
+    def embedder(self) -> Embedder:
+        return make_embedder(self.settings.embedder)
+
+    @property
+    def vectors(self) -> VectorStore:
+        if self._vectors is None:
+            store = open_vector_store(self.settings)
+            try:
+                store.ensure_collections(CollectionSpec(dim=self.embedder.dim, model=self.embedder.name))
+            except Exception:
+                store.close()
+                raise
+            self._vectors = store
+        return self._vectors
+
+    # -- operations --------------------------------------------------------------------------
+    def ingest(self, paths: Sequence[Path | str], progress: bool = False) -> IngestReport:
+        """Ingest files and directories (unchanged documents are skipped)."""
+        return self._ingestor().ingest_paths([Path(p) for p in paths], progress=progress)
+
+    def delete(self, doc_id: str) -> bool:
+        """Delete one document and everything only it supported. False if it does not exist."""
+        return self._ingestor().delete([doc_id]) == 1
+
+    def query(self, text: str, mode: str = "naive", top_k: int | None = None) -> QueryResult:
+        """Ranked chunks with citations."""
+        return Retriever(self.graph, self.vectors, self.embedder, self.settings.retrieval).query(
+            text, mode, top_k)
+
+    def status(self) -> dict[str, Any]:
+        """Counts of graph items and vectors."""
+        vectors = {name: self.vectors.count(name) for name in COLLECTIONS}
+        return {"graph": self.graph.counts(), "graph_version": self.graph.version(), "vectors": vectors}
+
+    def _ingestor(self) -> Ingestor:
+        return Ingestor(self.graph, self.vectors, self.embedder, self.settings)

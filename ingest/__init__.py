@@ -1,0 +1,1 @@
+"""Ingestion: sources → chunks → entities → graph and vector writes, resumable and incremental."""

@@ -1,0 +1,98 @@
+"""Token-aware chunking: windows of whole sentences, with overlap, under a token budget."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from hopgraph.models import Chunk, chunk_id
+
+TokenCounter = Callable[[Sequence[str]], list[int]]
+
+
+@dataclass(frozen=True)
+class Span:
+    """A piece of text by character offsets, with its token count."""
+
+    start: int
+    end: int
+    tokens: int
+
+
+class Chunker:
+    """Splits text into sentence-aligned chunks of at most ``max_tokens`` tokens."""
+
+    def __init__(self, count_tokens: TokenCounter, max_tokens: int = 200, overlap_tokens: int = 40) -> None:
+        if overlap_tokens >= max_tokens:
+            raise ValueError("overlap_tokens must be smaller than max_tokens")
+        self.count_tokens = count_tokens
+        self.max_tokens = max_tokens
+        self.overlap_tokens = overlap_tokens
+
+    @cached_property
+    def _sentencizer(self):  # type: ignore[no-untyped-def]
+        import spacy
+
+        nlp = spacy.blank("en")
+        nlp.add_pipe("sentencizer")
+        nlp.max_length = 50_000_000
+        return nlp
+
+    def sentences(self, text: str) -> list[Span]:
+        """Sentence spans; sentences longer than the budget are cut at word boundaries."""
+        raw = [(s.start_char, s.end_char) for s in self._sentencizer(text).sents if s.text.strip()]
+        counts = self.count_tokens([text[a:b] for a, b in raw])
+        spans: list[Span] = []
+        for (a, b), n in zip(raw, counts, strict=True):
+            if n <= self.max_tokens:
+                spans.append(Span(a, b, n))
+            else:
+                spans.extend(self._split_long(text, a, b, n))
+        return spans
+
+    def _split_long(self, text: str, a: int, b: int, n: int) -> list[Span]:
+        words: list[tuple[int, int]] = []
+        i = a
+        for w in text[a:b].split():
+            s = text.index(w, i)
+            words.append((s, s + len(w)))
+            i = s + len(w)
+        per = max(1, int(len(words) * self.max_tokens / n * 0.9))
+        pieces = [(words[j][0], words[min(j + per, len(words)) - 1][1]) for j in range(0, len(words), per)]
+        counts = self.count_tokens([text[x:y] for x, y in pieces])
+        return [Span(x, y, c) for (x, y), c in zip(pieces, counts, strict=True)]
+
+    def windows(self, text: str) -> list[Span]:
+        """Greedy windows of sentences; consecutive windows share up to ``overlap_tokens``."""
+        sents = self.sentences(text)
+        out: list[Span] = []
+        i = 0
+        while i < len(sents):
+            j, total = i, 0
+            while j < len(sents) and (total + sents[j].tokens <= self.max_tokens or j == i):
+                total += sents[j].tokens
+                j += 1
+            out.append(Span(sents[i].start, sents[j - 1].end, total))
+            if j >= len(sents):
+                break
+            # step back over trailing sentences that fit in the overlap budget
+            k, back = j, 0
+            while k - 1 > i and back + sents[k - 1].tokens <= self.overlap_tokens:
+                k -= 1
+                back += sents[k].tokens
+            i = k
+        return out
+
+    def chunk(self, doc_id: str, text: str) -> list[Chunk]:
+        """Chunks of one document, ids derived from the document id and the chunk text."""
+        chunks: list[Chunk] = []
+        seen: set[str] = set()
+        for span in self.windows(text):
+            body = text[span.start : span.end].strip()
+            cid = chunk_id(doc_id, body)
+            if cid in seen:  # a repeated passage inside one document is stored once
+                continue
+            seen.add(cid)
+            chunks.append(Chunk(id=cid, document_id=doc_id, text=body, ord=len(chunks), n_tokens=span.tokens))
+        return chunks

@@ -1,0 +1,151 @@
+"""The ingestion pipeline: resumable, idempotent and incremental.
+
+Per batch of documents: chunk → extract → embed, then
+1. documents are upserted with status ``pending``;
+2. chunks the documents no longer have, and entities left with no mention, are removed
+   (vectors first, then the graph, so vectors never point at missing graph items for long);
+3. chunks, entities and mentions are MERGEd, their vectors upserted;
+4. documents are marked ``complete`` with their content hash.
+
+A document is skipped only when it is ``complete`` with the same hash, so a killed run is
+finished by rerunning it, and ids derived from content make every step idempotent.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from tqdm import tqdm
+
+from graphdb.store import COMPLETE, DELETING, PENDING, GraphStore, RemovalPlan
+from hopgraph.models import Chunk, IngestReport
+from hopgraph.settings import Settings
+from ingest.chunking import Chunker
+from ingest.extraction import SpacyExtractor
+from ingest.sources import SourceText, Skipped, expand_paths, read_text_file
+from vectors.embedders import Embedder
+from vectors.store import VectorPoint, VectorStore
+
+log = logging.getLogger(__name__)
+
+
+class Ingestor:
+    """Writes documents into the graph and vector stores."""
+
+    def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder, settings: Settings) -> None:
+        self.graph = graph
+        self.vectors = vectors
+        self.embedder = embedder
+        self.settings = settings
+        self.chunker = Chunker(embedder.count_tokens, settings.chunking.max_tokens,
+                               settings.chunking.overlap_tokens)
+        self.extractor = SpacyExtractor(settings.extraction)
+
+    # -- entry points ------------------------------------------------------------------------
+    def ingest_paths(self, paths: Sequence[Path], progress: bool = False) -> IngestReport:
+        """Ingest text files and directories of them."""
+        files = list(expand_paths(paths, self.settings.ingest.extensions))
+        read = (read_text_file(p, self.settings.ingest.max_file_bytes) for p in files)
+        return self.ingest_sources(read, total=len(files), progress=progress)
+
+    def ingest_sources(self, items: Iterable[SourceText | Skipped], total: int | None = None,
+                       progress: bool = False) -> IngestReport:
+        """Ingest already-read sources (Skipped items are only reported)."""
+        t0 = time.perf_counter()
+        report = IngestReport()
+        self.finish_interrupted_deletes()
+        bar = tqdm(total=total, unit="doc", desc="ingest", disable=not progress, dynamic_ncols=True)
+        batch: list[SourceText] = []
+        size = self.settings.ingest.doc_batch
+        for item in items:
+            report.documents_seen += 1
+            if isinstance(item, Skipped):
+                report.skipped[item.source] = item.reason
+                log.warning("skipped %s: %s", item.source, item.reason)
+                bar.update(1)
+                continue
+            batch.append(item)
+            if len(batch) >= size:
+                self._ingest_batch(batch, report)
+                bar.update(len(batch))
+                batch = []
+        if batch:
+            self._ingest_batch(batch, report)
+            bar.update(len(batch))
+        bar.close()
+        if report.documents_ingested:
+            self.vectors.optimize()
+        self.vectors.flush()
+        report.seconds = time.perf_counter() - t0
+        return report
+
+    def delete(self, document_ids: Sequence[str]) -> int:
+        """Delete documents with their chunks, mentions, orphaned entities and vectors."""
+        states = self.graph.document_states(document_ids)
+        ids = [i for i in document_ids if i in states]
+        if not ids:
+            return 0
+        self.graph.set_document_status([(i, DELETING, states[i].content_hash or "") for i in ids])
+        self._remove(self.graph.plan_removal({i: () for i in ids}), ids)
+        self.vectors.flush()
+        return len(ids)
+
+    def finish_interrupted_deletes(self) -> None:
+        """Complete deletions that a killed process left half done."""
+        left = [d.id for d in self.graph.unfinished_documents() if d.status == DELETING]
+        if left:
+            log.info("finishing %d interrupted deletion(s)", len(left))
+            self._remove(self.graph.plan_removal({i: () for i in left}), left)
+
+    # -- internals ---------------------------------------------------------------------------
+    def _remove(self, plan: RemovalPlan, document_ids: Sequence[str] = ()) -> None:
+        self.vectors.delete("chunks", plan.chunk_ids)
+        self.vectors.delete("entities", plan.entity_ids)
+        self.graph.remove(plan, document_ids)
+
+    def _ingest_batch(self, batch: list[SourceText], report: IngestReport) -> None:
+        states = self.graph.document_states([s.document.id for s in batch])
+        todo: list[SourceText] = []
+        for s in batch:
+            st = states.get(s.document.id)
+            if st is not None and st.status == COMPLETE and st.content_hash == s.document.content_hash:
+                report.documents_unchanged += 1
+            else:
+                todo.append(s)
+        if not todo:
+            return
+        chunks: list[Chunk] = []
+        per_doc: dict[str, list[str]] = {}
+        for s in todo:
+            doc_chunks = self.chunker.chunk(s.document.id, s.text)
+            per_doc[s.document.id] = [c.id for c in doc_chunks]
+            chunks.extend(doc_chunks)
+        extraction = self.extractor.extract(chunks)
+        entities = list(extraction.entities.values())
+        chunk_vecs = self.embedder.embed([c.text for c in chunks])
+        entity_vecs = self.embedder.embed([e.name for e in entities])
+
+        self.graph.upsert_documents([s.document for s in todo], status=PENDING)
+        plan = self.graph.plan_removal(per_doc)
+        new_entities = set(extraction.entities)
+        plan.entity_ids = [e for e in plan.entity_ids if e not in new_entities]
+        if plan:
+            self._remove(plan)
+        self.graph.upsert_chunks(chunks)
+        self.graph.upsert_entities(entities)
+        self.graph.upsert_mentions(extraction.mentions)
+        self.vectors.upsert("chunks", [
+            VectorPoint(c.id, v, {"document_id": c.document_id}) for c, v in zip(chunks, chunk_vecs, strict=True)
+        ])
+        self.vectors.upsert("entities", [
+            VectorPoint(e.id, v, {"name": e.name, "type": e.type})
+            for e, v in zip(entities, entity_vecs, strict=True)
+        ])
+        self.graph.set_document_status([(s.document.id, COMPLETE, s.document.content_hash) for s in todo])
+        report.documents_ingested += len(todo)
+        report.chunks += len(chunks)
+        report.entities += len(entities)
+        report.mentions += len(extraction.mentions)

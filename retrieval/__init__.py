@@ -1,0 +1,1 @@
+"""Retrieval: query modes built from small parts (seeding, expansion, fusion, citations)."""

@@ -1,0 +1,1 @@
+"""Vectors: the Embedder protocol and implementations, and the VectorStore over Qdrant."""

@@ -1,0 +1,175 @@
+"""VectorStore on qdrant-edge: the Qdrant engine in-process (HNSW, WAL on disk).
+
+One shard per collection under ``<vectors_dir>/<collection>/``; ``meta.json`` beside the shards
+records the embedder. One process owns the store: an exclusive ``flock`` on ``owner.lock``
+turns a second opener's obscure WAL error into a clear message naming the owner.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+import qdrant_edge as qe
+
+from vectors.store import COLLECTIONS, CollectionSpec, Filter, Hit, VectorPoint, VectorStoreError, point_uuid
+
+log = logging.getLogger(__name__)
+
+_KINDS = {"keyword": qe.PayloadSchemaType.Keyword, "integer": qe.PayloadSchemaType.Integer}
+
+
+def to_edge_filter(where: Filter | None) -> qe.Filter | None:
+    """Convert hopgraph's dict filter to a qdrant-edge Filter."""
+    if not where:
+        return None
+    conds: list[Any] = []
+    for key, value in where.items():
+        if isinstance(value, list | tuple):
+            conds.append(qe.FieldCondition(key=key, match=qe.MatchAny(list(value))))
+        else:
+            conds.append(qe.FieldCondition(key=key, match=qe.MatchValue(value)))  # type: ignore[arg-type]
+    return qe.Filter(must=conds)
+
+
+class EdgeVectorStore:
+    """Embedded Qdrant shards, one per collection."""
+
+    def __init__(self, root: Path, upsert_batch: int = 512) -> None:
+        self.root = root
+        self.upsert_batch = upsert_batch
+        root.mkdir(parents=True, exist_ok=True)
+        self._lock_fh = self._acquire(root / "owner.lock")
+        self._shards: dict[str, qe.EdgeShard] = {}
+        self._spec: CollectionSpec | None = None
+        self._dirty: set[str] = set()
+
+    # -- ownership ---------------------------------------------------------------------------
+    @staticmethod
+    def _acquire(path: Path) -> IO[str]:
+        fh = open(path, "a+")  # noqa: SIM115 - held for the store's lifetime
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            owner = fh.read().strip() or "unknown"
+            fh.close()
+            raise VectorStoreError(
+                f"the vector store {path.parent} is in use by another process (pid {owner}); "
+                "one process owns an embedded store — stop it (or send the work through its API) and retry"
+            ) from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(str(os.getpid()))
+        fh.flush()
+        return fh
+
+    # -- collections -------------------------------------------------------------------------
+    def ensure_collections(self, spec: CollectionSpec) -> None:
+        meta_path = self.root / "meta.json"
+        if meta_path.exists():
+            meta = json.loads(meta_path.read_text())
+            if (meta["dim"], meta["model"]) != (spec.dim, spec.model):
+                raise VectorStoreError(
+                    f"the vector store {self.root} holds {meta['dim']}-d vectors of {meta['model']!r}, but "
+                    f"the configured embedder is {spec.model!r} ({spec.dim}-d); re-ingest into a new data "
+                    "dir or configure the original embedder"
+                )
+        else:
+            meta_path.write_text(json.dumps({"dim": spec.dim, "model": spec.model}))
+        self._spec = spec
+        for name, fields in COLLECTIONS.items():
+            self._open(name, spec.dim, fields)
+
+    def _open(self, name: str, dim: int, fields: dict[str, str]) -> None:
+        path = self.root / name
+        cfg = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine))
+        ready = path / ".hopgraph-ready"
+        if ready.exists():
+            shard = qe.EdgeShard.load(str(path))
+        else:
+            if path.exists():  # creation was interrupted before any data could be written
+                shutil.rmtree(path)
+            shard = qe.EdgeShard.create(str(path), cfg)
+            # payload indexes must exist before optimize() builds HNSW, or filtered recall collapses
+            for field_name, kind in fields.items():
+                shard.update(qe.UpdateOperation.create_field_index(field_name, _KINDS[kind]))
+            shard.flush()
+            ready.touch()
+        self._shards[name] = shard
+
+    def _shard(self, name: str) -> qe.EdgeShard:
+        try:
+            return self._shards[name]
+        except KeyError:
+            raise VectorStoreError(f"unknown collection {name!r} (or ensure_collections not called)") from None
+
+    # -- data --------------------------------------------------------------------------------
+    def upsert(self, collection: str, points: Sequence[VectorPoint]) -> None:
+        shard = self._shard(collection)
+        for i in range(0, len(points), self.upsert_batch):
+            batch = [
+                qe.Point(point_uuid(p.id), np.asarray(p.vector, dtype=np.float32).tolist(),
+                         {**p.payload, "id": p.id})
+                for p in points[i : i + self.upsert_batch]
+            ]
+            shard.update(qe.UpdateOperation.upsert_points(batch))
+        if points:
+            self._dirty.add(collection)
+
+    def search(self, collection: str, vector: np.ndarray, limit: int,
+               where: Filter | None = None) -> list[Hit]:
+        req = qe.QueryRequest(
+            limit=limit, query=qe.Query.Nearest(np.asarray(vector, dtype=np.float32).tolist()),
+            with_payload=True, filter=to_edge_filter(where),
+        )
+        return [Hit(str((p.payload or {})["id"]), float(p.score), dict(p.payload or {}))
+                for p in self._shard(collection).query(req)]
+
+    def delete(self, collection: str, ids: Sequence[str]) -> None:
+        if ids:
+            self._shard(collection).update(qe.UpdateOperation.delete_points([point_uuid(i) for i in ids]))
+
+    def delete_where(self, collection: str, where: Filter) -> None:
+        flt = to_edge_filter(where)
+        if flt is None:
+            raise VectorStoreError("delete_where needs a non-empty filter")
+        self._shard(collection).update(qe.UpdateOperation.delete_points_by_filter(flt))
+
+    def count(self, collection: str) -> int:
+        return int(self._shard(collection).count(qe.CountRequest(exact=True)))
+
+    def scroll(self, collection: str, where: Filter | None = None, limit: int = 256,
+               offset: str | None = None) -> tuple[list[Hit], str | None]:
+        req = qe.ScrollRequest(offset=offset, limit=limit, filter=to_edge_filter(where), with_payload=True)
+        records, nxt = self._shard(collection).scroll(req)
+        hits = [Hit(str((r.payload or {})["id"]), 1.0, dict(r.payload or {})) for r in records]
+        return hits, (str(nxt) if nxt is not None else None)
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def optimize(self) -> None:
+        for name in sorted(self._dirty):
+            self._shards[name].optimize()
+        self._dirty.clear()
+
+    def flush(self) -> None:
+        for shard in self._shards.values():
+            shard.flush()
+
+    def close(self) -> None:
+        for shard in self._shards.values():
+            with contextlib.suppress(Exception):
+                shard.flush()
+            shard.close()
+        self._shards.clear()
+        with contextlib.suppress(OSError):
+            fcntl.flock(self._lock_fh, fcntl.LOCK_UN)
+        self._lock_fh.close()

@@ -1,0 +1,20 @@
+"""Open the configured vector store."""
+
+from __future__ import annotations
+
+from hopgraph.settings import Settings
+from vectors.edge import EdgeVectorStore
+from vectors.qdrant_server import QdrantClientVectorStore
+from vectors.store import VectorStore, VectorStoreError
+
+
+def open_vector_store(settings: Settings) -> VectorStore:
+    """qdrant-edge in the data dir, a Qdrant server by URL, or qdrant-client in memory."""
+    cfg = settings.vectors
+    if cfg.backend == "edge":
+        return EdgeVectorStore(settings.vectors_dir, cfg.upsert_batch)
+    if cfg.backend == "server" and not cfg.url:
+        raise VectorStoreError("vectors.url is required for the server backend (HOPGRAPH_VECTORS__URL)")
+    url = cfg.url if cfg.backend == "server" else ":memory:"
+    key = cfg.api_key.get_secret_value() if cfg.api_key else None
+    return QdrantClientVectorStore.connect(url, key, cfg.prefix, cfg.upsert_batch, cfg.timeout_s)

@@ -1,0 +1,122 @@
+"""VectorStore on ``qdrant-client``: a Qdrant server by URL, or ``:memory:`` for small tests.
+
+``:memory:`` is qdrant-client's local mode, a brute-force Python implementation: use it for a
+few hundred points only. The embedder that produced a collection is kept in its metadata.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from qdrant_client import QdrantClient
+from qdrant_client import models as qm
+
+from vectors.store import COLLECTIONS, CollectionSpec, Filter, Hit, VectorPoint, VectorStoreError, point_uuid
+
+_KINDS = {"keyword": qm.PayloadSchemaType.KEYWORD, "integer": qm.PayloadSchemaType.INTEGER}
+
+
+def to_client_filter(where: Filter | None) -> qm.Filter | None:
+    """Convert hopgraph's dict filter to a qdrant-client Filter."""
+    if not where:
+        return None
+    conds: list[Any] = []
+    for key, value in where.items():
+        if isinstance(value, list | tuple):
+            conds.append(qm.FieldCondition(key=key, match=qm.MatchAny(any=list(value))))
+        else:
+            conds.append(qm.FieldCondition(key=key, match=qm.MatchValue(value=value)))
+    return qm.Filter(must=conds)
+
+
+class QdrantClientVectorStore:
+    """Collections on a Qdrant server (or in memory), named ``<prefix><collection>``."""
+
+    def __init__(self, client: QdrantClient, prefix: str = "hopgraph_", upsert_batch: int = 512) -> None:
+        self.client = client
+        self.prefix = prefix
+        self.upsert_batch = upsert_batch
+        self._dirty: set[str] = set()
+
+    @classmethod
+    def connect(cls, url: str | None, api_key: str | None, prefix: str, upsert_batch: int,
+                timeout_s: float) -> QdrantClientVectorStore:
+        client = QdrantClient(location=":memory:") if url in (None, ":memory:") else QdrantClient(
+            url=url, api_key=api_key, timeout=int(timeout_s))
+        return cls(client, prefix, upsert_batch)
+
+    def _name(self, collection: str) -> str:
+        if collection not in COLLECTIONS:
+            raise VectorStoreError(f"unknown collection {collection!r}")
+        return self.prefix + collection
+
+    def ensure_collections(self, spec: CollectionSpec) -> None:
+        for name, fields in COLLECTIONS.items():
+            full = self._name(name)
+            if self.client.collection_exists(full):
+                info = self.client.get_collection(full)
+                meta = info.config.metadata or {}
+                vec = info.config.params.vectors
+                dim = vec.size if isinstance(vec, qm.VectorParams) else None
+                if dim != spec.dim or meta.get("model", spec.model) != spec.model:
+                    raise VectorStoreError(
+                        f"collection {full} holds {dim}-d vectors of {meta.get('model')!r}, but the configured "
+                        f"embedder is {spec.model!r} ({spec.dim}-d)"
+                    )
+                continue
+            self.client.create_collection(
+                full, vectors_config=qm.VectorParams(size=spec.dim, distance=qm.Distance.COSINE),
+                metadata={"model": spec.model, "dim": spec.dim},
+            )
+            for field_name, kind in fields.items():
+                self.client.create_payload_index(full, field_name, field_schema=_KINDS[kind])
+
+    def upsert(self, collection: str, points: Sequence[VectorPoint]) -> None:
+        full = self._name(collection)
+        for i in range(0, len(points), self.upsert_batch):
+            batch = [
+                qm.PointStruct(id=point_uuid(p.id), vector=np.asarray(p.vector, dtype=np.float32).tolist(),
+                               payload={**p.payload, "id": p.id})
+                for p in points[i : i + self.upsert_batch]
+            ]
+            self.client.upsert(full, batch, wait=True)
+
+    def search(self, collection: str, vector: np.ndarray, limit: int,
+               where: Filter | None = None) -> list[Hit]:
+        res = self.client.query_points(
+            self._name(collection), query=np.asarray(vector, dtype=np.float32).tolist(), limit=limit,
+            query_filter=to_client_filter(where), with_payload=True,
+        )
+        return [Hit(str((p.payload or {})["id"]), float(p.score), dict(p.payload or {})) for p in res.points]
+
+    def delete(self, collection: str, ids: Sequence[str]) -> None:
+        if ids:
+            self.client.delete(self._name(collection), qm.PointIdsList(points=[point_uuid(i) for i in ids]),
+                               wait=True)
+
+    def delete_where(self, collection: str, where: Filter) -> None:
+        flt = to_client_filter(where)
+        if flt is None:
+            raise VectorStoreError("delete_where needs a non-empty filter")
+        self.client.delete(self._name(collection), qm.FilterSelector(filter=flt), wait=True)
+
+    def count(self, collection: str) -> int:
+        return int(self.client.count(self._name(collection), exact=True).count)
+
+    def scroll(self, collection: str, where: Filter | None = None, limit: int = 256,
+               offset: str | None = None) -> tuple[list[Hit], str | None]:
+        records, nxt = self.client.scroll(self._name(collection), scroll_filter=to_client_filter(where),
+                                          limit=limit, offset=offset, with_payload=True)
+        hits = [Hit(str((r.payload or {})["id"]), 1.0, dict(r.payload or {})) for r in records]
+        return hits, (str(nxt) if nxt is not None else None)
+
+    def optimize(self) -> None:
+        """A server optimizes in the background; nothing to do."""
+
+    def flush(self) -> None:
+        """Writes are acknowledged with ``wait=True``; nothing to do."""
+
+    def close(self) -> None:
+        self.client.close()

@@ -1,0 +1,90 @@
+"""The VectorStore protocol and the records it exchanges."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+import numpy as np
+
+#: a payload filter: field -> exact value, or a list of values (any of them)
+Filter = Mapping[str, str | int | Sequence[str] | Sequence[int]]
+FieldKind = Literal["keyword", "integer"]
+
+_NS = uuid.UUID("6f1d3c1e-5b0a-4d47-9a51-2b7f1f2a9c11")
+
+#: collections of hopgraph and the payload fields filtered on (indexed at creation)
+COLLECTIONS: dict[str, dict[str, FieldKind]] = {
+    "chunks": {"id": "keyword", "document_id": "keyword"},
+    "entities": {"id": "keyword", "type": "keyword"},
+    "relationships": {"id": "keyword", "type": "keyword", "source_id": "keyword", "target_id": "keyword"},
+    "communities": {"id": "keyword", "level": "integer"},
+    "images": {"id": "keyword", "document_id": "keyword"},
+}
+
+
+class VectorStoreError(RuntimeError):
+    """A vector store cannot be opened or used as asked."""
+
+
+def point_uuid(item_id: str) -> str:
+    """Qdrant needs UUID or int point ids: derive a stable UUID from the hopgraph id."""
+    return str(uuid.uuid5(_NS, item_id))
+
+
+@dataclass(frozen=True)
+class VectorPoint:
+    """A vector with its hopgraph id and payload."""
+
+    id: str
+    vector: np.ndarray | Sequence[float]
+    payload: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A search result."""
+
+    id: str
+    score: float
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class CollectionSpec:
+    """What a collection holds: dimension and the embedder that produced its vectors."""
+
+    dim: int
+    model: str
+
+
+class VectorStore(Protocol):
+    """Named collections of vectors with payloads."""
+
+    def ensure_collections(self, spec: CollectionSpec) -> None:
+        """Create missing collections; refuse ones made with another embedder."""
+        ...
+
+    def upsert(self, collection: str, points: Sequence[VectorPoint]) -> None: ...
+
+    def search(self, collection: str, vector: np.ndarray, limit: int,
+               where: Filter | None = None) -> list[Hit]: ...
+
+    def delete(self, collection: str, ids: Sequence[str]) -> None: ...
+
+    def delete_where(self, collection: str, where: Filter) -> None: ...
+
+    def count(self, collection: str) -> int: ...
+
+    def scroll(self, collection: str, where: Filter | None = None, limit: int = 256,
+               offset: str | None = None) -> tuple[list[Hit], str | None]: ...
+
+    def optimize(self) -> None:
+        """Build indexes after bulk loads."""
+        ...
+
+    def flush(self) -> None: ...
+
+    def close(self) -> None: ...
