@@ -285,7 +285,7 @@ def _bolt_ready(info: ServerInfo) -> bool:
                                         connection_timeout=2.0) as drv:
             drv.verify_connectivity()
         return True
-    except Exception:  # noqa: BLE001 - any failure means "not ready yet"
+    except Exception:
         return False
 
 

@@ -34,7 +34,7 @@ def _dedupe(rows: Iterable[dict[str, Any]], key: str = "id") -> list[dict[str, A
     """Last row wins per key: duplicates inside one UNWIND make MERGE race with itself."""
     out: dict[Any, dict[str, Any]] = {}
     for r in rows:
-        out[r[key] if isinstance(key, str) else tuple(r[k] for k in key)] = r
+        out[r[key]] = r
     return list(out.values())
 
 
@@ -84,7 +84,7 @@ class BoltGraphStore:
         """Run one read query in a managed read transaction."""
         @neo4j.unit_of_work(timeout=self.cfg.query_timeout_s)
         def work(tx: neo4j.ManagedTransaction) -> list[dict[str, Any]]:
-            return [r.data() for r in tx.run(query, dict(params or {}))]  # type: ignore[arg-type]
+            return [r.data() for r in tx.run(query, dict(params or {}))]
 
         with self._session(read=True) as s:
             return s.execute_read(work)
@@ -105,7 +105,7 @@ class BoltGraphStore:
 
     def _run_schema(self, statement: str) -> None:
         with self._session() as s:
-            s.run(statement).consume()  # type: ignore[arg-type]
+            s.run(statement).consume()
 
     def _record(self, params: dict[str, Any]) -> str:
         def work(tx: neo4j.ManagedTransaction) -> str:

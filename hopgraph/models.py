@@ -34,7 +34,7 @@ def content_hash(text: str | bytes) -> str:
 def normalize_name(name: str) -> str:
     """Normalize an entity surface form: NFKC, casefold, no leading article, no possessive."""
     s = unicodedata.normalize("NFKC", name).strip()
-    s = re.sub(r"['’]s$", "", s)
+    s = re.sub(r"['\u2019]s$", "", s)
     s = _LEADING_ARTICLE.sub("", s)
     s = _EDGE_PUNCT.sub("", s)
     return _WS.sub(" ", s).casefold()

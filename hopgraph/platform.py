@@ -28,8 +28,10 @@ class Platform:
     Use as a context manager; stores are opened lazily and closed (vectors flushed) on exit.
     """
 
-    def __init__(self, settings: Settings | None = None) -> None:
+    def __init__(self, settings: Settings | None = None, embedder: Embedder | None = None) -> None:
         self.settings = settings or Settings()
+        if embedder is not None:  # share a loaded model between platforms (tests, servers)
+            self.__dict__["embedder"] = embedder
         self._graph: BoltGraphStore | None = None
         self._vectors: VectorStore | None = None
 

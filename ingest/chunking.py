@@ -52,6 +52,7 @@ class Chunker:
         return spans
 
     def _split_long(self, text: str, a: int, b: int, n: int) -> list[Span]:
+        """Cut an over-long sentence at word boundaries into pieces within the budget."""
         words: list[tuple[int, int]] = []
         i = a
         for w in text[a:b].split():
@@ -59,9 +60,17 @@ class Chunker:
             words.append((s, s + len(w)))
             i = s + len(w)
         per = max(1, int(len(words) * self.max_tokens / n * 0.9))
-        pieces = [(words[j][0], words[min(j + per, len(words)) - 1][1]) for j in range(0, len(words), per)]
-        counts = self.count_tokens([text[x:y] for x, y in pieces])
-        return [Span(x, y, c) for (x, y), c in zip(pieces, counts, strict=True)]
+        groups = [words[j : j + per] for j in range(0, len(words), per)]
+        out: list[Span] = []
+        while groups:
+            batch, groups = groups, []
+            counts = self.count_tokens([text[g[0][0] : g[-1][1]] for g in batch])
+            for g, c in zip(batch, counts, strict=True):
+                if c <= self.max_tokens or len(g) == 1:
+                    out.append(Span(g[0][0], g[-1][1], c))
+                else:  # denser than estimated: halve and recount
+                    groups += [g[: len(g) // 2], g[len(g) // 2 :]]
+        return sorted(out, key=lambda sp: sp.start)
 
     def windows(self, text: str) -> list[Span]:
         """Greedy windows of sentences; consecutive windows share up to ``overlap_tokens``."""

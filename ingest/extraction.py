@@ -72,6 +72,6 @@ def _display(name: str) -> str:
     for art in ("the ", "The "):
         if name.startswith(art) and len(name) > len(art) + 1:
             name = name[len(art) :]
-    if name.endswith(("'s", "’s")):
+    if name.endswith(("'s", "\u2019s")):
         name = name[:-2]
     return name.strip()

@@ -25,7 +25,7 @@ from hopgraph.models import Chunk, IngestReport
 from hopgraph.settings import Settings
 from ingest.chunking import Chunker
 from ingest.extraction import SpacyExtractor
-from ingest.sources import SourceText, Skipped, expand_paths, read_text_file
+from ingest.sources import Skipped, SourceText, expand_paths, read_text_file
 from vectors.embedders import Embedder
 from vectors.store import VectorPoint, VectorStore
 

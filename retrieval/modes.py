@@ -2,7 +2,7 @@
 
 - ``naive``: chunk vectors → chunks.
 - ``local``: entity vectors → the chunks that mention those entities. A chunk scores the sum
-  over its seed entities of ``similarity × idf``, where ``idf = log(1 + N / df)`` damps entities
+  over its seed entities of ``similarity * idf``, where ``idf = log(1 + N / df)`` damps entities
   mentioned everywhere; the chunk's own similarity to the query breaks ties.
 """
 

@@ -13,7 +13,7 @@ import json
 import logging
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -89,7 +89,7 @@ class EdgeVectorStore:
         for name, fields in COLLECTIONS.items():
             self._open(name, spec.dim, fields)
 
-    def _open(self, name: str, dim: int, fields: dict[str, str]) -> None:
+    def _open(self, name: str, dim: int, fields: Mapping[str, str]) -> None:
         path = self.root / name
         cfg = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine))
         ready = path / ".hopgraph-ready"

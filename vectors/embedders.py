@@ -133,7 +133,7 @@ class SentenceTransformerEmbedder(_CachedEmbedder):
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         if not texts:
             return []
-        ids = self._tokenizer(list(texts), add_special_tokens=False)["input_ids"]
+        ids = self._tokenizer(list(texts), add_special_tokens=False, verbose=False)["input_ids"]
         return [len(x) for x in ids]
 
 

@@ -1,0 +1,62 @@
+"""Shared fixtures: one real embedded ArcadeDB server per session, a database per test,
+the real MiniLM embedder and spaCy model, and qdrant-edge in a temporary directory."""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from graphdb.arcadedb_server import EmbeddedArcadeDB, ServerInfo
+from hopgraph.platform import Platform
+from hopgraph.settings import GraphSettings, Settings
+from vectors.embedders import SentenceTransformerEmbedder
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def arcadedb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerInfo]:
+    """A real ArcadeDB server (bundled JRE, Bolt plugin) for the whole session."""
+    root = tmp_path_factory.mktemp("arcadedb")
+    cfg = GraphSettings(bolt_port=free_port(), http_port=free_port(), heap="768m")
+    server = EmbeddedArcadeDB(root, cfg)
+    info = server.ensure_running()
+    yield info
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def embedder() -> SentenceTransformerEmbedder:
+    return SentenceTransformerEmbedder()
+
+
+def settings_for(info: ServerInfo, data_dir: Path, database: str | None = None, **extra: object) -> Settings:
+    """Settings that use the session's server, a fresh database and a fresh data dir."""
+    graph = GraphSettings(
+        uri=info.uri, password=info.password, http_port=info.http_port,  # type: ignore[arg-type]
+        database=database or f"t{uuid.uuid4().hex[:12]}",
+    )
+    return Settings(data_dir=data_dir, graph=graph, **extra)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def settings(arcadedb: ServerInfo, tmp_path: Path) -> Settings:
+    return settings_for(arcadedb, tmp_path / "data")
+
+
+@pytest.fixture
+def platform(settings: Settings, embedder: SentenceTransformerEmbedder) -> Iterator[Platform]:
+    with Platform(settings, embedder=embedder) as p:
+        yield p

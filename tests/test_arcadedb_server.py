@@ -1,0 +1,83 @@
+"""Lifecycle of the embedded ArcadeDB server: start, find, stale pid, port clash, restart."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import neo4j
+import pytest
+
+from graphdb.arcadedb_server import EmbeddedArcadeDB, GraphServerError
+from hopgraph.settings import GraphSettings
+
+from .conftest import free_port
+
+
+def _cfg() -> GraphSettings:
+    return GraphSettings(bolt_port=free_port(), http_port=free_port(), heap="512m")
+
+
+def test_start_find_restart_keeps_data(tmp_path: Path) -> None:
+    cfg = _cfg()
+    server = EmbeddedArcadeDB(tmp_path, cfg)
+    info = server.ensure_running()
+    try:
+        # a second process finds the running server instead of starting another
+        code = (
+            "import sys; from pathlib import Path; from graphdb.arcadedb_server import EmbeddedArcadeDB;"
+            "from hopgraph.settings import GraphSettings;"
+            f"i = EmbeddedArcadeDB(Path({str(tmp_path)!r}), GraphSettings(bolt_port={cfg.bolt_port}, "
+            f"http_port={cfg.http_port})).ensure_running(); print(i.pid)"
+        )
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        assert int(out.stdout.strip()) == info.pid
+        with neo4j.GraphDatabase.driver(info.uri, auth=("root", info.password)) as drv, \
+                drv.session(database=cfg.database) as s:
+            s.execute_write(lambda tx: tx.run("MERGE (n:Probe {id: 'p1'}) SET n.v = 42").consume())
+    finally:
+        assert server.stop()
+    assert server.status() is None
+    assert not server.stop()  # stopping twice is harmless
+    info2 = server.ensure_running()  # data survives the restart
+    try:
+        assert info2.pid != info.pid
+        with neo4j.GraphDatabase.driver(info2.uri, auth=("root", info2.password)) as drv, \
+                drv.session(database=cfg.database) as s:
+            assert s.run("MATCH (n:Probe {id: 'p1'}) RETURN n.v AS v").single()["v"] == 42
+    finally:
+        server.stop()
+
+
+def test_stale_pid_file_is_replaced(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    cfg = _cfg()
+    server = EmbeddedArcadeDB(tmp_path, cfg)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    tmp_path.mkdir(exist_ok=True)
+    (tmp_path / "server.json").write_text(json.dumps(
+        {"pid": dead.pid, "host": "127.0.0.1", "bolt_port": cfg.bolt_port, "http_port": cfg.http_port}))
+    assert server.status() is None
+    assert "stale" in caplog.text
+    # a live pid that is not our server is stale too
+    (tmp_path / "server.json").write_text(json.dumps(
+        {"pid": os.getpid(), "host": "127.0.0.1", "bolt_port": cfg.bolt_port, "http_port": cfg.http_port}))
+    assert server.status() is None
+
+
+def test_port_in_use_gives_a_clear_message(tmp_path: Path) -> None:
+    cfg = _cfg()
+    with socket.socket() as blocker:
+        blocker.bind(("127.0.0.1", cfg.bolt_port))
+        blocker.listen()
+        with pytest.raises(GraphServerError, match=rf"port {cfg.bolt_port} .* in use.*BOLT_PORT"):
+            EmbeddedArcadeDB(tmp_path, cfg).ensure_running()
+    assert not (tmp_path / "server.json").exists()
+
+
+def test_auto_start_off_says_how_to_start(tmp_path: Path) -> None:
+    cfg = _cfg().model_copy(update={"auto_start": False})
+    with pytest.raises(GraphServerError, match="hopgraph db start"):
+        EmbeddedArcadeDB(tmp_path, cfg).ensure_running()

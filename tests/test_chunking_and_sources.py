@@ -1,0 +1,55 @@
+import itertools
+from pathlib import Path
+
+from ingest.chunking import Chunker
+from ingest.sources import Skipped, SourceText, expand_paths, read_text_file
+from vectors.embedders import SentenceTransformerEmbedder
+
+CAROL = Path(__file__).resolve().parents[2] / "shared" / "data" / "christmas-carol" / "a-christmas-carol.txt"
+
+
+def test_chunks_respect_the_token_budget_and_sentences(embedder: SentenceTransformerEmbedder) -> None:
+    text = CAROL.read_text(encoding="utf-8")[:20000]
+    chunker = Chunker(embedder.count_tokens, max_tokens=120, overlap_tokens=30)
+    chunks = chunker.chunk("doc_x", text)
+    assert len(chunks) > 10
+    counts = embedder.count_tokens([c.text for c in chunks])
+    assert max(counts) <= 125  # the budget, give or take joining whitespace
+    assert [c.ord for c in chunks] == list(range(len(chunks)))
+    # consecutive windows overlap by whole sentences
+    overlapping = sum(1 for a, b in itertools.pairwise(chunks) if b.text[:40] in a.text)
+    assert overlapping >= len(chunks) // 2
+    assert chunker.chunk("doc_x", text) == chunks  # deterministic ids
+
+
+def test_short_passage_stays_whole(embedder: SentenceTransformerEmbedder) -> None:
+    text = "Scrooge was a squeezing, wrenching old sinner. Marley was dead, to begin with."
+    chunks = Chunker(embedder.count_tokens, 200, 40).chunk("d", text)
+    assert [c.text for c in chunks] == [text]
+
+
+def test_overlong_sentence_is_split(embedder: SentenceTransformerEmbedder) -> None:
+    text = " ".join(f"word{i}" for i in range(900))
+    chunks = Chunker(embedder.count_tokens, 100, 10).chunk("d", text)
+    assert len(chunks) >= 9
+    assert all(c.n_tokens <= 100 for c in chunks)
+
+
+def test_bad_files_are_reported_with_reasons(tmp_path: Path) -> None:
+    (tmp_path / "ok.txt").write_text("Fine text about London.")
+    (tmp_path / "empty.txt").write_text("   \n")
+    (tmp_path / "latin1.txt").write_bytes("caf\xe9 au lait".encode("latin-1"))
+    (tmp_path / "bin.txt").write_bytes(b"\x00\x01\x02binary")
+    (tmp_path / "big.txt").write_text("x" * 200)
+    (tmp_path / "ignored.pdf").write_bytes(b"%PDF")
+    files = list(expand_paths([tmp_path], [".txt"]))
+    assert [f.name for f in files] == ["big.txt", "bin.txt", "empty.txt", "latin1.txt", "ok.txt"]
+    results = {f.name: read_text_file(f, max_bytes=100) for f in files}
+    assert isinstance(results["ok.txt"], SourceText)
+    reasons = {k: v.reason for k, v in results.items() if isinstance(v, Skipped)}
+    assert "too large" in reasons["big.txt"]
+    assert "binary" in reasons["bin.txt"]
+    assert "empty" in reasons["empty.txt"]
+    assert "UTF-8" in reasons["latin1.txt"]
+    missing = read_text_file(tmp_path / "nope.txt", 100)
+    assert isinstance(missing, Skipped) and "cannot stat" in missing.reason

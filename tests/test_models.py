@@ -1,0 +1,15 @@
+from hopgraph.models import chunk_id, content_hash, document_id, entity_id, normalize_name, stable_id
+
+
+def test_ids_are_stable_and_content_derived() -> None:
+    assert stable_id("x", "a", "b") == stable_id("x", "a", "b")
+    assert stable_id("x", "a", "b") != stable_id("x", "ab")  # parts are separated
+    assert chunk_id("doc_1", "text") != chunk_id("doc_2", "text")
+    assert document_id("/a/b.txt").startswith("doc_")
+    assert content_hash("é") == content_hash("é".encode())
+
+
+def test_entity_names_normalize_case_articles_and_possessives() -> None:
+    assert normalize_name("The  Vexmoor Observatory's") == "vexmoor observatory"
+    assert entity_id("Marie Curie", "PERSON") == entity_id("MARIE CURIE", "PERSON")
+    assert entity_id("Paris", "GPE") != entity_id("Paris", "PERSON")

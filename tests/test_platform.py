@@ -1,0 +1,108 @@
+"""End to end on the real embedded stores: ingest, idempotence, delete, planted facts."""
+
+from pathlib import Path
+
+import pytest
+
+from hopgraph.platform import Platform
+from retrieval.modes import QueryError
+
+FACT = ("The Vexmoor Observatory was founded in 1893 by the astronomer Zorblax Quintana, who paid for "
+        "its brass telescope with money from a salt mine near Kelderwick.")
+
+
+def _corpus(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "curie.txt").write_text(
+        "Marie Curie was a physicist and chemist who worked in Paris. She shared the Nobel Prize in "
+        "Physics with Pierre Curie and Henri Becquerel. Later she won the Nobel Prize in Chemistry.")
+    (root / "einstein.txt").write_text(
+        "Albert Einstein worked at the patent office in Bern. He received the Nobel Prize in Physics "
+        "for the photoelectric effect and later moved to Princeton.")
+    (root / "turing.txt").write_text(
+        "Alan Turing worked at Bletchley Park during the Second World War and designed the Bombe to "
+        "break the Enigma cipher. After the war he joined the University of Manchester.")
+    (root / "vexmoor.txt").write_text("Kelderwick is a quiet town on a northern ridge. " + FACT)
+    return root
+
+
+def _counts(p: Platform) -> dict[str, int]:
+    st = p.status()
+    return {**st["graph"], **{f"vec_{k}": v for k, v in st["vectors"].items()}}
+
+
+def test_ingest_is_idempotent(platform: Platform, tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path / "corpus")
+    first = platform.ingest([corpus])
+    assert first.documents_ingested == 4 and not first.skipped
+    counts = _counts(platform)
+    assert counts["Document"] == 4 and counts["Chunk"] >= 4 and counts["Entity"] >= 8
+    assert counts["vec_chunks"] == counts["Chunk"] and counts["vec_entities"] == counts["Entity"]
+    assert counts["MENTIONS"] >= counts["Entity"]
+    second = platform.ingest([corpus])
+    assert second.documents_ingested == 0 and second.documents_unchanged == 4
+    assert _counts(platform) == counts
+
+
+def test_planted_fact_ranks_first(platform: Platform, tmp_path: Path) -> None:
+    platform.ingest([_corpus(tmp_path / "corpus")])
+    for mode in ("naive", "local"):
+        res = platform.query("Who founded the Vexmoor Observatory?", mode=mode, top_k=3)
+        assert res.results, mode
+        top = res.results[0]
+        assert "Zorblax Quintana" in top.text, mode
+        assert top.citation.source.endswith("vexmoor.txt")
+        assert top.citation.document_id.startswith("doc_") and top.citation.chunk_id.startswith("chk_")
+    local = platform.query("Who founded the Vexmoor Observatory?", mode="local")
+    assert "Vexmoor Observatory" in local.results[0].entities
+
+
+def test_delete_cleans_graph_and_vectors(platform: Platform, tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path / "corpus")
+    platform.ingest([corpus])
+    before = _counts(platform)
+    docs = {d.source: d.id for d in platform.graph.list_documents()}
+    turing = docs[str((corpus / "turing.txt").resolve())]
+    assert platform.delete(turing)
+    assert not platform.delete(turing)  # already gone
+    after = _counts(platform)
+    assert after["Document"] == before["Document"] - 1
+    g = platform.graph
+    assert g.read("MATCH (e:Entity) WHERE NOT (e)<-[:MENTIONS]-() RETURN count(e) AS n")[0]["n"] == 0
+    assert g.read("MATCH (c:Chunk) WHERE NOT (c)<-[:HAS_CHUNK]-() RETURN count(c) AS n")[0]["n"] == 0
+    names = {r["n"] for r in g.read("MATCH (e:Entity) RETURN e.name AS n")}
+    assert "Bletchley Park" not in names and "Enigma" not in names
+    # an entity still mentioned elsewhere survives (Nobel Prize in Physics: Curie and Einstein)
+    einstein = docs[str((corpus / "einstein.txt").resolve())]
+    platform.delete(einstein)
+    names = {r["n"] for r in g.read("MATCH (e:Entity) RETURN e.name AS n")}
+    assert "Nobel Prize in Physics" in names and "Princeton" not in names
+    after = _counts(platform)
+    assert after["vec_chunks"] == after["Chunk"] and after["vec_entities"] == after["Entity"]
+    hits = platform.query("Enigma cipher Bombe", mode="naive", top_k=10).results
+    assert all(not h.citation.source.endswith(("turing.txt", "einstein.txt")) for h in hits)
+
+
+def test_changed_file_reingest_equals_fresh_ingest(platform: Platform, tmp_path: Path,
+                                                   arcadedb: object, embedder: object) -> None:
+    from .conftest import settings_for
+
+    corpus = _corpus(tmp_path / "corpus")
+    platform.ingest([corpus])
+    (corpus / "turing.txt").write_text("Alan Turing proposed the imitation game in Manchester.")
+    report = platform.ingest([corpus])
+    assert report.documents_ingested == 1 and report.documents_unchanged == 3
+    changed = _counts(platform)
+    names = {r["n"] for r in platform.graph.read("MATCH (e:Entity) RETURN e.name AS n")}
+    assert "Bletchley Park" not in names
+    fresh_settings = settings_for(arcadedb, tmp_path / "fresh")  # type: ignore[arg-type]
+    with Platform(fresh_settings, embedder=embedder) as fresh:  # type: ignore[arg-type]
+        fresh.ingest([corpus])
+        assert _counts(fresh) == changed
+
+
+def test_bad_queries_are_refused(platform: Platform) -> None:
+    with pytest.raises(QueryError, match="unknown mode"):
+        platform.query("x", mode="telepathy")
+    with pytest.raises(QueryError, match="empty"):
+        platform.query("   ")

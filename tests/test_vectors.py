@@ -1,0 +1,87 @@
+"""The same suite on qdrant-edge (embedded) and qdrant-client ``:memory:``."""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vectors.edge import EdgeVectorStore
+from vectors.qdrant_server import QdrantClientVectorStore
+from vectors.store import CollectionSpec, VectorPoint, VectorStore, VectorStoreError
+
+SPEC = CollectionSpec(dim=16, model="test-model")
+
+
+@pytest.fixture(params=["edge", "memory"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorStore]:
+    s: VectorStore
+    if request.param == "edge":
+        s = EdgeVectorStore(tmp_path / "vec")
+    else:
+        s = QdrantClientVectorStore.connect(":memory:", None, "t_", 64, 10)
+    s.ensure_collections(SPEC)
+    yield s
+    s.close()
+
+
+def _points(n: int = 60) -> list[VectorPoint]:
+    rng = np.random.default_rng(7)
+    vecs = rng.normal(size=(n, 16)).astype(np.float32)
+    return [VectorPoint(f"chk_{i}", vecs[i], {"document_id": f"doc_{i % 3}"}) for i in range(n)]
+
+
+def _exact(points: list[VectorPoint], q: np.ndarray, k: int, doc: str | None = None) -> list[str]:
+    cand = [p for p in points if doc is None or p.payload["document_id"] == doc]
+    m = np.stack([np.asarray(p.vector) for p in cand])
+    sims = (m / np.linalg.norm(m, axis=1, keepdims=True)) @ (q / np.linalg.norm(q))
+    return [cand[i].id for i in np.argsort(-sims)[:k]]
+
+
+def test_upsert_search_filter_delete_scroll(store: VectorStore) -> None:
+    pts = _points()
+    store.upsert("chunks", pts)
+    store.upsert("chunks", pts[:10])  # idempotent by id
+    assert store.count("chunks") == 60
+    q = np.asarray(pts[5].vector)
+    hits = store.search("chunks", q, 5)
+    assert [h.id for h in hits] == _exact(pts, q, 5)
+    assert hits[0].id == "chk_5" and hits[0].score == pytest.approx(1.0, abs=1e-5)
+    filtered = store.search("chunks", q, 5, where={"document_id": "doc_1"})
+    assert [h.id for h in filtered] == _exact(pts, q, 5, "doc_1")
+    assert {h.payload["document_id"] for h in filtered} == {"doc_1"}
+    anyof = store.search("chunks", q, 60, where={"id": ["chk_1", "chk_2"]})
+    assert sorted(h.id for h in anyof) == ["chk_1", "chk_2"]
+
+    store.delete_where("chunks", {"document_id": "doc_0"})
+    store.delete("chunks", ["chk_1", "chk_missing"])
+    assert store.count("chunks") == 60 - 20 - 1
+    seen: list[str] = []
+    offset = None
+    while True:
+        page, offset = store.scroll("chunks", limit=7, offset=offset)
+        seen.extend(h.id for h in page)
+        if offset is None:
+            break
+    expected = {p.id for p in pts if p.payload["document_id"] != "doc_0"} - {"chk_1"}
+    assert sorted(seen) == sorted(expected)
+    page, _ = store.scroll("chunks", where={"document_id": "doc_2"}, limit=100)
+    assert {h.id for h in page} == {p.id for p in pts if p.payload["document_id"] == "doc_2"}
+
+
+def test_other_embedder_is_refused(store: VectorStore) -> None:
+    with pytest.raises(VectorStoreError, match="configured embedder"):
+        store.ensure_collections(CollectionSpec(dim=32, model="other"))
+
+
+def test_edge_store_has_one_owner_and_survives_reopen(tmp_path: Path) -> None:
+    first = EdgeVectorStore(tmp_path / "vec")
+    first.ensure_collections(SPEC)
+    first.upsert("entities", _points(5))
+    with pytest.raises(VectorStoreError, match=r"in use by another process \(pid \d+\)"):
+        EdgeVectorStore(tmp_path / "vec")
+    first.close()
+    again = EdgeVectorStore(tmp_path / "vec")
+    again.ensure_collections(SPEC)
+    assert again.count("entities") == 5
+    again.close()
