@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.logging import RichHandler
+from rich.markup import escape
 from rich.table import Table
 
 from hopgraph.settings import Settings
@@ -93,7 +94,10 @@ def query(
 ) -> None:
     """Query the graph; prints ranked chunks with their citations [document / chunk]."""
     from hopgraph.platform import Platform
+    from retrieval.modes import MODES
 
+    if mode not in MODES:
+        raise _fail(ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}"))
     try:
         with Platform(_settings()) as p:
             result = p.query(text, mode=mode, top_k=top_k)
@@ -108,10 +112,10 @@ def query(
     for r in result.results:
         snippet = " ".join(r.text.split())
         snippet = snippet if len(snippet) <= 300 else snippet[:297] + "..."
-        console.print(f"  [cyan]{r.rank}.[/] ({r.score:.3f}) {snippet}")
+        console.print(f"  [cyan]{r.rank}.[/] ({r.score:.3f}) {escape(snippet)}")
         via = f" via {', '.join(r.entities[:5])}" if r.entities else ""
-        console.print(f"     [dim][{Path(r.citation.source).name} · {r.citation.document_id} · "
-                      f"{r.citation.chunk_id}]{via}[/]")
+        cite = escape(f"[{Path(r.citation.source).name} · {r.citation.document_id} · {r.citation.chunk_id}]")
+        console.print(f"     [dim]{cite}{escape(via)}[/]")
 
 
 @app.command()

@@ -9,6 +9,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from rich.console import Console
+from rich.markup import escape
 
 from hopgraph.platform import Platform
 from hopgraph.settings import Settings
@@ -38,9 +39,10 @@ def main() -> None:
             result = p.query(text, mode=mode, top_k=2)
             for r in result.results:
                 snippet = " ".join(r.text.split())[:220]
-                console.print(f"[cyan]{r.rank}.[/] ({r.score:.3f}) {snippet}...")
+                console.print(f"[cyan]{r.rank}.[/] ({r.score:.3f}) {escape(snippet)}...")
                 via = f" via {', '.join(r.entities[:4])}" if r.entities else ""
-                console.print(f"   [dim][{Path(r.citation.source).name} · {r.citation.chunk_id}]{via}[/]")
+                cite = escape(f"[{Path(r.citation.source).name} · {r.citation.chunk_id}]{via}")
+                console.print(f"   [dim]{cite}[/]")
     console.rule()
     console.print(f"done in {time.perf_counter() - t0:.1f}s. Try: .venv/bin/hopgraph query \"...\" --mode local; "
                   "stop the graph server with .venv/bin/hopgraph db stop")

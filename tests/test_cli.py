@@ -1,0 +1,56 @@
+"""The command line, run as a real process against the session's ArcadeDB server."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from graphdb.arcadedb_server import ServerInfo
+
+
+def _run(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "hopgraph.cli", *args], capture_output=True, text=True,
+                          env={**os.environ, "COLUMNS": "200", **(env or {})}, timeout=300)
+
+
+def test_help_explains_the_commands() -> None:
+    out = _run(["--help"])
+    assert out.returncode == 0
+    for cmd in ("ingest", "query", "delete", "status", "db", "migrate"):
+        assert cmd in out.stdout
+    assert "HOPGRAPH_" in out.stdout
+
+
+def test_bad_input_gets_a_clear_error(tmp_path: Path) -> None:
+    out = _run(["query", "anything", "--mode", "telepathy"])
+    assert out.returncode == 1 and "unknown mode 'telepathy'" in out.stderr
+    out = _run(["ingest", str(tmp_path / "missing")])
+    assert out.returncode == 1 and "no such file or directory" in out.stderr
+
+
+def test_ingest_query_status_delete(arcadedb: ServerInfo, tmp_path: Path) -> None:
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    (corpus / "fact.txt").write_text("The Vexmoor Observatory was founded by Zorblax Quintana in 1893.")
+    (corpus / "bad.txt").write_bytes(b"\x00\x01")
+    env = {
+        "HOPGRAPH_DATA_DIR": str(tmp_path / "data"), "HOPGRAPH_GRAPH__URI": arcadedb.uri,
+        "HOPGRAPH_GRAPH__PASSWORD": arcadedb.password, "HOPGRAPH_GRAPH__HTTP_PORT": str(arcadedb.http_port),
+        "HOPGRAPH_GRAPH__DATABASE": "clitest", "HOPGRAPH_CONFIG": str(tmp_path / "none.toml"),
+    }
+    out = _run(["ingest", "--no-progress", str(corpus)], env)
+    assert out.returncode == 0, out.stderr
+    assert "1 ingested" in out.stdout and "binary file" in out.stdout
+    out = _run(["query", "Who founded Vexmoor?", "--mode", "local"], env)
+    assert out.returncode == 0, out.stderr
+    assert "Zorblax Quintana" in out.stdout and "fact.txt" in out.stdout
+    out = _run(["status", "--json"], env)
+    assert '"Document": 1' in out.stdout
+    listing = _run(["documents"], env)
+    doc_id = next(w for w in listing.stdout.split() if w.startswith("doc_"))
+    out = _run(["delete", doc_id], env)
+    assert out.returncode == 0 and f"deleted {doc_id}" in out.stdout
+    out = _run(["delete", doc_id], env)
+    assert out.returncode == 1 and "no document" in out.stderr

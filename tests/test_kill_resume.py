@@ -1,0 +1,87 @@
+"""A killed ingestion leaves no duplicates, and rerunning it completes the work."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import neo4j
+import pytest
+
+from graphdb.arcadedb_server import ServerInfo
+from hopgraph.platform import Platform
+from vectors.embedders import SentenceTransformerEmbedder
+
+from .conftest import settings_for
+
+HOTPOT = Path(__file__).resolve().parents[2] / "shared" / "data" / "hotpotqa-100" / "corpus.jsonl"
+
+
+def _write_corpus(root: Path, n: int) -> Path:
+    root.mkdir(parents=True)
+    with HOTPOT.open() as fh:
+        for i, line in zip(range(n), fh, strict=False):
+            rec = json.loads(line)
+            (root / f"p{i:03d}.txt").write_text(f"{rec['title']}. {rec['text']}")
+    return root
+
+
+def _counts(p: Platform) -> dict[str, int]:
+    st = p.status()
+    return {**st["graph"], **{f"vec_{k}": v for k, v in st["vectors"].items()}}
+
+
+def test_killed_ingest_resumes_without_duplicates(arcadedb: ServerInfo, tmp_path: Path,
+                                                  embedder: SentenceTransformerEmbedder) -> None:
+    corpus = _write_corpus(tmp_path / "corpus", 60)
+    s = settings_for(arcadedb, tmp_path / "killed")
+    env = {
+        **os.environ,
+        "HOPGRAPH_DATA_DIR": str(s.data_dir),
+        "HOPGRAPH_GRAPH__URI": arcadedb.uri,
+        "HOPGRAPH_GRAPH__PASSWORD": arcadedb.password,
+        "HOPGRAPH_GRAPH__HTTP_PORT": str(arcadedb.http_port),
+        "HOPGRAPH_GRAPH__DATABASE": s.graph.database,
+        "HOPGRAPH_INGEST__DOC_BATCH": "2",
+        "HOPGRAPH_CONFIG": str(tmp_path / "none.toml"),
+    }
+    proc = subprocess.Popen([sys.executable, "-m", "hopgraph.cli", "ingest", "--no-progress", str(corpus)],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    complete = 0
+    deadline = time.monotonic() + 240
+    with neo4j.GraphDatabase.driver(arcadedb.uri, auth=("root", arcadedb.password)) as drv:
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                with drv.session(database=s.graph.database) as ses:
+                    rec = ses.run("MATCH (d:Document) WHERE d.status = 'complete' RETURN count(d) AS n").single()
+                    complete = int(rec["n"]) if rec else 0
+            except neo4j.exceptions.Neo4jError:
+                complete = 0  # database not created yet
+            if complete >= 6:
+                break
+            time.sleep(0.05)
+    if proc.poll() is not None:
+        pytest.fail(f"ingest ended before it could be killed: {proc.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert 6 <= complete < 60
+
+    with Platform(s, embedder=embedder) as p:
+        interrupted = _counts(p)
+        assert interrupted["Document"] < 60
+        report = p.ingest([corpus])
+        assert report.documents_unchanged >= complete  # finished documents are not redone
+        assert report.documents_ingested + report.documents_unchanged == 60
+        resumed = _counts(p)
+        assert not p.graph.unfinished_documents()
+        dupes = p.graph.read("MATCH (c:Chunk) WITH c.id AS id, count(*) AS n WHERE n > 1 RETURN count(id) AS d")
+        assert dupes[0]["d"] == 0
+
+    with Platform(settings_for(arcadedb, tmp_path / "fresh"), embedder=embedder) as fresh:
+        fresh.ingest([corpus])
+        assert _counts(fresh) == resumed
