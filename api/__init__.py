@@ -1,0 +1,1 @@
+"""HTTP API: FastAPI app factory, routers, auth and schemas (not built yet)."""

@@ -1,0 +1,1 @@
+"""GPU module: graph snapshots to PyTorch Geometric, PPR, PCST and GNN scoring (not built yet)."""
