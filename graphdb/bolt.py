@@ -8,13 +8,22 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from typing import Any, TypeVar
 
 import neo4j
-from neo4j.exceptions import ClientError, ServiceUnavailable
+from neo4j.exceptions import ClientError, ConstraintError, ServiceUnavailable
 
 from graphdb import cypher
 from graphdb.dialect import Dialect
 from graphdb.migrations import MigrationRunner
-from graphdb.store import ChunkRecord, DocumentState, EntityChunk, RemovalPlan
-from hopgraph.models import Chunk, Document, Entity, Mention
+from graphdb.readonly import check_read_only
+from graphdb.store import (
+    ChunkRecord,
+    DocumentState,
+    EntityChunk,
+    ExploreResult,
+    RelationChunk,
+    RemovalPlan,
+    Topology,
+)
+from hopgraph.models import Chunk, Community, Document, Entity, Mention, Relation
 from hopgraph.settings import GraphSettings
 
 log = logging.getLogger(__name__)
@@ -104,15 +113,26 @@ class BoltGraphStore:
         return runner.apply_pending()
 
     def _run_schema(self, statement: str) -> None:
-        with self._session() as s:
-            s.run(statement).consume()
+        try:
+            with self._session() as s:
+                s.run(statement).consume()
+        except ClientError as exc:  # a concurrent runner created the same index a moment earlier
+            if "already exists" not in (exc.message or "").lower() and "Equivalent" not in (exc.code or ""):
+                raise
 
     def _record(self, params: dict[str, Any]) -> str:
+        """Record a migration; if a concurrent runner won the MERGE race, return its checksum."""
         def work(tx: neo4j.ManagedTransaction) -> str:
             rec = tx.run(cypher.RECORD_MIGRATION, **params).single()
             return str(rec["checksum"]) if rec else ""
 
-        return self._write(work)
+        try:
+            return self._write(work)
+        except ConstraintError:
+            rows = self.read(cypher.MIGRATION_CHECKSUM, {"version": params["version"]})
+            if not rows:
+                raise
+            return str(rows[0]["checksum"])
 
     # -- meta ---------------------------------------------------------------------------------
     def version(self) -> int:
@@ -151,6 +171,27 @@ class BoltGraphStore:
         rows = [{"chunk_id": c, "entity_id": e, "count": n} for (c, e), n in merged.items()]
         self._write_rows(cypher.UPSERT_MENTIONS, rows)
 
+    def upsert_relations(self, relations: Sequence[Relation]) -> None:
+        merged: dict[str, Relation] = {}
+        for r in relations:  # the same relation from several chunks: union of support, summed weight
+            old = merged.get(r.id)
+            merged[r.id] = r if old is None else old.model_copy(update={
+                "weight": old.weight + r.weight, "chunk_ids": sorted(set(old.chunk_ids) | set(r.chunk_ids))})
+        rows = [{"id": r.id, "source_id": r.source_id, "target_id": r.target_id, "props": {
+            "type": r.type, "description": r.description, "weight": r.weight, "chunk_ids": r.chunk_ids,
+        }} for r in merged.values()]
+        self._write_rows(cypher.UPSERT_RELATIONS, rows)
+
+    def upsert_communities(self, communities: Sequence[Community]) -> None:
+        rows = _dedupe([{"id": c.id, "props": {"level": c.level, "title": c.title, "summary": c.summary,
+                                               "size": c.size}} for c in communities])
+        self._write_rows(cypher.UPSERT_COMMUNITIES, rows)
+        parents = [{"id": c.id, "parent_id": c.parent_id} for c in communities if c.parent_id]
+        self._write_rows(cypher.LINK_COMMUNITY_PARENTS, parents)
+        members = {(e, c.id) for c in communities for e in c.member_ids}
+        self._write_rows(cypher.LINK_COMMUNITY_MEMBERS,
+                         [{"entity_id": e, "community_id": c} for e, c in sorted(members)])
+
     def set_document_status(self, rows: Sequence[tuple[str, str, str]]) -> None:
         data = [{"id": i, "status": s, "content_hash": h} for i, s, h in rows]
         self._write_rows(cypher.SET_DOCUMENT_STATUS, _dedupe(data))
@@ -174,29 +215,47 @@ class BoltGraphStore:
     def plan_removal(self, keep: Mapping[str, Collection[str]]) -> RemovalPlan:
         rows = [{"document_id": d, "keep": sorted(k)} for d, k in keep.items()]
         chunk_ids: list[str] = []
-        candidates: set[str] = set()
+        touched: set[str] = set()
         for batch in _batches(rows, max(1, self.cfg.batch_size // 10)):
             for r in self.read(cypher.STALE_CHUNKS, {"rows": list(batch)}):
                 chunk_ids.append(r["chunk_id"])
-                candidates.update(e for e in r["entity_ids"] if e is not None)
-        orphans: list[str] = []
-        for ebatch in _batches(sorted(candidates), self.cfg.batch_size):
-            res = self.read(cypher.ORPHANED_BY, {"ids": list(ebatch), "chunk_ids": chunk_ids})
-            orphans.extend(r["id"] for r in res)
-        return RemovalPlan(chunk_ids=sorted(set(chunk_ids)), entity_ids=sorted(orphans))
+                touched.update(e for e in r["entity_ids"] if e is not None)
+        plan = RemovalPlan(chunk_ids=sorted(set(chunk_ids)), touched_entity_ids=sorted(touched))
+        if not touched:
+            return plan
+        orphans: set[str] = set()
+        dead: set[str] = set()
+        communities: set[str] = set()
+        for ebatch in _batches(plan.touched_entity_ids, self.cfg.batch_size):
+            ids = list(ebatch)
+            orphans.update(r["id"] for r in self.read(cypher.ORPHANED_BY, {"ids": ids, "chunk_ids": chunk_ids}))
+            rels = self.read(cypher.RELATIONS_SUPPORTED_BY, {"ids": ids, "chunk_ids": chunk_ids})
+            dead.update(r["id"] for r in rels if r["dead"])
+        for obatch in _batches(sorted(orphans), self.cfg.batch_size):
+            communities.update(r["id"] for r in self.read(cypher.COMMUNITIES_OF, {"ids": list(obatch)}))
+        plan.entity_ids, plan.relation_ids = sorted(orphans), sorted(dead)
+        plan.community_ids = sorted(communities)
+        return plan
 
     def remove(self, plan: RemovalPlan, document_ids: Sequence[str] = ()) -> None:
+        """Cascade in one managed transaction per batch: prune relation support, delete dead
+        relations, chunks, orphaned entities and documents, refresh touched communities."""
         size = self.cfg.batch_size
-        chunks, ents, docs = plan.chunk_ids, plan.entity_ids, list(document_ids)
-        n = max(len(chunks), len(ents), len(docs))
+        all_chunks = plan.chunk_ids
+        steps: list[tuple[str, list[str], dict[str, Any]]] = [
+            (cypher.PRUNE_RELATION_SUPPORT, plan.touched_entity_ids, {"chunk_ids": all_chunks}),
+            (cypher.DELETE_RELATIONS, plan.relation_ids, {}),
+            (cypher.DELETE_CHUNKS, plan.chunk_ids, {}),
+            (cypher.DELETE_ENTITIES, plan.entity_ids, {}),
+            (cypher.DELETE_DOCUMENTS, list(document_ids), {}),
+            (cypher.REFRESH_COMMUNITIES, plan.community_ids, {}),
+        ]
+        n = max(len(ids) for _, ids, _ in steps)
         for i in range(0, max(n, 1), size):
             def work(tx: neo4j.ManagedTransaction, i: int = i) -> None:
-                if chunks[i : i + size]:
-                    tx.run(cypher.DELETE_CHUNKS, ids=chunks[i : i + size]).consume()
-                if ents[i : i + size]:
-                    tx.run(cypher.DELETE_ENTITIES, ids=ents[i : i + size]).consume()
-                if docs[i : i + size]:
-                    tx.run(cypher.DELETE_DOCUMENTS, ids=docs[i : i + size]).consume()
+                for query, ids, extra in steps:
+                    if ids[i : i + size]:
+                        tx.run(query, ids=ids[i : i + size], **extra).consume()
                 tx.run(cypher.BUMP_VERSION).consume()
 
             self._write(work)
@@ -215,3 +274,68 @@ class BoltGraphStore:
             )
             for r in rows
         ]
+
+    def chunks_of_relations(self, ids: Sequence[str]) -> list[RelationChunk]:
+        rows = self.read(cypher.PROVENANCE_OF_RELATIONS, {"ids": list(ids)})
+        return [RelationChunk(r["relation_id"], ChunkRecord(r["chunk_id"], r["text"], int(r["ord"]),
+                                                            r["document_id"], r["source"])) for r in rows]
+
+    def neighbours(self, entity_ids: Sequence[str], limit: int = 1000) -> list[dict[str, Any]]:
+        return self.read(cypher.NEIGHBOURS, {"ids": list(entity_ids), "limit": limit})
+
+    def k_hop(self, entity_ids: Sequence[str], hops: int = 2, limit: int = 10000) -> list[str]:
+        if not 1 <= hops <= 5:
+            raise ValueError("hops must be between 1 and 5")
+        query = cypher.K_HOP_TEMPLATE.replace("{hops}", str(int(hops)))
+        return [r["id"] for r in self.read(query, {"ids": list(entity_ids), "limit": limit})]
+
+    def topology(self) -> Topology:
+        version = self.version()
+        ids = [r["id"] for r in self.read(cypher.TOPOLOGY_NODES)]
+        index = {e: i for i, e in enumerate(ids)}
+        src: list[int] = []
+        dst: list[int] = []
+        types: list[str] = []
+        weights: list[float] = []
+        for r in self.read(cypher.TOPOLOGY_EDGES):
+            if r["source"] in index and r["target"] in index:
+                src.append(index[r["source"]])
+                dst.append(index[r["target"]])
+                types.append(r["type"] or "RELATED")
+                weights.append(float(r["weight"] if r["weight"] is not None else 1.0))
+        return Topology(version, ids, src, dst, types, weights)
+
+    def explore(self, query: str, params: Mapping[str, Any] | None = None, row_limit: int = 1000,
+                timeout_s: float = 30.0) -> ExploreResult:
+        check_read_only(query)
+
+        @neo4j.unit_of_work(timeout=timeout_s)
+        def work(tx: neo4j.ManagedTransaction) -> ExploreResult:
+            result = tx.run(query, dict(params or {}))
+            columns = list(result.keys())
+            rows: list[list[Any]] = []
+            for record in result:
+                if len(rows) >= row_limit:
+                    return ExploreResult(columns, rows, truncated=True)
+                rows.append([_plain(v) for v in record.values()])
+            return ExploreResult(columns, rows, truncated=False)
+
+        with self._session(read=True) as s:
+            return s.execute_read(work)
+
+
+def _plain(value: Any) -> Any:
+    """Graph values as JSON-friendly data."""
+    from neo4j.graph import Node, Path, Relationship
+
+    if isinstance(value, Node):
+        return {"labels": sorted(value.labels), **dict(value.items())}
+    if isinstance(value, Relationship):
+        return {"type": value.type, **dict(value.items())}
+    if isinstance(value, Path):
+        return [_plain(n) for n in value.nodes]
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value

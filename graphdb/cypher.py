@@ -148,3 +148,105 @@ MERGE (m:Migration {version: $version})
 ON CREATE SET m.name = $name, m.checksum = $checksum, m.applied_at = $applied_at
 RETURN m.checksum AS checksum
 """
+
+# --- relations and communities -----------------------------------------------------------------
+UPSERT_RELATIONS = """
+UNWIND $rows AS r
+MATCH (a:Entity {id: r.source_id})
+MATCH (b:Entity {id: r.target_id})
+MERGE (a)-[x:RELATED {id: r.id}]->(b)
+SET x += r.props
+"""
+
+UPSERT_COMMUNITIES = """
+UNWIND $rows AS r
+MERGE (c:Community {id: r.id})
+SET c += r.props
+"""
+
+LINK_COMMUNITY_PARENTS = """
+UNWIND $rows AS r
+MATCH (c:Community {id: r.id})
+MATCH (p:Community {id: r.parent_id})
+MERGE (c)-[:PARENT]->(p)
+"""
+
+LINK_COMMUNITY_MEMBERS = """
+UNWIND $rows AS r
+MATCH (e:Entity {id: r.entity_id})
+MATCH (c:Community {id: r.community_id})
+MERGE (e)-[:IN_COMMUNITY]->(c)
+"""
+
+# relations touching the given entities, and whether removing $chunk_ids leaves them unsupported
+RELATIONS_SUPPORTED_BY = """
+UNWIND $ids AS eid
+MATCH (e:Entity {id: eid})-[r:RELATED]-()
+WITH DISTINCT r
+WHERE any(c IN r.chunk_ids WHERE c IN $chunk_ids)
+RETURN r.id AS id, all(c IN r.chunk_ids WHERE c IN $chunk_ids) AS dead
+"""
+
+COMMUNITIES_OF = """
+UNWIND $ids AS eid
+MATCH (:Entity {id: eid})-[:IN_COMMUNITY]->(c:Community)
+RETURN DISTINCT c.id AS id
+"""
+
+PRUNE_RELATION_SUPPORT = """
+UNWIND $ids AS eid
+MATCH (:Entity {id: eid})-[r:RELATED]-()
+WITH DISTINCT r
+WHERE any(c IN r.chunk_ids WHERE c IN $chunk_ids)
+SET r.chunk_ids = [c IN r.chunk_ids WHERE NOT c IN $chunk_ids]
+"""
+
+DELETE_RELATIONS = """
+UNWIND $ids AS id
+MATCH ()-[r:RELATED {id: id}]->()
+DELETE r
+"""
+
+REFRESH_COMMUNITIES = """
+UNWIND $ids AS cid
+MATCH (c:Community {id: cid})
+OPTIONAL MATCH (c)<-[m:IN_COMMUNITY]-(:Entity)
+WITH c, count(m) AS n
+SET c.size = n
+WITH c, n WHERE n = 0 AND NOT (c)<-[:PARENT]-()
+DETACH DELETE c
+"""
+
+# --- provenance and neighbourhoods -------------------------------------------------------------
+PROVENANCE_OF_RELATIONS = """
+UNWIND $ids AS rid
+MATCH ()-[r:RELATED {id: rid}]->()
+UNWIND r.chunk_ids AS cid
+MATCH (d:Document)-[:HAS_CHUNK]->(c:Chunk {id: cid})
+RETURN rid AS relation_id, c.id AS chunk_id, c.text AS text, c.ord AS ord, d.id AS document_id,
+       d.source AS source
+"""
+
+NEIGHBOURS = """
+UNWIND $ids AS eid
+MATCH (e:Entity {id: eid})-[r:RELATED]-(n:Entity)
+RETURN eid AS seed, n.id AS id, n.name AS name, r.type AS type, r.weight AS weight
+LIMIT $limit
+"""
+
+K_HOP_TEMPLATE = """
+MATCH (s:Entity) WHERE s.id IN $ids
+MATCH (s)-[:RELATED*1..{hops}]-(n:Entity)
+WHERE NOT n.id IN $ids
+RETURN DISTINCT n.id AS id
+LIMIT $limit
+"""
+
+TOPOLOGY_NODES = "MATCH (e:Entity) RETURN e.id AS id ORDER BY e.id"
+
+TOPOLOGY_EDGES = """
+MATCH (a:Entity)-[r:RELATED]->(b:Entity)
+RETURN a.id AS source, b.id AS target, r.type AS type, r.weight AS weight
+"""
+
+MIGRATION_CHECKSUM = "MATCH (m:Migration {version: $version}) RETURN m.checksum AS checksum"

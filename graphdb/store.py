@@ -6,7 +6,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from hopgraph.models import Chunk, Document, Entity, Mention
+from hopgraph.models import Chunk, Community, Document, Entity, Mention, Relation
 
 #: a document whose writes are under way (or were interrupted)
 PENDING = "pending"
@@ -49,13 +49,46 @@ class EntityChunk:
 
 @dataclass
 class RemovalPlan:
-    """What removing chunks will delete: the chunks, and the entities left with no mention."""
+    """What removing chunks deletes: the chunks, the entities and relations left unsupported,
+    and the communities whose membership changes."""
 
     chunk_ids: list[str] = field(default_factory=list)
     entity_ids: list[str] = field(default_factory=list)
+    touched_entity_ids: list[str] = field(default_factory=list)
+    relation_ids: list[str] = field(default_factory=list)
+    community_ids: list[str] = field(default_factory=list)
 
     def __bool__(self) -> bool:
-        return bool(self.chunk_ids or self.entity_ids)
+        return bool(self.chunk_ids or self.entity_ids or self.relation_ids)
+
+
+@dataclass(frozen=True)
+class Topology:
+    """The entity graph for the in-memory snapshot: ids, COO edge index, types and weights."""
+
+    version: int
+    entity_ids: list[str]
+    sources: list[int]
+    targets: list[int]
+    edge_types: list[str]
+    weights: list[float]
+
+
+@dataclass(frozen=True)
+class RelationChunk:
+    """A chunk that supports a relation."""
+
+    relation_id: str
+    chunk: ChunkRecord
+
+
+@dataclass(frozen=True)
+class ExploreResult:
+    """Rows of a read-only exploration query."""
+
+    columns: list[str]
+    rows: list[list[Any]]
+    truncated: bool
 
 
 class GraphStore(Protocol):
@@ -83,6 +116,12 @@ class GraphStore(Protocol):
 
     def upsert_mentions(self, mentions: Sequence[Mention]) -> None: ...
 
+    def upsert_relations(self, relations: Sequence[Relation]) -> None: ...
+
+    def upsert_communities(self, communities: Sequence[Community]) -> None:
+        """Communities with their PARENT and IN_COMMUNITY (member) edges."""
+        ...
+
     def set_document_status(self, rows: Sequence[tuple[str, str, str]]) -> None:
         """Set (document id, status, content hash) for each row."""
         ...
@@ -104,6 +143,21 @@ class GraphStore(Protocol):
     def chunks_by_ids(self, ids: Sequence[str]) -> list[ChunkRecord]: ...
 
     def chunks_of_entities(self, ids: Sequence[str]) -> list[EntityChunk]: ...
+
+    def chunks_of_relations(self, ids: Sequence[str]) -> list[RelationChunk]: ...
+
+    def neighbours(self, entity_ids: Sequence[str], limit: int = 1000) -> list[dict[str, Any]]: ...
+
+    def k_hop(self, entity_ids: Sequence[str], hops: int = 2, limit: int = 10000) -> list[str]:
+        """Entity ids (not the seeds) within ``hops`` RELATED edges of the seeds."""
+        ...
+
+    def topology(self) -> Topology: ...
+
+    def explore(self, cypher: str, params: Mapping[str, Any] | None = None, row_limit: int = 1000,
+                timeout_s: float = 30.0) -> ExploreResult:
+        """Run a statement that must be read-only (checked before it runs)."""
+        ...
 
     def read(self, cypher: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
         """Run a read query and return rows as dicts."""

@@ -104,6 +104,7 @@ class Ingestor:
     def _remove(self, plan: RemovalPlan, document_ids: Sequence[str] = ()) -> None:
         self.vectors.delete("chunks", plan.chunk_ids)
         self.vectors.delete("entities", plan.entity_ids)
+        self.vectors.delete("relationships", plan.relation_ids)
         self.graph.remove(plan, document_ids)
 
     def _ingest_batch(self, batch: list[SourceText], report: IngestReport) -> None:

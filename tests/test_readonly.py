@@ -1,0 +1,42 @@
+import pytest
+
+from graphdb.readonly import ReadOnlyViolation, check_read_only
+
+READS = [
+    "MATCH (n:Entity) RETURN n.name LIMIT 5",
+    "MATCH (e:Entity {name: 'CREATE something'}) RETURN e",  # the word is inside a string
+    "MATCH (n) // DELETE n\nRETURN count(n)",  # ... or in a comment
+    "MATCH (n) /* SET n.x = 1 */ RETURN n.set, n.`delete`",
+    "CALL db.labels() YIELD label RETURN label",
+    "MATCH (n) CALL { WITH n MATCH (n)--(m) RETURN count(m) AS d } RETURN n, d",
+    "EXPLAIN MATCH (n) RETURN n",
+]
+WRITES = [
+    "CREATE (n:X)",
+    "match (n) detach delete n",
+    "MATCH (n) SeT n.x = 1",
+    "MERGE (n:X {id: 1})",
+    "MATCH (n) REMOVE n.x",
+    "DROP INDEX entity_name",
+    "LOAD CSV FROM 'file:///x.csv' AS row RETURN row",
+    "MATCH (n) CALL { WITH n DELETE n } IN TRANSACTIONS OF 10 ROWS",
+    "MATCH (n) CALL { WITH n SET n.x = 1 } RETURN n",
+    "CALL apoc.create.node(['X'], {}) YIELD node RETURN node",
+    "CALL dbms.security.createUser('x', 'y', false)",
+    "MATCH (n) RETURN n; MATCH (m) DELETE m",
+    "MATCH (n) FOREACH (x IN [1] | SET n.y = x)",
+    "/* harmless */ CrEaTe (n)",
+    "MATCH (n) WITH n // comment\n DELETE n",
+    "",
+]
+
+
+@pytest.mark.parametrize("q", READS)
+def test_reads_pass(q: str) -> None:
+    check_read_only(q)
+
+
+@pytest.mark.parametrize("q", WRITES)
+def test_writes_are_refused(q: str) -> None:
+    with pytest.raises(ReadOnlyViolation):
+        check_read_only(q)
