@@ -148,20 +148,17 @@ class BoltGraphStore:
 
     # -- upserts ------------------------------------------------------------------------------
     def upsert_documents(self, docs: Sequence[Document], status: str) -> None:
-        rows = [{"id": d.id, "props": {
-            "source": d.source, "title": d.title, "kind": d.kind, "uri": d.uri,
-            "metadata_json": json.dumps(d.metadata, sort_keys=True), "status": status,
-        }} for d in docs]
+        rows = [{"id": d.id, "source": d.source, "title": d.title, "kind": d.kind, "uri": d.uri,
+                 "metadata_json": json.dumps(d.metadata, sort_keys=True), "status": status} for d in docs]
         self._write_rows(cypher.UPSERT_DOCUMENTS, _dedupe(rows))
 
     def upsert_chunks(self, chunks: Sequence[Chunk]) -> None:
-        rows = [{"id": c.id, "document_id": c.document_id,
-                 "props": {"text": c.text, "ord": c.ord, "n_tokens": c.n_tokens}} for c in chunks]
+        rows = [{"id": c.id, "document_id": c.document_id, "text": c.text, "ord": c.ord, "n_tokens": c.n_tokens}
+                for c in chunks]
         self._write_rows(cypher.UPSERT_CHUNKS, _dedupe(rows))
 
     def upsert_entities(self, entities: Sequence[Entity]) -> None:
-        rows = [{"id": e.id, "props": {"name": e.name, "type": e.type, "description": e.description}}
-                for e in entities]
+        rows = [{"id": e.id, "name": e.name, "type": e.type, "description": e.description} for e in entities]
         self._write_rows(cypher.UPSERT_ENTITIES, _dedupe(rows))
 
     def upsert_mentions(self, mentions: Sequence[Mention]) -> None:
@@ -177,14 +174,13 @@ class BoltGraphStore:
             old = merged.get(r.id)
             merged[r.id] = r if old is None else old.model_copy(update={
                 "weight": old.weight + r.weight, "chunk_ids": sorted(set(old.chunk_ids) | set(r.chunk_ids))})
-        rows = [{"id": r.id, "source_id": r.source_id, "target_id": r.target_id, "props": {
-            "type": r.type, "description": r.description, "weight": r.weight, "chunk_ids": r.chunk_ids,
-        }} for r in merged.values()]
+        rows = [{"id": r.id, "source_id": r.source_id, "target_id": r.target_id, "type": r.type,
+                 "description": r.description, "weight": r.weight, "chunk_ids": r.chunk_ids} for r in merged.values()]
         self._write_rows(cypher.UPSERT_RELATIONS, rows)
 
     def upsert_communities(self, communities: Sequence[Community]) -> None:
-        rows = _dedupe([{"id": c.id, "props": {"level": c.level, "title": c.title, "summary": c.summary,
-                                               "size": c.size}} for c in communities])
+        rows = _dedupe([{"id": c.id, "level": c.level, "title": c.title, "summary": c.summary, "size": c.size}
+                        for c in communities])
         self._write_rows(cypher.UPSERT_COMMUNITIES, rows)
         parents = [{"id": c.id, "parent_id": c.parent_id} for c in communities if c.parent_id]
         self._write_rows(cypher.LINK_COMMUNITY_PARENTS, parents)
@@ -284,10 +280,21 @@ class BoltGraphStore:
         return self.read(cypher.NEIGHBOURS, {"ids": list(entity_ids), "limit": limit})
 
     def k_hop(self, entity_ids: Sequence[str], hops: int = 2, limit: int = 10000) -> list[str]:
+        """Breadth-first, one query per hop over the distinct frontier: a variable-length pattern
+        (``-[*1..k]-``) enumerates every path and is orders of magnitude slower around hubs."""
         if not 1 <= hops <= 5:
             raise ValueError("hops must be between 1 and 5")
-        query = cypher.K_HOP_TEMPLATE.replace("{hops}", str(int(hops)))
-        return [r["id"] for r in self.read(query, {"ids": list(entity_ids), "limit": limit})]
+        seen = set(entity_ids)
+        found: list[str] = []
+        frontier = list(dict.fromkeys(entity_ids))
+        for _ in range(hops):
+            if not frontier or len(found) >= limit:
+                break
+            nxt = [r["id"] for r in self.read(cypher.NEIGHBOUR_IDS, {"ids": frontier}) if r["id"] not in seen]
+            seen.update(nxt)
+            found.extend(nxt)
+            frontier = nxt
+        return found[:limit]
 
     def topology(self) -> Topology:
         version = self.version()

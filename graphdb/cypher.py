@@ -1,5 +1,8 @@
 """Every Cypher statement of the Bolt adapter, in one module.
 
+Properties are SET one by one rather than with ``SET n += map``: measured on ArcadeDB, the map form is
+about 1.5x slower per row.
+
 The statements run unchanged on Neo4j 5 and ArcadeDB. Writes are ``UNWIND $rows``
 batches (rows de-duplicated in Python first) executed inside managed write transactions.
 """
@@ -26,21 +29,22 @@ COUNT_REL = {
 UPSERT_DOCUMENTS = """
 UNWIND $rows AS r
 MERGE (d:Document {id: r.id})
-SET d += r.props
+SET d.source = r.source, d.title = r.title, d.kind = r.kind, d.uri = r.uri, d.metadata_json = r.metadata_json,
+    d.status = r.status
 """
 
 UPSERT_CHUNKS = """
 UNWIND $rows AS r
 MATCH (d:Document {id: r.document_id})
 MERGE (c:Chunk {id: r.id})
-SET c += r.props
+SET c.text = r.text, c.ord = r.ord, c.n_tokens = r.n_tokens
 MERGE (d)-[:HAS_CHUNK]->(c)
 """
 
 UPSERT_ENTITIES = """
 UNWIND $rows AS r
 MERGE (e:Entity {id: r.id})
-ON CREATE SET e += r.props
+ON CREATE SET e.name = r.name, e.type = r.type, e.description = r.description
 """
 
 UPSERT_MENTIONS = """
@@ -155,13 +159,13 @@ UNWIND $rows AS r
 MATCH (a:Entity {id: r.source_id})
 MATCH (b:Entity {id: r.target_id})
 MERGE (a)-[x:RELATED {id: r.id}]->(b)
-SET x += r.props
+SET x.type = r.type, x.description = r.description, x.weight = r.weight, x.chunk_ids = r.chunk_ids
 """
 
 UPSERT_COMMUNITIES = """
 UNWIND $rows AS r
 MERGE (c:Community {id: r.id})
-SET c += r.props
+SET c.level = r.level, c.title = r.title, c.summary = r.summary, c.size = r.size
 """
 
 LINK_COMMUNITY_PARENTS = """
@@ -234,12 +238,11 @@ RETURN eid AS seed, n.id AS id, n.name AS name, r.type AS type, r.weight AS weig
 LIMIT $limit
 """
 
-K_HOP_TEMPLATE = """
-MATCH (s:Entity) WHERE s.id IN $ids
-MATCH (s)-[:RELATED*1..{hops}]-(n:Entity)
-WHERE NOT n.id IN $ids
+# one hop of a breadth-first expansion: the distinct neighbours of a frontier
+NEIGHBOUR_IDS = """
+UNWIND $ids AS eid
+MATCH (:Entity {id: eid})-[:RELATED]-(n:Entity)
 RETURN DISTINCT n.id AS id
-LIMIT $limit
 """
 
 TOPOLOGY_NODES = "MATCH (e:Entity) RETURN e.id AS id ORDER BY e.id"

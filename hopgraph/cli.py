@@ -193,6 +193,71 @@ def migrate() -> None:
     console.print(f"applied {len(applied)} migration(s): {', '.join(applied) or 'none pending'}")
 
 
+def _parse_params(pairs: list[str]) -> dict[str, object]:
+    params: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.isidentifier():
+            raise typer.BadParameter(f"expected NAME=VALUE, got {pair!r}", param_hint="--param")
+        try:
+            params[key] = json.loads(raw)  # numbers, booleans, lists, quoted strings
+        except json.JSONDecodeError:
+            params[key] = raw
+    return params
+
+
+@app.command()
+def cypher(
+    statement: Annotated[str, typer.Argument(help="A read-only Cypher statement, e.g. \"MATCH (e:Entity) RETURN "
+                                                  "e.name LIMIT 10\".")],
+    param: Annotated[list[str], typer.Option("--param", "-p", help="NAME=VALUE (JSON or plain text); "
+                                             "passed as a query parameter, never interpolated.")] = [],  # noqa: B006
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json or csv.")] = "table",
+    limit: Annotated[int, typer.Option(min=1, max=100_000, help="Row limit.")] = 1000,
+    timeout: Annotated[float, typer.Option(min=0.1, help="Transaction timeout in seconds.")] = 30.0,
+) -> None:
+    """Explore the graph with read-only Cypher. Write clauses (CREATE, MERGE, SET, DELETE, REMOVE,
+    DROP, LOAD CSV, FOREACH, CALL … IN TRANSACTIONS, writing procedures) are refused before they run."""
+    import csv
+    import sys
+
+    from graphdb.factory import open_graph_store
+    from graphdb.readonly import ReadOnlyViolation, check_read_only
+
+    if fmt not in ("table", "json", "csv"):
+        raise typer.BadParameter("choose table, json or csv", param_hint="--format")
+    params = _parse_params(param)
+    try:
+        check_read_only(statement)
+        store = open_graph_store(_settings())
+        try:
+            res = store.explore(statement, params, row_limit=limit, timeout_s=timeout)
+        finally:
+            store.close()
+    except ReadOnlyViolation as exc:
+        raise _fail(ValueError(f"refused: {exc}")) from exc
+    except _known_errors() as exc:
+        raise _fail(exc) from exc
+    except Exception as exc:  # a Cypher syntax or runtime error from the server
+        raise _fail(exc) from exc
+    if fmt == "json":
+        console.print_json(json.dumps({"columns": res.columns, "rows": res.rows, "truncated": res.truncated},
+                                      default=str))
+    elif fmt == "csv":
+        writer = csv.writer(sys.stdout)
+        writer.writerow(res.columns)
+        writer.writerows([[json.dumps(v, default=str) if isinstance(v, dict | list) else v for v in row]
+                          for row in res.rows])
+    else:
+        table = Table(*res.columns)
+        for row in res.rows:
+            table.add_row(*[escape(json.dumps(v, default=str) if isinstance(v, dict | list) else str(v))
+                            for v in row])
+        console.print(table)
+    if res.truncated:
+        err.print(f"[yellow]truncated at {limit} rows[/] (raise --limit)")
+
+
 @db_app.command("start")
 def db_start() -> None:
     """Start the embedded ArcadeDB server (or find the running one)."""

@@ -54,3 +54,23 @@ def test_ingest_query_status_delete(arcadedb: ServerInfo, tmp_path: Path) -> Non
     assert out.returncode == 0 and f"deleted {doc_id}" in out.stdout
     out = _run(["delete", doc_id], env)
     assert out.returncode == 1 and "no document" in out.stderr
+
+
+def test_cypher_command(arcadedb: ServerInfo, tmp_path: Path) -> None:
+    env = {
+        "HOPGRAPH_DATA_DIR": str(tmp_path / "data"), "HOPGRAPH_GRAPH__URI": arcadedb.uri,
+        "HOPGRAPH_GRAPH__PASSWORD": arcadedb.password, "HOPGRAPH_GRAPH__HTTP_PORT": str(arcadedb.http_port),
+        "HOPGRAPH_GRAPH__DATABASE": "clicypher", "HOPGRAPH_CONFIG": str(tmp_path / "none.toml"),
+    }
+    out = _run(["cypher", "MATCH (m:Migration) WHERE m.version >= $v RETURN m.name AS name ORDER BY m.version",
+                "--param", "v=2", "--format", "csv"], env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[:2] == ["name", "indexes"]
+    out = _run(["cypher", "MATCH (m:Migration) RETURN m.version AS v", "--format", "json", "--limit", "1"], env)
+    assert '"truncated": true' in out.stdout and "truncated at 1 rows" in out.stderr
+    out = _run(["cypher", "match (m:Migration) /* x */ detach DELETE m"], env)
+    assert out.returncode == 1 and "refused" in out.stderr
+    out = _run(["cypher", "MATCH (m:Migration) RETURN count(m) AS n"], env)
+    assert out.returncode == 0 and "2" in out.stdout  # still there
+    out = _run(["cypher", "MATCH (n RETURN n"], env)
+    assert out.returncode == 1 and "error" in out.stderr

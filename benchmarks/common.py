@@ -1,0 +1,48 @@
+"""Helpers shared by the benchmarks: timing, percentiles, a throwaway embedded ArcadeDB."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from graphdb.arcadedb_server import EmbeddedArcadeDB, ServerInfo
+from hopgraph.settings import GraphSettings
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def throwaway_arcadedb(heap: str = "2g") -> Iterator[tuple[ServerInfo, GraphSettings, Path]]:
+    """A fresh ArcadeDB server in a temp dir (stopped on exit), and settings that reach it."""
+    with tempfile.TemporaryDirectory(prefix="hopgraph-bench-") as tmp:
+        cfg = GraphSettings(bolt_port=free_port(), http_port=free_port(), heap=heap)
+        server = EmbeddedArcadeDB(Path(tmp), cfg)
+        info = server.ensure_running()
+        try:
+            reach = GraphSettings.model_validate({**cfg.model_dump(), "uri": info.uri, "password": info.password})
+            yield info, reach, Path(tmp)
+        finally:
+            server.stop()
+
+
+def timed(fn: Callable[[], object]) -> float:
+    """Seconds one call takes."""
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def percentiles(samples_s: list[float]) -> tuple[float, float]:
+    """p50 and p95 in milliseconds."""
+    ms = sorted(x * 1000 for x in samples_s)
+    p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
+    return statistics.median(ms), p95
