@@ -20,6 +20,7 @@ from graphdb.store import (
     EntityChunk,
     ExploreResult,
     RelationChunk,
+    RelationRef,
     RemovalPlan,
     Topology,
 )
@@ -220,16 +221,16 @@ class BoltGraphStore:
         if not touched:
             return plan
         orphans: set[str] = set()
-        dead: set[str] = set()
+        dead: dict[str, RelationRef] = {}
         communities: set[str] = set()
         for ebatch in _batches(plan.touched_entity_ids, self.cfg.batch_size):
             ids = list(ebatch)
             orphans.update(r["id"] for r in self.read(cypher.ORPHANED_BY, {"ids": ids, "chunk_ids": chunk_ids}))
             rels = self.read(cypher.RELATIONS_SUPPORTED_BY, {"ids": ids, "chunk_ids": chunk_ids})
-            dead.update(r["id"] for r in rels if r["dead"])
+            dead.update({r["id"]: RelationRef(r["id"], r["source_id"], r["target_id"]) for r in rels if r["dead"]})
         for obatch in _batches(sorted(orphans), self.cfg.batch_size):
             communities.update(r["id"] for r in self.read(cypher.COMMUNITIES_OF, {"ids": list(obatch)}))
-        plan.entity_ids, plan.relation_ids = sorted(orphans), sorted(dead)
+        plan.entity_ids, plan.relations = sorted(orphans), [dead[k] for k in sorted(dead)]
         plan.community_ids = sorted(communities)
         return plan
 
@@ -238,9 +239,10 @@ class BoltGraphStore:
         relations, chunks, orphaned entities and documents, refresh touched communities."""
         size = self.cfg.batch_size
         all_chunks = plan.chunk_ids
-        steps: list[tuple[str, list[str], dict[str, Any]]] = [
+        rel_rows = [{"id": r.id, "source_id": r.source_id, "target_id": r.target_id} for r in plan.relations]
+        steps: list[tuple[str, list[Any], dict[str, Any]]] = [
             (cypher.PRUNE_RELATION_SUPPORT, plan.touched_entity_ids, {"chunk_ids": all_chunks}),
-            (cypher.DELETE_RELATIONS, plan.relation_ids, {}),
+            (cypher.DELETE_RELATIONS, rel_rows, {}),
             (cypher.DELETE_CHUNKS, plan.chunk_ids, {}),
             (cypher.DELETE_ENTITIES, plan.entity_ids, {}),
             (cypher.DELETE_DOCUMENTS, list(document_ids), {}),
@@ -251,7 +253,8 @@ class BoltGraphStore:
             def work(tx: neo4j.ManagedTransaction, i: int = i) -> None:
                 for query, ids, extra in steps:
                     if ids[i : i + size]:
-                        tx.run(query, ids=ids[i : i + size], **extra).consume()
+                        key = "rows" if query is cypher.DELETE_RELATIONS else "ids"
+                        tx.run(query, {key: ids[i : i + size], **extra}).consume()
                 tx.run(cypher.BUMP_VERSION).consume()
 
             self._write(work)
@@ -271,8 +274,9 @@ class BoltGraphStore:
             for r in rows
         ]
 
-    def chunks_of_relations(self, ids: Sequence[str]) -> list[RelationChunk]:
-        rows = self.read(cypher.PROVENANCE_OF_RELATIONS, {"ids": list(ids)})
+    def chunks_of_relations(self, refs: Sequence[RelationRef]) -> list[RelationChunk]:
+        refs_rows = [{"id": r.id, "source_id": r.source_id, "target_id": r.target_id} for r in refs]
+        rows = self.read(cypher.PROVENANCE_OF_RELATIONS, {"rows": refs_rows})
         return [RelationChunk(r["relation_id"], ChunkRecord(r["chunk_id"], r["text"], int(r["ord"]),
                                                             r["document_id"], r["source"])) for r in rows]
 
@@ -280,20 +284,25 @@ class BoltGraphStore:
         return self.read(cypher.NEIGHBOURS, {"ids": list(entity_ids), "limit": limit})
 
     def k_hop(self, entity_ids: Sequence[str], hops: int = 2, limit: int = 10000) -> list[str]:
-        """Breadth-first, one query per hop over the distinct frontier: a variable-length pattern
-        (``-[*1..k]-``) enumerates every path and is orders of magnitude slower around hubs."""
+        """Breadth-first, two hops per statement over the de-duplicated frontier (a variable-length
+        pattern ``-[*1..k]-`` enumerates every path and is far slower around hubs)."""
         if not 1 <= hops <= 5:
             raise ValueError("hops must be between 1 and 5")
         seen = set(entity_ids)
         found: list[str] = []
         frontier = list(dict.fromkeys(entity_ids))
-        for _ in range(hops):
-            if not frontier or len(found) >= limit:
-                break
-            nxt = [r["id"] for r in self.read(cypher.NEIGHBOUR_IDS, {"ids": frontier}) if r["id"] not in seen]
-            seen.update(nxt)
-            found.extend(nxt)
-            frontier = nxt
+        left = hops
+        while left > 0 and frontier and len(found) < limit:
+            if left >= 2:
+                row = self.read(cypher.TWO_HOP_IDS, {"ids": frontier})[0]
+                rings = [row["first"], row["second"]]
+            else:
+                rings = [[r["id"] for r in self.read(cypher.NEIGHBOUR_IDS, {"ids": frontier})]]
+            for ring in rings:
+                frontier = [e for e in ring if e not in seen]
+                seen.update(frontier)
+                found.extend(frontier)
+            left -= len(rings)
         return found[:limit]
 
     def topology(self) -> Topology:

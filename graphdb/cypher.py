@@ -70,7 +70,7 @@ RETURN d.id AS id, d.status AS status, d.content_hash AS content_hash, d.source 
 
 UNFINISHED_DOCUMENTS = """
 MATCH (d:Document)
-WHERE d.status <> 'complete'
+WHERE d.status IN ['pending', 'deleting']
 RETURN d.id AS id, d.status AS status, d.source AS source
 """
 
@@ -188,7 +188,8 @@ UNWIND $ids AS eid
 MATCH (e:Entity {id: eid})-[r:RELATED]-()
 WITH DISTINCT r
 WHERE any(c IN r.chunk_ids WHERE c IN $chunk_ids)
-RETURN r.id AS id, all(c IN r.chunk_ids WHERE c IN $chunk_ids) AS dead
+RETURN r.id AS id, startNode(r).id AS source_id, endNode(r).id AS target_id,
+       all(c IN r.chunk_ids WHERE c IN $chunk_ids) AS dead
 """
 
 COMMUNITIES_OF = """
@@ -205,10 +206,12 @@ WHERE any(c IN r.chunk_ids WHERE c IN $chunk_ids)
 SET r.chunk_ids = [c IN r.chunk_ids WHERE NOT c IN $chunk_ids]
 """
 
+# relations are reached through their indexed endpoints: ArcadeDB does not use relationship
+# property indexes, and MATCH ()-[r {id: $id}]->() scans every edge (about 1 s per id at 300k edges)
 DELETE_RELATIONS = """
-UNWIND $ids AS id
-MATCH ()-[r:RELATED {id: id}]->()
-DELETE r
+UNWIND $rows AS r
+MATCH (:Entity {id: r.source_id})-[x:RELATED {id: r.id}]->(:Entity {id: r.target_id})
+DELETE x
 """
 
 REFRESH_COMMUNITIES = """
@@ -223,11 +226,11 @@ DETACH DELETE c
 
 # --- provenance and neighbourhoods -------------------------------------------------------------
 PROVENANCE_OF_RELATIONS = """
-UNWIND $ids AS rid
-MATCH ()-[r:RELATED {id: rid}]->()
+UNWIND $rows AS ref
+MATCH (:Entity {id: ref.source_id})-[r:RELATED {id: ref.id}]->(:Entity {id: ref.target_id})
 UNWIND r.chunk_ids AS cid
 MATCH (d:Document)-[:HAS_CHUNK]->(c:Chunk {id: cid})
-RETURN rid AS relation_id, c.id AS chunk_id, c.text AS text, c.ord AS ord, d.id AS document_id,
+RETURN ref.id AS relation_id, c.id AS chunk_id, c.text AS text, c.ord AS ord, d.id AS document_id,
        d.source AS source
 """
 
@@ -243,6 +246,16 @@ NEIGHBOUR_IDS = """
 UNWIND $ids AS eid
 MATCH (:Entity {id: eid})-[:RELATED]-(n:Entity)
 RETURN DISTINCT n.id AS id
+"""
+
+# two hops in one statement, de-duplicating the first ring before expanding it
+# (4-5x faster than two round trips, and than a variable-length pattern by far)
+TWO_HOP_IDS = """
+UNWIND $ids AS eid
+MATCH (:Entity {id: eid})-[:RELATED]-(n1:Entity)
+WITH DISTINCT n1
+OPTIONAL MATCH (n1)-[:RELATED]-(n2:Entity)
+RETURN collect(DISTINCT n1.id) AS first, collect(DISTINCT n2.id) AS second
 """
 
 TOPOLOGY_NODES = "MATCH (e:Entity) RETURN e.id AS id ORDER BY e.id"

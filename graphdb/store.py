@@ -47,6 +47,15 @@ class EntityChunk:
     count: int
 
 
+@dataclass(frozen=True)
+class RelationRef:
+    """A relation by id and endpoints (relations are always reached through their endpoints)."""
+
+    id: str
+    source_id: str
+    target_id: str
+
+
 @dataclass
 class RemovalPlan:
     """What removing chunks deletes: the chunks, the entities and relations left unsupported,
@@ -55,11 +64,15 @@ class RemovalPlan:
     chunk_ids: list[str] = field(default_factory=list)
     entity_ids: list[str] = field(default_factory=list)
     touched_entity_ids: list[str] = field(default_factory=list)
-    relation_ids: list[str] = field(default_factory=list)
+    relations: list[RelationRef] = field(default_factory=list)
     community_ids: list[str] = field(default_factory=list)
 
+    @property
+    def relation_ids(self) -> list[str]:
+        return [r.id for r in self.relations]
+
     def __bool__(self) -> bool:
-        return bool(self.chunk_ids or self.entity_ids or self.relation_ids)
+        return bool(self.chunk_ids or self.entity_ids or self.relations)
 
 
 @dataclass(frozen=True)
@@ -144,7 +157,7 @@ class GraphStore(Protocol):
 
     def chunks_of_entities(self, ids: Sequence[str]) -> list[EntityChunk]: ...
 
-    def chunks_of_relations(self, ids: Sequence[str]) -> list[RelationChunk]: ...
+    def chunks_of_relations(self, refs: Sequence[RelationRef]) -> list[RelationChunk]: ...
 
     def neighbours(self, entity_ids: Sequence[str], limit: int = 1000) -> list[dict[str, Any]]: ...
 

@@ -9,6 +9,7 @@ import pytest
 
 from graphdb.bolt import BoltGraphStore
 from graphdb.readonly import ReadOnlyViolation
+from graphdb.store import RelationRef
 from hopgraph.models import Chunk, Community, Document, Entity, Mention, Relation, relation_id
 
 from .graph_backends import neo4j_uri, open_store  # noqa: F401 - fixture
@@ -71,6 +72,7 @@ def test_cascade_delete_leaves_no_orphans(store: BoltGraphStore) -> None:
     assert plan.chunk_ids == ["c1", "c2"]
     assert plan.entity_ids == ["a"]  # b and c are still mentioned by c3
     assert plan.relation_ids == [relation_id("a", "knows", "b")]
+    assert plan.relations[0].source_id == "a" and plan.relations[0].target_id == "b"
     store.remove(plan, ["doc_1"])
     counts = store.counts()
     assert counts["Document"] == 1 and counts["Chunk"] == 1 and counts["Entity"] == 2
@@ -85,7 +87,7 @@ def test_cascade_delete_leaves_no_orphans(store: BoltGraphStore) -> None:
 
 def test_provenance_neighbourhood_k_hop_topology(store: BoltGraphStore) -> None:
     _load(store)
-    prov = store.chunks_of_relations([relation_id("b", "works", "c")])
+    prov = store.chunks_of_relations([RelationRef(relation_id("b", "works", "c"), "b", "c")])
     assert sorted((p.chunk.chunk_id, p.chunk.document_id) for p in prov) == [("c2", "doc_1"), ("c3", "doc_2")]
     ents = store.chunks_of_entities(["a"])
     assert [(e.chunk.chunk_id, e.chunk.source) for e in ents] == [("c1", "/src/1.txt")]
@@ -93,6 +95,7 @@ def test_provenance_neighbourhood_k_hop_topology(store: BoltGraphStore) -> None:
     assert sorted(store.k_hop(["a"], hops=1)) == ["b"]
     assert sorted(store.k_hop(["a"], hops=2)) == ["b", "c"]
     assert sorted(store.k_hop(["a", "b"], hops=1)) == ["c"]  # seeds are not returned
+    assert sorted(store.k_hop(["a"], hops=3)) == ["b", "c"] and store.k_hop(["zz"], hops=2) == []
     topo = store.topology()
     assert topo.entity_ids == ["a", "b", "c"]
     edges = sorted(zip([topo.entity_ids[i] for i in topo.sources], [topo.entity_ids[i] for i in topo.targets],
