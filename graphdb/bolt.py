@@ -171,10 +171,10 @@ class BoltGraphStore:
 
     def upsert_relations(self, relations: Sequence[Relation]) -> None:
         merged: dict[str, Relation] = {}
-        for r in relations:  # the same relation from several chunks: union of support, summed weight
+        for r in relations:  # the same relation from several chunks: one row, union of support
             old = merged.get(r.id)
-            merged[r.id] = r if old is None else old.model_copy(update={
-                "weight": old.weight + r.weight, "chunk_ids": sorted(set(old.chunk_ids) | set(r.chunk_ids))})
+            merged[r.id] = r if old is None else old.model_copy(
+                update={"chunk_ids": sorted(set(old.chunk_ids) | set(r.chunk_ids))})
         rows = [{"id": r.id, "source_id": r.source_id, "target_id": r.target_id, "type": r.type,
                  "description": r.description, "weight": r.weight, "chunk_ids": r.chunk_ids} for r in merged.values()]
         self._write_rows(cypher.UPSERT_RELATIONS, rows)

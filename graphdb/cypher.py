@@ -154,12 +154,15 @@ RETURN m.checksum AS checksum
 """
 
 # --- relations and communities -----------------------------------------------------------------
+# support (chunk ids) accumulates across documents; weight = number of supporting chunks
 UPSERT_RELATIONS = """
 UNWIND $rows AS r
 MATCH (a:Entity {id: r.source_id})
 MATCH (b:Entity {id: r.target_id})
 MERGE (a)-[x:RELATED {id: r.id}]->(b)
-SET x.type = r.type, x.description = r.description, x.weight = r.weight, x.chunk_ids = r.chunk_ids
+ON CREATE SET x.type = r.type, x.description = r.description, x.chunk_ids = r.chunk_ids
+ON MATCH SET x.chunk_ids = [c IN x.chunk_ids WHERE NOT c IN r.chunk_ids] + r.chunk_ids
+SET x.weight = size(x.chunk_ids)
 """
 
 UPSERT_COMMUNITIES = """
@@ -204,6 +207,7 @@ MATCH (:Entity {id: eid})-[r:RELATED]-()
 WITH DISTINCT r
 WHERE any(c IN r.chunk_ids WHERE c IN $chunk_ids)
 SET r.chunk_ids = [c IN r.chunk_ids WHERE NOT c IN $chunk_ids]
+SET r.weight = size(r.chunk_ids)
 """
 
 # relations are reached through their indexed endpoints: ArcadeDB does not use relationship

@@ -50,9 +50,9 @@ def chunk_id(doc_id: str, text: str) -> str:
     return stable_id("chk", doc_id, text)
 
 
-def entity_id(name: str, type_: str) -> str:
-    """An entity is identified by its normalized name and type."""
-    return stable_id("ent", normalize_name(name), type_)
+def entity_id(name: str) -> str:
+    """An entity is identified by its normalized name (NER types are too noisy to split on)."""
+    return stable_id("ent", normalize_name(name))
 
 
 def relation_id(source_id: str, type_: str, target_id: str) -> str:
@@ -160,5 +160,6 @@ class IngestReport(BaseModel):
     chunks: int = 0
     entities: int = 0
     mentions: int = 0
+    relations: int = 0
     skipped: dict[str, str] = Field(default_factory=dict, description="source -> reason")
     seconds: float = 0.0

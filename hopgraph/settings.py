@@ -60,6 +60,10 @@ class VectorSettings(BaseModel):
     prefix: str = Field(default="hopgraph_", description="Collection name prefix on a Qdrant server.")
     upsert_batch: int = Field(default=512, ge=1)
     timeout_s: float = Field(default=30.0, gt=0)
+    hnsw_m: int = Field(default=32, ge=4, le=128, description="HNSW graph degree (embedded store).")
+    hnsw_ef_construct: int = Field(default=256, ge=8, description="HNSW build beam width.")
+    hnsw_payload_m: int = Field(default=16, ge=0, description="Extra HNSW links per indexed payload value.")
+    search_ef: int = Field(default=256, ge=8, description="HNSW search beam width (recall vs latency).")
 
 
 class EmbedderSettings(BaseModel):
@@ -102,13 +106,21 @@ class ExtractionSettings(BaseModel):
     )
     batch_size: int = Field(default=64, ge=1)
     n_process: int = Field(default=1, ge=1)
+    noun_chunks: bool = Field(default=True, description="Also extract noun-chunk concepts (type CONCEPT).")
+    max_concept_tokens: int = Field(default=4, ge=1)
+    min_concept_chars: int = Field(default=3, ge=1)
+    max_cooccurring: int = Field(default=12, ge=2, description="Entities per sentence paired for co_occurs.")
+    embed_cooccurrence: bool = Field(
+        default=False, description="Also embed co_occurs relations (typed relations are always embedded).")
 
 
 class IngestSettings(BaseModel):
     """Sources and batching of ingestion."""
 
-    max_file_bytes: int = Field(default=20_000_000, ge=1)
-    extensions: list[str] = Field(default_factory=lambda: [".txt", ".md", ".text"])
+    max_file_bytes: int = Field(default=200_000_000, ge=1, description="Larger files are skipped.")
+    extensions: list[str] = Field(default_factory=lambda: [
+        ".txt", ".text", ".md", ".markdown", ".html", ".htm", ".jsonl", ".jpg", ".jpeg", ".png",
+    ])
     doc_batch: int = Field(default=64, ge=1, description="Documents per write batch (the unit of resume).")
 
 

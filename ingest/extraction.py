@@ -1,17 +1,37 @@
-"""LLM-free entity extraction with spaCy named-entity recognition."""
+"""LLM-free knowledge-graph extraction with spaCy.
+
+Entities: named entities (typed by their NER label) and noun-chunk concepts (lemmatized, stop words
+and determiners stripped, type ``CONCEPT``). Relations, each keeping the chunks that support it and
+the supporting sentence as a short description:
+
+- subject-verb-object and subject-verb-preposition-object from the dependency parse, typed by the
+  predicate lemma (``found``, ``bear_in``);
+- prepositional attachments between entities (``Curie Institute`` -in-> ``Warsaw``), typed by the
+  preposition;
+- sentence-level co-occurrence (``co_occurs``); the retrieval snapshot turns its support counts into
+  PMI weights.
+"""
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
-from hopgraph.models import Chunk, Entity, Mention, entity_id, normalize_name
+from hopgraph.models import Chunk, Entity, Mention, Relation, entity_id, normalize_name, relation_id
 from hopgraph.settings import ExtractionSettings
 
 log = logging.getLogger(__name__)
+
+CONCEPT = "CONCEPT"
+CO_OCCURS = "co_occurs"
+_SUBJ = {"nsubj", "nsubjpass", "csubj"}
+_OBJ = {"dobj", "attr", "oprd", "dative"}
+_STRIP_POS = {"DET", "PRON", "PUNCT", "NUM", "SYM", "CCONJ", "PART", "ADP", "SPACE", "X", "INTJ"}
 
 
 class ExtractionError(RuntimeError):
@@ -20,58 +40,124 @@ class ExtractionError(RuntimeError):
 
 @dataclass
 class Extraction:
-    """Entities and mentions found in a batch of chunks."""
+    """Entities, mentions and relations found in a batch of chunks."""
 
     entities: dict[str, Entity] = field(default_factory=dict)
     mentions: list[Mention] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Span:
+    start: int  # token index
+    end: int
+    eid: str
 
 
 class SpacyExtractor:
-    """Named entities per chunk; one Entity per (normalized name, label)."""
+    """Entities, mentions and relations per chunk. ``resolve`` maps a surface id to its canonical id."""
 
-    def __init__(self, cfg: ExtractionSettings) -> None:
+    def __init__(self, cfg: ExtractionSettings, resolve: Callable[[str], str] | None = None) -> None:
         self.cfg = cfg
         self.labels = set(cfg.entity_labels)
+        self.resolve = resolve or (lambda eid: eid)
 
     @cached_property
-    def nlp(self):  # type: ignore[no-untyped-def]
+    def nlp(self) -> Any:
         import spacy
 
         try:
-            nlp = spacy.load(self.cfg.spacy_model, disable=["parser", "lemmatizer", "tagger",
-                                                            "attribute_ruler"])
+            return spacy.load(self.cfg.spacy_model)
         except OSError as exc:
             raise ExtractionError(f"cannot load spaCy model {self.cfg.spacy_model!r}: {exc}") from exc
-        return nlp
 
     def extract(self, chunks: Sequence[Chunk]) -> Extraction:
-        """Entities and MENTIONS of the chunks (description: the first sentence-ish context seen)."""
         out = Extraction()
-        docs = self.nlp.pipe((c.text for c in chunks), batch_size=self.cfg.batch_size,
-                             n_process=self.cfg.n_process)
+        docs = self.nlp.pipe((c.text for c in chunks), batch_size=self.cfg.batch_size, n_process=self.cfg.n_process)
         for chunk, doc in zip(chunks, docs, strict=True):
-            counts: Counter[str] = Counter()
-            for ent in doc.ents:
-                if ent.label_ not in self.labels:
-                    continue
-                name = " ".join(ent.text.split())
-                if len(normalize_name(name)) < 2:
-                    continue
-                eid = entity_id(name, ent.label_)
-                counts[eid] += 1
-                if eid not in out.entities:
-                    context = chunk.text[max(0, ent.start_char - 80) : ent.end_char + 80]
-                    out.entities[eid] = Entity(id=eid, name=_display(name), type=ent.label_,
-                                               description=" ".join(context.split()))
-            out.mentions.extend(Mention(chunk_id=chunk.id, entity_id=e, count=n) for e, n in counts.items())
+            self._extract_doc(chunk, doc, out)
         return out
 
+    # -- entities ----------------------------------------------------------------------------
+    def _entity(self, out: Extraction, name: str, type_: str, context: str) -> str | None:
+        key = normalize_name(name)
+        if len(key) < 2 or not any(ch.isalpha() for ch in key):
+            return None
+        eid = self.resolve(entity_id(name))
+        if eid not in out.entities:
+            out.entities[eid] = Entity(id=eid, name=name, type=type_, description=context[:240])
+        return eid
 
-def _display(name: str) -> str:
-    """A readable canonical name: no leading article or trailing possessive."""
-    for art in ("the ", "The "):
-        if name.startswith(art) and len(name) > len(art) + 1:
-            name = name[len(art) :]
-    if name.endswith(("'s", "\u2019s")):
-        name = name[:-2]
-    return name.strip()
+    def _spans(self, doc: Any, out: Extraction) -> list[_Span]:
+        spans: list[_Span] = []
+        taken: set[int] = set()
+        for ent in doc.ents:
+            if ent.label_ not in self.labels:
+                continue
+            toks = [t for t in ent if t.pos_ not in ("DET",) and t.text not in ("'s", "\u2019s")]
+            if not toks:
+                continue
+            name = " ".join(" ".join(t.text for t in toks).split())
+            eid = self._entity(out, name, ent.label_, ent.sent.text.strip())
+            if eid:
+                spans.append(_Span(ent.start, ent.end, eid))
+                taken.update(range(ent.start, ent.end))
+        if self.cfg.noun_chunks:
+            for nc in doc.noun_chunks:
+                if any(i in taken for i in range(nc.start, nc.end)) or nc.root.pos_ not in ("NOUN", "PROPN"):
+                    continue
+                toks = [t for t in nc if t.pos_ not in _STRIP_POS and not t.is_stop]
+                if not toks or len(toks) > self.cfg.max_concept_tokens:
+                    continue
+                name = " ".join(t.lemma_.lower() if t.pos_ == "NOUN" else t.text for t in toks)
+                if len(name) < self.cfg.min_concept_chars:
+                    continue
+                eid = self._entity(out, name, CONCEPT, nc.sent.text.strip())
+                if eid:
+                    spans.append(_Span(toks[0].i, toks[-1].i + 1, eid))
+        return spans
+
+    # -- relations ---------------------------------------------------------------------------
+    def _extract_doc(self, chunk: Chunk, doc: Any, out: Extraction) -> None:
+        spans = self._spans(doc, out)
+        counts = Counter(s.eid for s in spans)
+        out.mentions.extend(Mention(chunk_id=chunk.id, entity_id=e, count=n) for e, n in counts.items())
+        by_token: dict[int, str] = {}
+        for s in spans:
+            for i in range(s.start, s.end):
+                by_token[i] = s.eid
+
+        def ent_of(tok: Any) -> str | None:
+            if tok.i in by_token:
+                return by_token[tok.i]
+            for t in tok.subtree:  # the entity inside a larger phrase ("the founder of X" -> X is not taken)
+                if t.i in by_token and t.head.i == tok.i:
+                    return by_token[t.i]
+            return None
+
+        def add(src: str | None, type_: str, dst: str | None, sentence: str) -> None:
+            if src and dst and src != dst:
+                out.relations.append(Relation(id=relation_id(src, type_, dst), source_id=src, target_id=dst,
+                                              type=type_, description=sentence[:240], chunk_ids=[chunk.id]))
+
+        for sent in doc.sents:
+            text = sent.text.strip()
+            for tok in sent:
+                if tok.pos_ in ("VERB", "AUX"):
+                    subjects = [c for c in tok.children if c.dep_ in _SUBJ]
+                    if not subjects and tok.dep_ == "conj" and tok.head.pos_ in ("VERB", "AUX"):
+                        subjects = [c for c in tok.head.children if c.dep_ in _SUBJ]
+                    objects: list[tuple[Any, str]] = [(c, tok.lemma_.lower()) for c in tok.children if c.dep_ in _OBJ]
+                    for prep in (c for c in tok.children if c.dep_ in ("prep", "agent")):
+                        objects += [(p, f"{tok.lemma_.lower()}_{prep.lemma_.lower()}")
+                                    for p in prep.children if p.dep_ == "pobj"]
+                    for s in subjects:
+                        for o, rel in objects:
+                            add(ent_of(s), rel, ent_of(o), text)
+                elif tok.i in by_token and tok.pos_ in ("NOUN", "PROPN"):
+                    for prep in (c for c in tok.children if c.dep_ == "prep"):
+                        for p in (c for c in prep.children if c.dep_ == "pobj"):
+                            add(by_token[tok.i], prep.lemma_.lower(), ent_of(p), text)
+            in_sent = sorted({by_token[i] for i in range(sent.start, sent.end) if i in by_token})
+            for a, b in itertools.combinations(in_sent[: self.cfg.max_cooccurring], 2):
+                add(a, CO_OCCURS, b, text)

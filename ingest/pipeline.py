@@ -21,11 +21,11 @@ from pathlib import Path
 from tqdm import tqdm
 
 from graphdb.store import COMPLETE, DELETING, PENDING, GraphStore, RemovalPlan
-from hopgraph.models import Chunk, IngestReport
+from hopgraph.models import Chunk, IngestReport, Relation
 from hopgraph.settings import Settings
 from ingest.chunking import Chunker
-from ingest.extraction import SpacyExtractor
-from ingest.sources import Skipped, SourceText, expand_paths, read_text_file
+from ingest.extraction import CO_OCCURS, SpacyExtractor
+from ingest.sources import Skipped, SourceText, read_sources
 from vectors.embedders import Embedder
 from vectors.store import VectorPoint, VectorStore
 
@@ -47,9 +47,8 @@ class Ingestor:
     # -- entry points ------------------------------------------------------------------------
     def ingest_paths(self, paths: Sequence[Path], progress: bool = False) -> IngestReport:
         """Ingest text files and directories of them."""
-        files = list(expand_paths(paths, self.settings.ingest.extensions))
-        read = (read_text_file(p, self.settings.ingest.max_file_bytes) for p in files)
-        return self.ingest_sources(read, total=len(files), progress=progress)
+        cfg = self.settings.ingest
+        return self.ingest_sources(read_sources(paths, cfg.extensions, cfg.max_file_bytes), progress=progress)
 
     def ingest_sources(self, items: Iterable[SourceText | Skipped], total: int | None = None,
                        progress: bool = False) -> IngestReport:
@@ -126,18 +125,24 @@ class Ingestor:
             chunks.extend(doc_chunks)
         extraction = self.extractor.extract(chunks)
         entities = list(extraction.entities.values())
+        relations = merge_relations(extraction.relations)
+        embedded = [r for r in relations if r.type != CO_OCCURS or self.settings.extraction.embed_cooccurrence]
+        names = {e.id: e.name for e in entities}
         chunk_vecs = self.embedder.embed([c.text for c in chunks])
         entity_vecs = self.embedder.embed([e.name for e in entities])
+        relation_vecs = self.embedder.embed([relation_text(r, names) for r in embedded])
 
         self.graph.upsert_documents([s.document for s in todo], status=PENDING)
         plan = self.graph.plan_removal(per_doc)
-        new_entities = set(extraction.entities)
+        new_entities, new_relations = set(extraction.entities), {r.id for r in relations}
         plan.entity_ids = [e for e in plan.entity_ids if e not in new_entities]
+        plan.relations = [r for r in plan.relations if r.id not in new_relations]
         if plan:
             self._remove(plan)
         self.graph.upsert_chunks(chunks)
         self.graph.upsert_entities(entities)
         self.graph.upsert_mentions(extraction.mentions)
+        self.graph.upsert_relations(relations)
         self.vectors.upsert("chunks", [
             VectorPoint(c.id, v, {"document_id": c.document_id}) for c, v in zip(chunks, chunk_vecs, strict=True)
         ])
@@ -145,8 +150,29 @@ class Ingestor:
             VectorPoint(e.id, v, {"name": e.name, "type": e.type})
             for e, v in zip(entities, entity_vecs, strict=True)
         ])
+        self.vectors.upsert("relationships", [
+            VectorPoint(r.id, v, {"source_id": r.source_id, "target_id": r.target_id, "type": r.type})
+            for r, v in zip(embedded, relation_vecs, strict=True)
+        ])
         self.graph.set_document_status([(s.document.id, COMPLETE, s.document.content_hash) for s in todo])
         report.documents_ingested += len(todo)
         report.chunks += len(chunks)
         report.entities += len(entities)
         report.mentions += len(extraction.mentions)
+        report.relations += len(relations)
+
+
+def merge_relations(relations: Sequence[Relation]) -> list[Relation]:
+    """One relation per id, its support the union of the chunks that stated it (first description kept)."""
+    merged: dict[str, Relation] = {}
+    for r in relations:
+        old = merged.get(r.id)
+        merged[r.id] = r if old is None else old.model_copy(
+            update={"chunk_ids": sorted(set(old.chunk_ids) | set(r.chunk_ids))})
+    return list(merged.values())
+
+
+def relation_text(r: Relation, names: dict[str, str]) -> str:
+    """What a relationship embedding encodes: "{source} {type} {target}: {description}"."""
+    src, dst = names.get(r.source_id, r.source_id), names.get(r.target_id, r.target_id)
+    return f"{src} {r.type.replace('_', ' ')} {dst}: {r.description}"

@@ -1,15 +1,31 @@
-"""Read source files into Documents, reporting bad files per file instead of failing the batch."""
+"""Read sources into documents, reporting bad input per file (or per record) with a reason.
+
+Supported: plain text (.txt), Markdown (.md), HTML (.html, text only), JSONL records (BEIR
+``corpus.jsonl`` with ``_id``/``title``/``text``, generic ``id``/``text``, and image records with
+``image`` + ``captions``, also BEIR-style under ``metadata``), and images with a sidecar caption
+file (``photo.jpg`` + ``photo.txt``, one caption per line). Nothing here ever raises for bad input.
+"""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hopgraph.models import Document, content_hash, document_id
+from ingest.formats import html_to_text, markdown_to_text
 
 log = logging.getLogger(__name__)
+
+TEXT_EXT = {".txt", ".text"}
+MARKDOWN_EXT = {".md", ".markdown"}
+HTML_EXT = {".html", ".htm"}
+JSONL_EXT = {".jsonl"}
+IMAGE_EXT = {".jpg", ".jpeg", ".png", ".gif", ".webp", ".bmp"}
+_IMAGE_MAGIC = (b"\xff\xd8\xff", b"\x89PNG", b"GIF8", b"RIFF", b"BM")
 
 
 @dataclass(frozen=True)
@@ -22,25 +38,39 @@ class SourceText:
 
 @dataclass(frozen=True)
 class Skipped:
-    """A file that was not ingested, and why."""
+    """A file or record that was not ingested, and why."""
 
     source: str
     reason: str
 
 
 def expand_paths(paths: Iterable[Path], extensions: Sequence[str]) -> Iterator[Path]:
-    """Files named directly, and files with a known extension under named directories (sorted)."""
+    """Files named directly, and files with a known extension under named directories (sorted).
+    Sidecar caption files of images are not documents of their own."""
     exts = {e.lower() for e in extensions}
     for p in paths:
         if p.is_dir():
-            yield from sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in exts
-                              and not any(part.startswith(".") for part in f.relative_to(p).parts))
+            files = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in exts
+                           and not any(part.startswith(".") for part in f.relative_to(p).parts))
+            images = {f.with_suffix("") for f in files if f.suffix.lower() in IMAGE_EXT}
+            yield from (f for f in files if not (f.suffix.lower() in TEXT_EXT and f.with_suffix("") in images))
         else:
             yield p
 
 
-def read_text_file(path: Path, max_bytes: int) -> SourceText | Skipped:
-    """Read one UTF-8 text file; return Skipped with a reason for anything unusable."""
+def read_sources(paths: Iterable[Path], extensions: Sequence[str], max_bytes: int) -> Iterator[SourceText | Skipped]:
+    """Every document of the given files and directories, in a stable order."""
+    for path in expand_paths(paths, extensions):
+        suffix = path.suffix.lower()
+        if suffix in JSONL_EXT:
+            yield from read_jsonl(path, max_bytes)
+        elif suffix in IMAGE_EXT:
+            yield read_image_file(path, max_bytes)
+        else:
+            yield read_text_file(path, max_bytes)
+
+
+def _read_bytes(path: Path, max_bytes: int) -> bytes | Skipped:
     source = str(path.resolve())
     try:
         size = path.stat().st_size
@@ -49,16 +79,110 @@ def read_text_file(path: Path, max_bytes: int) -> SourceText | Skipped:
     if size > max_bytes:
         return Skipped(source, f"too large: {size} bytes > ingest.max_file_bytes={max_bytes}")
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
         return Skipped(source, f"cannot read: {exc.strerror or exc}")
+
+
+def _decode(source: str, data: bytes) -> str | Skipped:
     if b"\x00" in data[:8192]:
         return Skipped(source, "binary file (NUL bytes)")
     try:
-        text = data.decode("utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         return Skipped(source, f"not valid UTF-8 (byte {exc.start})")
+
+
+def _text_document(source: str, title: str, text: str, **extra: Any) -> SourceText | Skipped:
     if not text.strip():
-        return Skipped(source, "empty file")
-    doc = Document(id=document_id(source), source=source, title=path.stem, content_hash=content_hash(text))
+        return Skipped(source, "empty document")
+    doc = Document(id=document_id(source), source=source, title=title, content_hash=content_hash(text), **extra)
     return SourceText(doc, text)
+
+
+def read_text_file(path: Path, max_bytes: int) -> SourceText | Skipped:
+    """A text, Markdown or HTML file as one document."""
+    source = str(path.resolve())
+    data = _read_bytes(path, max_bytes)
+    if isinstance(data, Skipped):
+        return data
+    raw = _decode(source, data)
+    if isinstance(raw, Skipped):
+        return raw
+    suffix = path.suffix.lower()
+    title = path.stem
+    if suffix in MARKDOWN_EXT:
+        text = markdown_to_text(raw)
+    elif suffix in HTML_EXT:
+        page_title, text = html_to_text(raw)
+        title = page_title or title
+    else:
+        text = raw
+    return _text_document(source, title, text)
+
+
+def read_jsonl(path: Path, max_bytes: int) -> Iterator[SourceText | Skipped]:
+    """One document per JSON line; a malformed line is reported and the rest are read."""
+    base = str(path.resolve())
+    data = _read_bytes(path, max_bytes)
+    if isinstance(data, Skipped):
+        yield data
+        return
+    raw = _decode(base, data)
+    if isinstance(raw, Skipped):
+        yield raw
+        return
+    for lineno, line in enumerate(raw.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{base}:{lineno}"
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            yield Skipped(where, f"malformed JSON: {exc.msg} at column {exc.colno}")
+            continue
+        if not isinstance(rec, dict):
+            yield Skipped(where, "a JSONL record must be an object")
+            continue
+        yield record_to_source(base, rec, where)
+
+
+def record_to_source(base: str, rec: dict[str, Any], where: str) -> SourceText | Skipped:
+    """A BEIR / generic text record or an image record with captions."""
+    rid = rec.get("_id", rec.get("id"))
+    if rid is None or str(rid) == "":
+        return Skipped(where, "record has no '_id' or 'id'")
+    source = f"{base}#{rid}"
+    meta: dict[str, Any] = rec["metadata"] if isinstance(rec.get("metadata"), dict) else {}
+    image = rec.get("image") or meta.get("image")
+    captions = rec.get("captions") or meta.get("captions")
+    title = str(rec.get("title") or "")
+    if image is not None:
+        if not captions or not isinstance(captions, list) or not any(str(c).strip() for c in captions):
+            return Skipped(where, f"image record {rid!r} has no captions")
+        text = "\n".join(str(c).strip() for c in captions if str(c).strip())
+        return _text_document(source, title or str(image), text, kind="image", uri=str(image),
+                              metadata={"corpus_id": str(rid), "captions": [str(c) for c in captions]})
+    body = rec.get("text")
+    if not isinstance(body, str):
+        return Skipped(where, f"record {rid!r} has no 'text' string")
+    text = f"{title}\n{body}" if title and not body.startswith(title) else body
+    return _text_document(source, title, text, metadata={"corpus_id": str(rid)})
+
+
+def read_image_file(path: Path, max_bytes: int) -> SourceText | Skipped:
+    """An image with a sidecar caption file (``name.txt``, one caption per line)."""
+    source = str(path.resolve())
+    data = _read_bytes(path, max_bytes)
+    if isinstance(data, Skipped):
+        return data
+    if not data.startswith(_IMAGE_MAGIC):
+        return Skipped(source, "unreadable image: not a JPEG, PNG, GIF, WebP or BMP file")
+    sidecar = path.with_suffix(".txt")
+    if not sidecar.exists():
+        return Skipped(source, f"image has no captions (expected {sidecar.name})")
+    captions = [c.strip() for c in sidecar.read_text(encoding="utf-8", errors="replace").splitlines() if c.strip()]
+    if not captions:
+        return Skipped(source, f"image caption file {sidecar.name} is empty")
+    return _text_document(source, path.stem, "\n".join(captions), kind="image", uri=source,
+                          metadata={"captions": captions})

@@ -63,7 +63,12 @@ def test_upserts_are_idempotent_and_bump_the_version(store: BoltGraphStore) -> N
     assert counts["Document"] == 2 and counts["Chunk"] == 3 and counts["Entity"] == 3
     assert counts["MENTIONS"] == 6 and counts["RELATED"] == 2 and counts["IN_COMMUNITY"] == 6
     bc = store.read("MATCH ()-[r:RELATED {type: 'works'}]->() RETURN r.chunk_ids AS c, r.weight AS w")
-    assert sorted(bc[0]["c"]) == ["c2", "c3"] and bc[0]["w"] == 2.0  # duplicate rows merged in Python
+    assert sorted(bc[0]["c"]) == ["c2", "c3"] and bc[0]["w"] == 2  # duplicate rows merged in Python
+    # support accumulates across writes (another document adds a chunk) and re-writes are idempotent
+    store.upsert_relations([Relation(id=relation_id("b", "works", "c"), source_id="b", target_id="c",
+                                     type="works", chunk_ids=["c3"])])
+    bc = store.read("MATCH ()-[r:RELATED {type: 'works'}]->() RETURN r.chunk_ids AS c, r.weight AS w")
+    assert sorted(bc[0]["c"]) == ["c2", "c3"] and bc[0]["w"] == 2
 
 
 def test_cascade_delete_leaves_no_orphans(store: BoltGraphStore) -> None:
@@ -77,8 +82,8 @@ def test_cascade_delete_leaves_no_orphans(store: BoltGraphStore) -> None:
     counts = store.counts()
     assert counts["Document"] == 1 and counts["Chunk"] == 1 and counts["Entity"] == 2
     assert counts["RELATED"] == 1
-    rel = store.read("MATCH ()-[r:RELATED]->() RETURN r.chunk_ids AS c")
-    assert rel[0]["c"] == ["c3"]  # support of the surviving relation was pruned
+    rel = store.read("MATCH ()-[r:RELATED]->() RETURN r.chunk_ids AS c, r.weight AS w")
+    assert rel[0]["c"] == ["c3"] and rel[0]["w"] == 1  # support of the surviving relation was pruned
     comms = {r["id"]: r["size"] for r in store.read("MATCH (c:Community) RETURN c.id AS id, c.size AS size")}
     assert comms == {"top": 2, "ab": 1}  # "onlya" lost its only member
     orphans = store.read("MATCH (e:Entity) WHERE NOT (e)<-[:MENTIONS]-() RETURN count(e) AS n")

@@ -11,5 +11,5 @@ def test_ids_are_stable_and_content_derived() -> None:
 
 def test_entity_names_normalize_case_articles_and_possessives() -> None:
     assert normalize_name("The  Vexmoor Observatory's") == "vexmoor observatory"
-    assert entity_id("Marie Curie", "PERSON") == entity_id("MARIE CURIE", "PERSON")
-    assert entity_id("Paris", "GPE") != entity_id("Paris", "PERSON")
+    assert entity_id("Marie Curie") == entity_id("MARIE CURIE") == entity_id("the Marie Curie")
+    assert entity_id("Paris") != entity_id("Parish")

@@ -20,6 +20,7 @@ from typing import IO, Any
 import numpy as np
 import qdrant_edge as qe
 
+from hopgraph.settings import VectorSettings
 from vectors.store import COLLECTIONS, CollectionSpec, Filter, Hit, VectorPoint, VectorStoreError, point_uuid
 
 log = logging.getLogger(__name__)
@@ -43,9 +44,11 @@ def to_edge_filter(where: Filter | None) -> qe.Filter | None:
 class EdgeVectorStore:
     """Embedded Qdrant shards, one per collection."""
 
-    def __init__(self, root: Path, upsert_batch: int = 512) -> None:
+    def __init__(self, root: Path, cfg: VectorSettings | None = None) -> None:
         self.root = root
-        self.upsert_batch = upsert_batch
+        self.cfg = cfg or VectorSettings()
+        self.upsert_batch = self.cfg.upsert_batch
+        self._params = qe.SearchParams(hnsw_ef=self.cfg.search_ef)
         root.mkdir(parents=True, exist_ok=True)
         self._lock_fh = self._acquire(root / "owner.lock")
         self._shards: dict[str, qe.EdgeShard] = {}
@@ -91,7 +94,9 @@ class EdgeVectorStore:
 
     def _open(self, name: str, dim: int, fields: Mapping[str, str]) -> None:
         path = self.root / name
-        cfg = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine))
+        hnsw = qe.HnswIndexConfig(m=self.cfg.hnsw_m, ef_construct=self.cfg.hnsw_ef_construct,
+                                  full_scan_threshold=10_000, payload_m=self.cfg.hnsw_payload_m)
+        cfg = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine), hnsw_config=hnsw)
         ready = path / ".hopgraph-ready"
         if ready.exists():
             shard = qe.EdgeShard.load(str(path))
@@ -129,7 +134,7 @@ class EdgeVectorStore:
                where: Filter | None = None) -> list[Hit]:
         req = qe.QueryRequest(
             limit=limit, query=qe.Query.Nearest(np.asarray(vector, dtype=np.float32).tolist()),
-            with_payload=True, filter=to_edge_filter(where),
+            with_payload=True, filter=to_edge_filter(where), params=self._params,
         )
         return [Hit(str((p.payload or {})["id"]), float(p.score), dict(p.payload or {}))
                 for p in self._shard(collection).query(req)]

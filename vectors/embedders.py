@@ -179,7 +179,7 @@ class OnnxInt8Embedder(_CachedEmbedder):
         return np.asarray((hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9))
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
-        return [len(e.ids) - 2 for e in self._tok.encode_batch(list(texts))]
+        return [sum(e.attention_mask) - 2 for e in self._tok.encode_batch(list(texts))]
 
 
 def make_embedder(cfg: EmbedderSettings) -> Embedder:

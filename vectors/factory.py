@@ -12,7 +12,7 @@ def open_vector_store(settings: Settings) -> VectorStore:
     """qdrant-edge in the data dir, a Qdrant server by URL, or qdrant-client in memory."""
     cfg = settings.vectors
     if cfg.backend == "edge":
-        return EdgeVectorStore(settings.vectors_dir, cfg.upsert_batch)
+        return EdgeVectorStore(settings.vectors_dir, cfg)
     if cfg.backend == "server" and not cfg.url:
         raise VectorStoreError("vectors.url is required for the server backend (HOPGRAPH_VECTORS__URL)")
     url = cfg.url if cfg.backend == "server" else ":memory:"
