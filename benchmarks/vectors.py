@@ -26,10 +26,14 @@ DIM = 384
 GROUPS = 10
 
 
-def clustered(n: int, rng: np.random.Generator) -> np.ndarray:
-    """Unit vectors around 1,000 centres (real embeddings are clustered, not uniform)."""
-    centres = rng.normal(size=(1000, DIM)).astype(np.float32)
-    x = centres[rng.integers(0, 1000, n)] + 0.6 * rng.normal(size=(n, DIM)).astype(np.float32)
+def clustered(n: int, rng: np.random.Generator, seed: int = 0) -> np.ndarray:
+    """Unit vectors with the low intrinsic dimension of real sentence embeddings: a 48-d latent
+    (mixture of 1,000 clusters) mapped to 384-d by a fixed random projection, plus small noise.
+    Isotropic 384-d noise would make every neighbour a near-tie, which no real corpus looks like."""
+    proj = np.random.default_rng(seed).normal(size=(48, DIM)).astype(np.float32)
+    centres = np.random.default_rng(seed + 1).normal(size=(1000, 48)).astype(np.float32)
+    latent = centres[rng.integers(0, 1000, n)] + 0.5 * rng.normal(size=(n, 48)).astype(np.float32)
+    x = latent @ proj + 0.5 * rng.normal(size=(n, DIM)).astype(np.float32)
     x /= np.linalg.norm(x, axis=1, keepdims=True)
     return x
 

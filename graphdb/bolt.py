@@ -24,7 +24,7 @@ from graphdb.store import (
     RemovalPlan,
     Topology,
 )
-from hopgraph.models import Chunk, Community, Document, Entity, Mention, Relation
+from hopgraph.models import Chunk, Community, Document, Entity, Mention, Relation, relation_id
 from hopgraph.settings import GraphSettings
 
 log = logging.getLogger(__name__)
@@ -104,6 +104,15 @@ class BoltGraphStore:
         for batch in _batches(rows, self.cfg.batch_size):
             def work(tx: neo4j.ManagedTransaction, b: Sequence[dict[str, Any]] = batch) -> None:
                 tx.run(query, rows=list(b)).consume()
+                tx.run(cypher.BUMP_VERSION).consume()
+
+            self._write(work)
+
+    def _write_ids(self, query: str, ids: Sequence[str]) -> None:
+        """Like _write_rows, for statements that UNWIND ``$ids``."""
+        for batch in _batches(ids, self.cfg.batch_size):
+            def work(tx: neo4j.ManagedTransaction, b: Sequence[str] = batch) -> None:
+                tx.run(query, ids=list(b)).consume()
                 tx.run(cypher.BUMP_VERSION).consume()
 
             self._write(work)
@@ -338,6 +347,36 @@ class BoltGraphStore:
 
         with self._session(read=True) as s:
             return s.execute_read(work)
+
+
+    # -- entity resolution ---------------------------------------------------------------------
+    def aliases(self) -> dict[str, str]:
+        """Surface-form entity id -> canonical entity id, for every merge recorded so far."""
+        return {r["id"]: r["entity_id"] for r in self.read(cypher.ALIASES)}
+
+    def merge_entity(self, alias_id: str, alias_name: str, canonical_id: str) -> tuple[list[str], list[Relation]]:
+        """Move an entity's mentions and relations onto ``canonical_id``, delete it and record the alias.
+
+        Returns the ids of the relations that disappeared and the relations written in their place
+        (relation ids derive from their endpoints), for the caller to update relation vectors."""
+        mentions = self.read(cypher.MENTIONS_OF_ENTITY, {"id": alias_id})
+        old = self.read(cypher.RELATIONS_OF_ENTITY, {"id": alias_id})
+        moved: list[Relation] = []
+        for r in old:
+            src = canonical_id if r["source_id"] == alias_id else r["source_id"]
+            dst = canonical_id if r["target_id"] == alias_id else r["target_id"]
+            if src != dst:  # a relation between the two merged names disappears
+                moved.append(Relation(id=relation_id(src, r["type"], dst), source_id=src, target_id=dst,
+                                      type=r["type"], description=r["description"] or "",
+                                      chunk_ids=list(r["chunk_ids"] or [])))
+        rows = [{"chunk_id": m["chunk_id"], "entity_id": canonical_id, "count": int(m["count"] or 1)}
+                for m in mentions]
+        self._write_rows(cypher.ADD_MENTIONS, rows)
+        self.upsert_relations(moved)
+        self._write_ids(cypher.DELETE_ENTITIES, [alias_id])
+        self._write_rows(cypher.REPOINT_ALIASES, [{"old": alias_id, "new": canonical_id}])
+        self._write_rows(cypher.RECORD_ALIASES, [{"id": alias_id, "entity_id": canonical_id, "name": alias_name}])
+        return [r["id"] for r in old], moved
 
 
 def _plain(value: Any) -> Any:

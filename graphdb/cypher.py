@@ -270,3 +270,41 @@ RETURN a.id AS source, b.id AS target, r.type AS type, r.weight AS weight
 """
 
 MIGRATION_CHECKSUM = "MATCH (m:Migration {version: $version}) RETURN m.checksum AS checksum"
+
+# --- entity resolution -------------------------------------------------------------------------
+ALIASES = "MATCH (a:Alias) RETURN a.id AS id, a.entity_id AS entity_id"
+
+MENTIONS_OF_ENTITY = """
+MATCH (c:Chunk)-[m:MENTIONS]->(:Entity {id: $id})
+RETURN c.id AS chunk_id, m.count AS count
+"""
+
+RELATIONS_OF_ENTITY = """
+MATCH (e:Entity {id: $id})-[r:RELATED]-(:Entity)
+RETURN DISTINCT r.id AS id, startNode(r).id AS source_id, endNode(r).id AS target_id, r.type AS type,
+       r.description AS description, r.chunk_ids AS chunk_ids
+"""
+
+ADD_MENTIONS = """
+UNWIND $rows AS r
+MATCH (c:Chunk {id: r.chunk_id})
+MATCH (e:Entity {id: r.entity_id})
+MERGE (c)-[m:MENTIONS]->(e)
+SET m.count = coalesce(m.count, 0) + r.count
+"""
+
+RECORD_ALIASES = """
+UNWIND $rows AS r
+MERGE (a:Alias {id: r.id})
+SET a.entity_id = r.entity_id, a.name = r.name
+WITH a, r
+MATCH (e:Entity {id: r.entity_id})
+SET e.aliases = [x IN coalesce(e.aliases, []) WHERE x <> r.name] + r.name
+"""
+
+# aliases that pointed at a merged-away entity now point at its canonical entity
+REPOINT_ALIASES = """
+UNWIND $rows AS r
+MATCH (a:Alias {entity_id: r.old})
+SET a.entity_id = r.new
+"""

@@ -172,6 +172,14 @@ class GraphStore(Protocol):
         """Run a statement that must be read-only (checked before it runs)."""
         ...
 
+    def aliases(self) -> dict[str, str]:
+        """Surface-form entity id -> canonical entity id, for every recorded merge."""
+        ...
+
+    def merge_entity(self, alias_id: str, alias_name: str, canonical_id: str) -> tuple[list[str], list[Relation]]:
+        """Fold an entity into another; return (relation ids removed, relations written instead)."""
+        ...
+
     def read(self, cypher: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
         """Run a read query and return rows as dicts."""
         ...

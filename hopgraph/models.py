@@ -161,5 +161,6 @@ class IngestReport(BaseModel):
     entities: int = 0
     mentions: int = 0
     relations: int = 0
+    entities_merged: int = 0
     skipped: dict[str, str] = Field(default_factory=dict, description="source -> reason")
     seconds: float = 0.0

@@ -60,10 +60,10 @@ class VectorSettings(BaseModel):
     prefix: str = Field(default="hopgraph_", description="Collection name prefix on a Qdrant server.")
     upsert_batch: int = Field(default=512, ge=1)
     timeout_s: float = Field(default=30.0, gt=0)
-    hnsw_m: int = Field(default=32, ge=4, le=128, description="HNSW graph degree (embedded store).")
-    hnsw_ef_construct: int = Field(default=256, ge=8, description="HNSW build beam width.")
-    hnsw_payload_m: int = Field(default=16, ge=0, description="Extra HNSW links per indexed payload value.")
-    search_ef: int = Field(default=256, ge=8, description="HNSW search beam width (recall vs latency).")
+    hnsw_m: int = Field(default=16, ge=4, le=128, description="HNSW graph degree (embedded store).")
+    hnsw_ef_construct: int = Field(default=128, ge=8, description="HNSW build beam width.")
+    hnsw_payload_m: int | None = Field(default=None, ge=0, description="HNSW links per indexed payload value.")
+    search_ef: int = Field(default=128, ge=8, description="HNSW search beam width (recall vs latency).")
 
 
 class EmbedderSettings(BaseModel):
@@ -114,6 +114,18 @@ class ExtractionSettings(BaseModel):
         default=False, description="Also embed co_occurs relations (typed relations are always embedded).")
 
 
+class ResolutionSettings(BaseModel):
+    """Entity resolution after ingest: ANN blocking over entity vectors, guarded by type and strings."""
+
+    enabled: bool = True
+    neighbours: int = Field(default=10, ge=2, le=100, description="ANN candidates per entity.")
+    contained_similarity: float = Field(default=0.55, ge=0, le=1,
+                                        description="Cosine for 'Scrooge' ~ 'Ebenezer Scrooge'.")
+    fuzzy_similarity: float = Field(default=0.85, ge=0, le=1, description="Cosine for near-identical spellings.")
+    max_alias_tokens: int = Field(default=2, ge=1, description="Only names this short are probed as aliases.")
+    concepts: bool = Field(default=False, description="Also resolve CONCEPT entities (noun phrases).")
+
+
 class IngestSettings(BaseModel):
     """Sources and batching of ingestion."""
 
@@ -146,6 +158,7 @@ class Settings(BaseSettings):
     embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
     extraction: ExtractionSettings = Field(default_factory=ExtractionSettings)
+    resolution: ResolutionSettings = Field(default_factory=ResolutionSettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
 

@@ -104,9 +104,11 @@ class SpacyExtractor:
                 taken.update(range(ent.start, ent.end))
         if self.cfg.noun_chunks:
             for nc in doc.noun_chunks:
-                if any(i in taken for i in range(nc.start, nc.end)) or nc.root.pos_ not in ("NOUN", "PROPN"):
+                if nc.root.i in taken or nc.root.pos_ not in ("NOUN", "PROPN"):
                     continue
-                toks = [t for t in nc if t.pos_ not in _STRIP_POS and not t.is_stop]
+                # the tokens of the phrase that no named entity took: "an American literary periodical"
+                # gives the concept "literary periodical" beside the entity "American"
+                toks = [t for t in nc if t.i not in taken and t.pos_ not in _STRIP_POS and not t.is_stop]
                 if not toks or len(toks) > self.cfg.max_concept_tokens:
                     continue
                 name = " ".join(t.lemma_.lower() if t.pos_ == "NOUN" else t.text for t in toks)
@@ -147,6 +149,8 @@ class SpacyExtractor:
                     subjects = [c for c in tok.children if c.dep_ in _SUBJ]
                     if not subjects and tok.dep_ == "conj" and tok.head.pos_ in ("VERB", "AUX"):
                         subjects = [c for c in tok.head.children if c.dep_ in _SUBJ]
+                    if not subjects and tok.dep_ == "acl":  # "a periodical published in X"
+                        subjects = [tok.head]
                     objects: list[tuple[Any, str]] = [(c, tok.lemma_.lower()) for c in tok.children if c.dep_ in _OBJ]
                     for prep in (c for c in tok.children if c.dep_ in ("prep", "agent")):
                         objects += [(p, f"{tok.lemma_.lower()}_{prep.lemma_.lower()}")

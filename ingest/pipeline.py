@@ -21,10 +21,11 @@ from pathlib import Path
 from tqdm import tqdm
 
 from graphdb.store import COMPLETE, DELETING, PENDING, GraphStore, RemovalPlan
-from hopgraph.models import Chunk, IngestReport, Relation
+from hopgraph.models import Chunk, Entity, IngestReport, Relation
 from hopgraph.settings import Settings
 from ingest.chunking import Chunker
 from ingest.extraction import CO_OCCURS, SpacyExtractor
+from ingest.resolution import EntityResolver
 from ingest.sources import Skipped, SourceText, read_sources
 from vectors.embedders import Embedder
 from vectors.store import VectorPoint, VectorStore
@@ -42,7 +43,10 @@ class Ingestor:
         self.settings = settings
         self.chunker = Chunker(embedder.count_tokens, settings.chunking.max_tokens,
                                settings.chunking.overlap_tokens)
-        self.extractor = SpacyExtractor(settings.extraction)
+        self.aliases = graph.aliases()
+        self.extractor = SpacyExtractor(settings.extraction, resolve=lambda eid: self.aliases.get(eid, eid))
+        self.resolver = EntityResolver(graph, vectors, embedder, settings.resolution)
+        self._written: dict[str, Entity] = {}
 
     # -- entry points ------------------------------------------------------------------------
     def ingest_paths(self, paths: Sequence[Path], progress: bool = False) -> IngestReport:
@@ -75,6 +79,12 @@ class Ingestor:
             self._ingest_batch(batch, report)
             bar.update(len(batch))
         bar.close()
+        if self._written and self.settings.resolution.enabled:
+            merges = self.resolver.find(list(self._written.values()))
+            self.resolver.apply(merges)
+            self.aliases.update({m.alias_id: m.canonical_id for m in merges})
+            report.entities_merged = len(merges)
+            self._written.clear()
         if report.documents_ingested:
             self.vectors.optimize()
         self.vectors.flush()
@@ -141,6 +151,7 @@ class Ingestor:
             self._remove(plan)
         self.graph.upsert_chunks(chunks)
         self.graph.upsert_entities(entities)
+        self._written.update(extraction.entities)
         self.graph.upsert_mentions(extraction.mentions)
         self.graph.upsert_relations(relations)
         self.vectors.upsert("chunks", [

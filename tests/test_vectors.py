@@ -50,6 +50,8 @@ def test_upsert_search_filter_delete_scroll(store: VectorStore) -> None:
     filtered = store.search("chunks", q, 5, where={"document_id": "doc_1"})
     assert [h.id for h in filtered] == _exact(pts, q, 5, "doc_1")
     assert {h.payload["document_id"] for h in filtered} == {"doc_1"}
+    batch = store.search_many("chunks", np.stack([q, np.asarray(pts[7].vector)]), 5)
+    assert [h.id for h in batch[0]] == [h.id for h in hits] and batch[1][0].id == "chk_7"
     anyof = store.search("chunks", q, 60, where={"id": ["chk_1", "chk_2"]})
     assert sorted(h.id for h in anyof) == ["chk_1", "chk_2"]
 

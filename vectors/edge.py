@@ -139,6 +139,14 @@ class EdgeVectorStore:
         return [Hit(str((p.payload or {})["id"]), float(p.score), dict(p.payload or {}))
                 for p in self._shard(collection).query(req)]
 
+    def search_many(self, collection: str, vectors: np.ndarray, limit: int) -> list[list[Hit]]:
+        reqs = [qe.QueryRequest(limit=limit, query=qe.Query.Nearest(np.asarray(v, dtype=np.float32).tolist()),
+                                with_payload=True, params=self._params) for v in vectors]
+        if not reqs:
+            return []
+        res = self._shard(collection).query_batch(qe.QueryBatchRequest(reqs))
+        return [[Hit(str((p.payload or {})["id"]), float(p.score), dict(p.payload or {})) for p in r] for r in res]
+
     def delete(self, collection: str, ids: Sequence[str]) -> None:
         if ids:
             self._shard(collection).update(qe.UpdateOperation.delete_points([point_uuid(i) for i in ids]))

@@ -91,6 +91,15 @@ class QdrantClientVectorStore:
         )
         return [Hit(str((p.payload or {})["id"]), float(p.score), dict(p.payload or {})) for p in res.points]
 
+    def search_many(self, collection: str, vectors: np.ndarray, limit: int) -> list[list[Hit]]:
+        if len(vectors) == 0:
+            return []
+        reqs = [qm.QueryRequest(query=np.asarray(v, dtype=np.float32).tolist(), limit=limit, with_payload=True)
+                for v in vectors]
+        res = self.client.query_batch_points(self._name(collection), reqs)
+        return [[Hit(str((p.payload or {})["id"]), float(p.score), dict(p.payload or {})) for p in r.points]
+                for r in res]
+
     def delete(self, collection: str, ids: Sequence[str]) -> None:
         if ids:
             self.client.delete(self._name(collection), qm.PointIdsList(points=[point_uuid(i) for i in ids]),

@@ -1,0 +1,139 @@
+"""Entity resolution: merge name variants ("Scrooge" → "Ebenezer Scrooge") after an ingest.
+
+Exact variants already share an id (names are normalized: case, punctuation, articles,
+possessives, lemmas for concepts). Near-duplicates are found by blocking with approximate nearest
+neighbours over the entity vectors (never all pairs) and accepted only when
+
+- the types are compatible (same group; an ORG/NORP-tagged single name may join a PERSON),
+- the strings agree: every token of the shorter name is a token of the longer one, or the two
+  are near-identical spellings, and the embeddings are close, and
+- the shorter name is not ambiguous: if it is contained in two different longer names among its
+  neighbours ("Cratchit" in "Bob Cratchit" and "Tim Cratchit"), it is left alone.
+
+The longer name is canonical. Every merge is recorded as an ``(:Alias)`` so a later ingest maps
+the same surface form straight to its entity.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from graphdb.store import GraphStore
+from hopgraph.models import Entity, normalize_name
+from hopgraph.settings import ResolutionSettings
+from vectors.embedders import Embedder
+from vectors.store import VectorPoint, VectorStore
+
+log = logging.getLogger(__name__)
+
+_GROUPS = {"PERSON": "person", "ORG": "org", "FAC": "org", "GPE": "place", "LOC": "place"}
+
+
+@dataclass(frozen=True)
+class Merge:
+    """``alias`` becomes part of ``canonical``."""
+
+    alias_id: str
+    alias_name: str
+    canonical_id: str
+    canonical_name: str
+    score: float
+
+
+def _tokens(name: str) -> list[str]:
+    """Distinct tokens in order ("Scrooge Scrooge", an NER artefact, is "scrooge")."""
+    return list(dict.fromkeys(normalize_name(name).replace("-", " ").split()))
+
+
+def compatible_types(short: str, long: str) -> bool:
+    if "CONCEPT" in (short, long):
+        return short == long
+    if _GROUPS.get(short, short) == _GROUPS.get(long, long):
+        return True
+    return long == "PERSON" and short in ("ORG", "NORP", "PRODUCT", "WORK_OF_ART")
+
+
+def name_relation(a: str, b: str) -> str | None:
+    """'contained' if the tokens of the shorter name are a subset of the longer's (in order of
+    appearance not required), 'fuzzy' if the spellings are near-identical, else None."""
+    ta, tb = _tokens(a), _tokens(b)
+    if not ta or not tb or ta == tb:
+        return None
+    short, long = (ta, tb) if len(ta) <= len(tb) else (tb, ta)
+    if len(short) < len(long) and set(short) <= set(long) and all(len(t) > 1 for t in short):
+        return "contained"
+    if difflib.SequenceMatcher(None, " ".join(ta), " ".join(tb)).ratio() >= 0.92 and len(" ".join(short)) >= 5:
+        return "fuzzy"
+    return None
+
+
+class EntityResolver:
+    """Finds and applies merges among recently written entities."""
+
+    def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder,
+                 cfg: ResolutionSettings) -> None:
+        self.graph = graph
+        self.vectors = vectors
+        self.embedder = embedder
+        self.cfg = cfg
+
+    def find(self, entities: Sequence[Entity]) -> list[Merge]:
+        """Merges for the given entities (candidates are their ANN neighbours in the whole store)."""
+        probes = [e for e in entities if e.type != "CONCEPT" or self.cfg.concepts]
+        probes = [e for e in probes if len(_tokens(e.name)) <= self.cfg.max_alias_tokens]
+        if not probes:
+            return []
+        hits = self.vectors.search_many("entities", self.embedder.embed([e.name for e in probes]), self.cfg.neighbours)
+        merges: dict[str, Merge] = {}
+        for e, neigh in zip(probes, hits, strict=True):
+            containing: list[tuple[str, str, float, str]] = []
+            for h in neigh:
+                other_name, other_type = str(h.payload.get("name", "")), str(h.payload.get("type", ""))
+                if h.id == e.id or not other_name:
+                    continue
+                kind = name_relation(e.name, other_name)
+                if kind is None or len(_tokens(other_name)) < len(_tokens(e.name)):
+                    continue  # the probe must be the shorter (alias) side
+                if kind == "fuzzy" and len(_tokens(other_name)) == len(_tokens(e.name)) and other_name < e.name:
+                    continue  # equal-length spellings: the lexicographically first is canonical
+                threshold = self.cfg.contained_similarity if kind == "contained" else self.cfg.fuzzy_similarity
+                if h.score >= threshold and compatible_types(e.type, other_type):
+                    containing.append((h.id, other_name, h.score, kind))
+            if not containing:
+                continue
+            distinct = {normalize_name(n) for _, n, _, _ in containing}
+            if len(distinct) > 1 and not all(name_relation(a, b) for a in distinct for b in distinct if a < b):
+                log.debug("not merging ambiguous %r: %s", e.name, sorted(distinct))
+                continue
+            best = max(containing, key=lambda c: (len(_tokens(c[1])), c[2]))
+            merges[e.id] = Merge(e.id, e.name, best[0], best[1], best[2])
+        # an alias's canonical may itself be an alias: follow the chain, never merge in a cycle
+        out: list[Merge] = []
+        for m in merges.values():
+            target, seen = m.canonical_id, {m.alias_id}
+            while target in merges and target not in seen:
+                seen.add(target)
+                target = merges[target].canonical_id
+            if target not in seen:
+                out.append(Merge(m.alias_id, m.alias_name, target, m.canonical_name, m.score))
+        return sorted(out, key=lambda m: m.alias_id)
+
+    def apply(self, merges: Sequence[Merge]) -> None:
+        """Rewire the graph and keep entity and relationship vectors in step."""
+        for m in merges:
+            gone, moved = self.graph.merge_entity(m.alias_id, m.alias_name, m.canonical_id)
+            self.vectors.delete("entities", [m.alias_id])
+            self.vectors.delete("relationships", gone)
+            keep = [r for r in moved if r.type != "co_occurs"]
+            if keep:
+                names = {m.canonical_id: m.canonical_name}
+                texts = [f"{names.get(r.source_id, r.source_id)} {r.type} {names.get(r.target_id, r.target_id)}: "
+                         f"{r.description}" for r in keep]
+                vecs = self.embedder.embed(texts)
+                self.vectors.upsert("relationships", [
+                    VectorPoint(r.id, v, {"source_id": r.source_id, "target_id": r.target_id, "type": r.type})
+                    for r, v in zip(keep, vecs, strict=True)])
+            log.info("merged entity %r into %r (similarity %.2f)", m.alias_name, m.canonical_name, m.score)

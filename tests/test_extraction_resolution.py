@@ -1,0 +1,72 @@
+"""Extraction and entity resolution on real text from ../shared/data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hopgraph.models import Chunk
+from hopgraph.platform import Platform
+from hopgraph.settings import ExtractionSettings
+from ingest.extraction import SpacyExtractor
+from ingest.resolution import compatible_types, name_relation
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+CAROL = DATA / "christmas-carol" / "a-christmas-carol.txt"
+
+
+def _extract(text: str):  # type: ignore[no-untyped-def]
+    x = SpacyExtractor(ExtractionSettings())
+    out = x.extract([Chunk(id="c1", document_id="d1", text=text, ord=0)])
+    names = {e.id: e.name for e in out.entities.values()}
+    rels = {(names[r.source_id], r.type, names[r.target_id]) for r in out.relations}
+    return out, names, rels
+
+
+def test_entities_and_relations_of_hand_checked_sentences() -> None:
+    # sentences from the hotpotqa-100 corpus ("Arthur's Magazine") and A Christmas Carol (line 97)
+    out, names, rels = _extract(
+        "Arthur's Magazine was an American literary periodical published in Philadelphia in the 19th century. "
+        "It was edited by Timothy Shay Arthur. Bob Cratchit, clerk to Ebenezer Scrooge, lives in London.")
+    types = {e.name: e.type for e in out.entities.values()}
+    assert types["Timothy Shay Arthur"] == "PERSON" and types["Philadelphia"] == "GPE"
+    assert types["Bob Cratchit"] == "PERSON" and types["Ebenezer Scrooge"] == "PERSON"
+    assert "literary periodical" in types and types["literary periodical"] == "CONCEPT"
+    assert ("literary periodical", "publish_in", "Philadelphia") in rels
+    assert ("Bob Cratchit", "live_in", "London") in rels
+    assert ("clerk", "to", "Ebenezer Scrooge") in rels
+    assert any(t == "co_occurs" and {a, b} == {"Bob Cratchit", "Ebenezer Scrooge"} for a, t, b in rels)
+    assert all(r.chunk_ids == ["c1"] and r.description for r in out.relations)
+    mentions = {names[m.entity_id] for m in out.mentions}
+    assert {"Timothy Shay Arthur", "Philadelphia", "London"} <= mentions
+
+
+def test_name_rules() -> None:
+    assert name_relation("Scrooge", "Ebenezer Scrooge") == "contained"
+    assert name_relation("Marley", "Jacob Marley's") == "contained"
+    assert name_relation("John Smith", "John Smithson") is None
+    assert name_relation("Cratchit", "Cratchit") is None
+    assert compatible_types("ORG", "PERSON") and not compatible_types("GPE", "PERSON")
+    assert not compatible_types("CONCEPT", "PERSON")
+
+
+def test_resolution_merges_variants_not_distinct_names(platform: Platform, tmp_path: Path) -> None:
+    text = CAROL.read_text(encoding="utf-8")
+    (tmp_path / "carol.txt").write_text(text[:60_000], encoding="utf-8")
+    report = platform.ingest([tmp_path / "carol.txt"])
+    assert report.entities_merged >= 2
+    g = platform.graph
+    by_name = {r["name"]: r for r in g.read("MATCH (e:Entity) RETURN e.name AS name, e.aliases AS aliases, e.id AS id")}
+    assert "Scrooge" not in by_name and "Scrooge" in (by_name["Ebenezer Scrooge"]["aliases"] or [])
+    assert "Marley" not in by_name and "Marley" in (by_name["Jacob Marley"]["aliases"] or [])
+    assert "Bob Cratchit" in by_name and "Tim Cratchit" in by_name  # distinct people stay apart
+    assert by_name["Bob Cratchit"]["id"] != by_name["Tim Cratchit"]["id"]
+    # mentions moved to the canonical entity; no entity is left without a mention
+    n = g.read("MATCH (:Chunk)-[m:MENTIONS]->(e:Entity {name: 'Ebenezer Scrooge'}) RETURN count(m) AS n")[0]["n"]
+    assert n > 20
+    assert g.read("MATCH (e:Entity) WHERE NOT (e)<-[:MENTIONS]-() RETURN count(e) AS n")[0]["n"] == 0
+    assert platform.vectors.count("entities") == platform.graph.counts()["Entity"]
+    # the merge is recorded: a later ingest maps the surface form straight to the canonical entity
+    (tmp_path / "more.txt").write_text("Scrooge counted his money in the counting-house.")
+    platform.ingest([tmp_path / "more.txt"])
+    names = {r["n"] for r in g.read("MATCH (e:Entity) RETURN e.name AS n")}
+    assert "Scrooge" not in names
