@@ -218,6 +218,10 @@ class BoltGraphStore:
         rows = self.read(cypher.LIST_DOCUMENTS, {"skip": skip, "limit": limit})
         return [DocumentState(r["id"], r["status"], r["content_hash"], r["source"]) for r in rows]
 
+    def documents_under(self, prefix: str) -> list[DocumentState]:
+        rows = self.read(cypher.DOCUMENTS_UNDER, {"prefix": prefix})
+        return [DocumentState(r["id"], r["status"], r["content_hash"], r["source"]) for r in rows]
+
     def plan_removal(self, keep: Mapping[str, Collection[str]]) -> RemovalPlan:
         rows = [{"document_id": d, "keep": sorted(k)} for d, k in keep.items()]
         chunk_ids: list[str] = []
@@ -316,19 +320,40 @@ class BoltGraphStore:
 
     def topology(self) -> Topology:
         version = self.version()
-        ids = [r["id"] for r in self.read(cypher.TOPOLOGY_NODES)]
+        nodes = self.read(cypher.TOPOLOGY_NODES)
+        ids = [r["id"] for r in nodes]
         index = {e: i for i, e in enumerate(ids)}
         src: list[int] = []
         dst: list[int] = []
+        edge_ids: list[str] = []
         types: list[str] = []
         weights: list[float] = []
         for r in self.read(cypher.TOPOLOGY_EDGES):
             if r["source"] in index and r["target"] in index:
                 src.append(index[r["source"]])
                 dst.append(index[r["target"]])
+                edge_ids.append(r["id"])
                 types.append(r["type"] or "RELATED")
                 weights.append(float(r["weight"] if r["weight"] is not None else 1.0))
-        return Topology(version, ids, src, dst, types, weights)
+        return Topology(version, ids, [r["name"] or "" for r in nodes], [r["type"] or "" for r in nodes],
+                        src, dst, edge_ids, types, weights)
+
+    def relation_descriptions(self, refs: Sequence[RelationRef]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        rows = [{"id": r.id, "source_id": r.source_id, "target_id": r.target_id} for r in refs]
+        for batch in _batches(rows, self.cfg.batch_size):
+            out.update({r["id"]: r["description"] or "" for r in
+                        self.read(cypher.RELATION_DESCRIPTIONS, {"rows": list(batch)})})
+        return out
+
+    def community_ids(self) -> dict[str, int]:
+        return {r["id"]: int(r["level"]) for r in self.read(cypher.COMMUNITY_IDS)}
+
+    def level0_membership(self) -> dict[str, str]:
+        return {r["entity_id"]: r["community_id"] for r in self.read(cypher.LEVEL0_MEMBERSHIP)}
+
+    def delete_communities(self, ids: Sequence[str]) -> None:
+        self._write_ids(cypher.DELETE_COMMUNITIES, ids)
 
     def explore(self, query: str, params: Mapping[str, Any] | None = None, row_limit: int = 1000,
                 timeout_s: float = 30.0) -> ExploreResult:
@@ -350,6 +375,20 @@ class BoltGraphStore:
 
 
     # -- entity resolution ---------------------------------------------------------------------
+    def unresolved_entities(self) -> list[Entity]:
+        return [Entity(id=r["id"], name=r["name"] or "", type=r["type"] or "")
+                for r in self.read(cypher.UNRESOLVED_ENTITIES)]
+
+    def mark_resolved(self, ids: Sequence[str]) -> None:
+        self._write_ids(cypher.MARK_RESOLVED, ids)
+
+    def communities_stale(self) -> bool:
+        rows = self.read(cypher.COMMUNITY_STATE)
+        return not rows or rows[0]["built"] is None or rows[0]["built"] != rows[0]["version"]
+
+    def mark_communities_built(self) -> None:
+        self._write(lambda tx: tx.run(cypher.MARK_COMMUNITIES_BUILT).consume())
+
     def aliases(self) -> dict[str, str]:
         """Surface-form entity id -> canonical entity id, for every merge recorded so far."""
         return {r["id"]: r["entity_id"] for r in self.read(cypher.ALIASES)}

@@ -44,7 +44,7 @@ MERGE (d)-[:HAS_CHUNK]->(c)
 UPSERT_ENTITIES = """
 UNWIND $rows AS r
 MERGE (e:Entity {id: r.id})
-ON CREATE SET e.name = r.name, e.type = r.type, e.description = r.description
+ON CREATE SET e.name = r.name, e.type = r.type, e.description = r.description, e.resolved = false
 """
 
 UPSERT_MENTIONS = """
@@ -72,6 +72,12 @@ UNFINISHED_DOCUMENTS = """
 MATCH (d:Document)
 WHERE d.status IN ['pending', 'deleting']
 RETURN d.id AS id, d.status AS status, d.source AS source
+"""
+
+DOCUMENTS_UNDER = """
+MATCH (d:Document)
+WHERE d.source STARTS WITH $prefix
+RETURN d.id AS id, d.source AS source, d.status AS status, d.content_hash AS content_hash
 """
 
 LIST_DOCUMENTS = """
@@ -262,11 +268,30 @@ OPTIONAL MATCH (n1)-[:RELATED]-(n2:Entity)
 RETURN collect(DISTINCT n1.id) AS first, collect(DISTINCT n2.id) AS second
 """
 
-TOPOLOGY_NODES = "MATCH (e:Entity) RETURN e.id AS id ORDER BY e.id"
+TOPOLOGY_NODES = "MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.type AS type ORDER BY e.id"
 
 TOPOLOGY_EDGES = """
 MATCH (a:Entity)-[r:RELATED]->(b:Entity)
-RETURN a.id AS source, b.id AS target, r.type AS type, r.weight AS weight
+RETURN a.id AS source, b.id AS target, r.id AS id, r.type AS type, r.weight AS weight
+"""
+
+RELATION_DESCRIPTIONS = """
+UNWIND $rows AS ref
+MATCH (:Entity {id: ref.source_id})-[r:RELATED {id: ref.id}]->(:Entity {id: ref.target_id})
+RETURN r.id AS id, r.description AS description
+"""
+
+COMMUNITY_IDS = "MATCH (c:Community) RETURN c.id AS id, c.level AS level"
+
+LEVEL0_MEMBERSHIP = """
+MATCH (e:Entity)-[:IN_COMMUNITY]->(c:Community {level: 0})
+RETURN e.id AS entity_id, c.id AS community_id
+"""
+
+DELETE_COMMUNITIES = """
+UNWIND $ids AS id
+MATCH (c:Community {id: id})
+DETACH DELETE c
 """
 
 MIGRATION_CHECKSUM = "MATCH (m:Migration {version: $version}) RETURN m.checksum AS checksum"
@@ -308,3 +333,20 @@ UNWIND $rows AS r
 MATCH (a:Alias {entity_id: r.old})
 SET a.entity_id = r.new
 """
+
+UNRESOLVED_ENTITIES = """
+MATCH (e:Entity)
+WHERE e.resolved = false
+RETURN e.id AS id, e.name AS name, e.type AS type
+"""
+
+MARK_RESOLVED = """
+UNWIND $ids AS id
+MATCH (e:Entity {id: id})
+SET e.resolved = true
+"""
+
+COMMUNITY_STATE = "MATCH (m:GraphMeta {id: 'graph'}) RETURN m.version AS version, m.communities_version AS built"
+
+# communities describe the graph as of this version (not a write of the graph: no version bump)
+MARK_COMMUNITIES_BUILT = "MATCH (m:GraphMeta {id: 'graph'}) SET m.communities_version = m.version"

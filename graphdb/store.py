@@ -81,8 +81,11 @@ class Topology:
 
     version: int
     entity_ids: list[str]
+    names: list[str]
+    types: list[str]
     sources: list[int]
     targets: list[int]
+    edge_ids: list[str]
     edge_types: list[str]
     weights: list[float]
 
@@ -145,6 +148,10 @@ class GraphStore(Protocol):
 
     def list_documents(self, skip: int = 0, limit: int = 100) -> list[DocumentState]: ...
 
+    def documents_under(self, prefix: str) -> list[DocumentState]:
+        """Documents whose source starts with ``prefix`` (a file, a directory, a JSONL file's records)."""
+        ...
+
     def plan_removal(self, keep: Mapping[str, Collection[str]]) -> RemovalPlan:
         """Chunks of each document id not in its keep-set, and the entities they orphan."""
         ...
@@ -171,6 +178,30 @@ class GraphStore(Protocol):
                 timeout_s: float = 30.0) -> ExploreResult:
         """Run a statement that must be read-only (checked before it runs)."""
         ...
+
+    def relation_descriptions(self, refs: Sequence[RelationRef]) -> dict[str, str]: ...
+
+    def community_ids(self) -> dict[str, int]:
+        """Every community id and its level."""
+        ...
+
+    def level0_membership(self) -> dict[str, str]:
+        """Entity id -> its level-0 community id (warm start of the next clustering)."""
+        ...
+
+    def delete_communities(self, ids: Sequence[str]) -> None: ...
+
+    def unresolved_entities(self) -> list[Entity]:
+        """Entities written since the last entity resolution."""
+        ...
+
+    def mark_resolved(self, ids: Sequence[str]) -> None: ...
+
+    def communities_stale(self) -> bool:
+        """Whether the graph changed since communities were last built."""
+        ...
+
+    def mark_communities_built(self) -> None: ...
 
     def aliases(self) -> dict[str, str]:
         """Surface-form entity id -> canonical entity id, for every recorded merge."""

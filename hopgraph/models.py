@@ -162,5 +162,7 @@ class IngestReport(BaseModel):
     mentions: int = 0
     relations: int = 0
     entities_merged: int = 0
+    communities: int = 0
+    documents_deleted: int = 0
     skipped: dict[str, str] = Field(default_factory=dict, description="source -> reason")
     seconds: float = 0.0

@@ -126,6 +126,21 @@ class ResolutionSettings(BaseModel):
     concepts: bool = Field(default=False, description="Also resolve CONCEPT entities (noun phrases).")
 
 
+class CommunitySettings(BaseModel):
+    """Hierarchical Leiden communities, recomputed after each ingest that changed the graph."""
+
+    enabled: bool = True
+    max_cluster_size: int = Field(default=25, ge=2, description="Larger clusters are split into a finer level.")
+    min_size: int = Field(default=2, ge=1, description="Smaller communities are not stored.")
+    resolution: float = Field(default=1.0, gt=0)
+    typed_weight: float = Field(default=2.0, ge=0, description="Weight of a typed relation vs a co-occurrence.")
+    summary_relations: int = Field(default=6, ge=0)
+    warm_start: bool = Field(
+        default=True, description="Start Leiden from the previous assignment: a small change keeps most "
+        "communities (and their ids); the result then depends on the ingest history, not only on the graph.")
+    seed: int = 42
+
+
 class IngestSettings(BaseModel):
     """Sources and batching of ingestion."""
 
@@ -159,6 +174,7 @@ class Settings(BaseSettings):
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
     extraction: ExtractionSettings = Field(default_factory=ExtractionSettings)
     resolution: ResolutionSettings = Field(default_factory=ResolutionSettings)
+    communities: CommunitySettings = Field(default_factory=CommunitySettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
 

@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from tqdm import tqdm
 
 from graphdb.store import COMPLETE, DELETING, PENDING, GraphStore, RemovalPlan
-from hopgraph.models import Chunk, Entity, IngestReport, Relation
+from hopgraph.models import Chunk, IngestReport, Relation
 from hopgraph.settings import Settings
 from ingest.chunking import Chunker
+from ingest.communities import CommunityBuilder
 from ingest.extraction import CO_OCCURS, SpacyExtractor
 from ingest.resolution import EntityResolver
 from ingest.sources import Skipped, SourceText, read_sources
@@ -46,16 +47,50 @@ class Ingestor:
         self.aliases = graph.aliases()
         self.extractor = SpacyExtractor(settings.extraction, resolve=lambda eid: self.aliases.get(eid, eid))
         self.resolver = EntityResolver(graph, vectors, embedder, settings.resolution)
-        self._written: dict[str, Entity] = {}
+        self.communities = CommunityBuilder(graph, vectors, embedder, settings.communities)
 
     # -- entry points ------------------------------------------------------------------------
-    def ingest_paths(self, paths: Sequence[Path], progress: bool = False) -> IngestReport:
-        """Ingest text files and directories of them."""
+    def ingest_paths(self, paths: Sequence[Path], progress: bool = False, prune: bool = True) -> IngestReport:
+        """Ingest files and directories. With ``prune``, documents previously ingested from these
+        paths that no longer exist (a deleted file, a record removed from a JSONL) are deleted."""
+        t0 = time.perf_counter()
         cfg = self.settings.ingest
-        return self.ingest_sources(read_sources(paths, cfg.extensions, cfg.max_file_bytes), progress=progress)
+        seen: set[str] = set()
+        unsure: set[str] = set()  # files with unreadable parts: keep what came from them before
+
+        def tracked() -> Iterator[SourceText | Skipped]:
+            for item in read_sources(paths, cfg.extensions, cfg.max_file_bytes):
+                if isinstance(item, SourceText):
+                    seen.add(item.document.source)
+                else:
+                    unsure.add(item.origin)
+                yield item
+
+        report = self.ingest_sources(tracked(), progress=progress, finish=False)
+        if prune:
+            gone = self._vanished(paths, seen, unsure)
+            if gone:
+                log.info("removing %d document(s) whose source no longer exists", len(gone))
+                report.documents_deleted = self.delete(gone, finish=False)
+        self._finish(report)
+        report.seconds = time.perf_counter() - t0
+        return report
+
+    def _vanished(self, paths: Sequence[Path], seen: set[str], unsure: set[str]) -> list[str]:
+        """Documents previously ingested from these paths that the sources no longer contain."""
+        gone: dict[str, None] = {}
+        for p in paths:
+            root = str(p.resolve())
+            for d in self.graph.documents_under(root):
+                src = d.source or ""
+                inside = src == root or src.startswith((root + "/", root + "#"))
+                from_unsure = src.split("#", 1)[0] in unsure
+                if inside and src not in seen and not from_unsure:
+                    gone[d.id] = None
+        return list(gone)
 
     def ingest_sources(self, items: Iterable[SourceText | Skipped], total: int | None = None,
-                       progress: bool = False) -> IngestReport:
+                       progress: bool = False, finish: bool = True) -> IngestReport:
         """Ingest already-read sources (Skipped items are only reported)."""
         t0 = time.perf_counter()
         report = IngestReport()
@@ -79,27 +114,38 @@ class Ingestor:
             self._ingest_batch(batch, report)
             bar.update(len(batch))
         bar.close()
-        if self._written and self.settings.resolution.enabled:
-            merges = self.resolver.find(list(self._written.values()))
-            self.resolver.apply(merges)
-            self.aliases.update({m.alias_id: m.canonical_id for m in merges})
-            report.entities_merged = len(merges)
-            self._written.clear()
-        if report.documents_ingested:
-            self.vectors.optimize()
-        self.vectors.flush()
+        if finish:
+            self._finish(report)
         report.seconds = time.perf_counter() - t0
         return report
 
-    def delete(self, document_ids: Sequence[str]) -> int:
-        """Delete documents with their chunks, mentions, orphaned entities and vectors."""
+    def _finish(self, report: IngestReport) -> None:
+        """After a run: resolve entities, recompute communities, build indexes, flush."""
+        if self.settings.resolution.enabled:
+            pending = self.graph.unresolved_entities()  # durable: a killed run's entities too
+            if pending:
+                merges = self.resolver.find(pending)
+                self.resolver.apply(merges)
+                self.aliases.update({m.alias_id: m.canonical_id for m in merges})
+                report.entities_merged += len(merges)
+                self.graph.mark_resolved([e.id for e in pending])
+        if self.settings.communities.enabled and self.graph.communities_stale():
+            report.communities = self.communities.rebuild().communities
+            self.graph.mark_communities_built()
+        if report.documents_ingested:
+            self.vectors.optimize()
+        self.vectors.flush()
+
+    def delete(self, document_ids: Sequence[str], finish: bool = True) -> int:
+        """Delete documents with their chunks, mentions, orphaned entities, relations and vectors."""
         states = self.graph.document_states(document_ids)
         ids = [i for i in document_ids if i in states]
         if not ids:
             return 0
         self.graph.set_document_status([(i, DELETING, states[i].content_hash or "") for i in ids])
         self._remove(self.graph.plan_removal({i: () for i in ids}), ids)
-        self.vectors.flush()
+        if finish:
+            self._finish(IngestReport(documents_deleted=len(ids)))
         return len(ids)
 
     def finish_interrupted_deletes(self) -> None:
@@ -151,7 +197,6 @@ class Ingestor:
             self._remove(plan)
         self.graph.upsert_chunks(chunks)
         self.graph.upsert_entities(entities)
-        self._written.update(extraction.entities)
         self.graph.upsert_mentions(extraction.mentions)
         self.graph.upsert_relations(relations)
         self.vectors.upsert("chunks", [

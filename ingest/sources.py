@@ -38,10 +38,15 @@ class SourceText:
 
 @dataclass(frozen=True)
 class Skipped:
-    """A file or record that was not ingested, and why."""
+    """A file or record that was not ingested, and why (``file``: the file it came from)."""
 
     source: str
     reason: str
+    file: str = ""
+
+    @property
+    def origin(self) -> str:
+        return self.file or self.source
 
 
 def expand_paths(paths: Iterable[Path], extensions: Sequence[str]) -> Iterator[Path]:
@@ -139,12 +144,13 @@ def read_jsonl(path: Path, max_bytes: int) -> Iterator[SourceText | Skipped]:
         try:
             rec = json.loads(line)
         except json.JSONDecodeError as exc:
-            yield Skipped(where, f"malformed JSON: {exc.msg} at column {exc.colno}")
+            yield Skipped(where, f"malformed JSON: {exc.msg} at column {exc.colno}", base)
             continue
         if not isinstance(rec, dict):
-            yield Skipped(where, "a JSONL record must be an object")
+            yield Skipped(where, "a JSONL record must be an object", base)
             continue
-        yield record_to_source(base, rec, where)
+        item = record_to_source(base, rec, where)
+        yield Skipped(item.source, item.reason, base) if isinstance(item, Skipped) else item
 
 
 def record_to_source(base: str, rec: dict[str, Any], where: str) -> SourceText | Skipped:
