@@ -393,30 +393,38 @@ class BoltGraphStore:
         """Surface-form entity id -> canonical entity id, for every merge recorded so far."""
         return {r["id"]: r["entity_id"] for r in self.read(cypher.ALIASES)}
 
-    def merge_entity(self, alias_id: str, alias_name: str, canonical_id: str) -> tuple[list[str], list[Relation]]:
-        """Move an entity's mentions and relations onto ``canonical_id``, delete it and record the alias.
+    def merge_entities(self, merges: Sequence[tuple[str, str, str]]) -> tuple[list[str], list[Relation]]:
+        """Fold each (alias id, alias name, canonical id) into its canonical entity: mentions and
+        relations move over, the alias entity is deleted and recorded as an ``(:Alias)``.
 
-        Returns the ids of the relations that disappeared and the relations written in their place
+        Returns the ids of relations that disappeared and the relations written in their place
         (relation ids derive from their endpoints), for the caller to update relation vectors."""
-        mentions = self.read(cypher.MENTIONS_OF_ENTITY, {"id": alias_id})
-        old = self.read(cypher.RELATIONS_OF_ENTITY, {"id": alias_id})
+        if not merges:
+            return [], []
+        target = {a: c for a, _, c in merges}
+        ids = sorted(target)
+        mentions = [m for b in _batches(ids, self.cfg.batch_size)
+                    for m in self.read(cypher.MENTIONS_OF_ENTITIES, {"ids": list(b)})]
+        old = {r["id"]: r for b in _batches(ids, self.cfg.batch_size)
+               for r in self.read(cypher.RELATIONS_OF_ENTITIES, {"ids": list(b)})}
         moved: list[Relation] = []
-        for r in old:
-            src = canonical_id if r["source_id"] == alias_id else r["source_id"]
-            dst = canonical_id if r["target_id"] == alias_id else r["target_id"]
-            if src != dst:  # a relation between the two merged names disappears
+        for r in old.values():
+            src, dst = target.get(r["source_id"], r["source_id"]), target.get(r["target_id"], r["target_id"])
+            if src != dst:  # a relation between two merged names disappears
                 moved.append(Relation(id=relation_id(src, r["type"], dst), source_id=src, target_id=dst,
                                       type=r["type"], description=r["description"] or "",
                                       chunk_ids=list(r["chunk_ids"] or [])))
-        rows = [{"chunk_id": m["chunk_id"], "entity_id": canonical_id, "count": int(m["count"] or 1)}
-                for m in mentions]
-        self._write_rows(cypher.ADD_MENTIONS, rows)
+        added: dict[tuple[str, str], int] = {}
+        for m in mentions:
+            key = (m["chunk_id"], target[m["entity_id"]])
+            added[key] = added.get(key, 0) + int(m["count"] or 1)
+        self._write_rows(cypher.ADD_MENTIONS, [{"chunk_id": c, "entity_id": e, "count": n}
+                                               for (c, e), n in added.items()])
         self.upsert_relations(moved)
-        self._write_ids(cypher.DELETE_ENTITIES, [alias_id])
-        self._write_rows(cypher.REPOINT_ALIASES, [{"old": alias_id, "new": canonical_id}])
-        self._write_rows(cypher.RECORD_ALIASES, [{"id": alias_id, "entity_id": canonical_id, "name": alias_name}])
-        return [r["id"] for r in old], moved
-
+        self._write_ids(cypher.DELETE_ENTITIES, ids)
+        self._write_rows(cypher.REPOINT_ALIASES, [{"old": a, "new": c} for a, c in target.items()])
+        self._write_rows(cypher.RECORD_ALIASES, [{"id": a, "entity_id": c, "name": n} for a, n, c in merges])
+        return sorted(old), moved
 
 def _plain(value: Any) -> Any:
     """Graph values as JSON-friendly data."""

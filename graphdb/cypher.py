@@ -299,13 +299,15 @@ MIGRATION_CHECKSUM = "MATCH (m:Migration {version: $version}) RETURN m.checksum 
 # --- entity resolution -------------------------------------------------------------------------
 ALIASES = "MATCH (a:Alias) RETURN a.id AS id, a.entity_id AS entity_id"
 
-MENTIONS_OF_ENTITY = """
-MATCH (c:Chunk)-[m:MENTIONS]->(:Entity {id: $id})
-RETURN c.id AS chunk_id, m.count AS count
+MENTIONS_OF_ENTITIES = """
+UNWIND $ids AS eid
+MATCH (c:Chunk)-[m:MENTIONS]->(:Entity {id: eid})
+RETURN eid AS entity_id, c.id AS chunk_id, m.count AS count
 """
 
-RELATIONS_OF_ENTITY = """
-MATCH (e:Entity {id: $id})-[r:RELATED]-(:Entity)
+RELATIONS_OF_ENTITIES = """
+UNWIND $ids AS eid
+MATCH (e:Entity {id: eid})-[r:RELATED]-(:Entity)
 RETURN DISTINCT r.id AS id, startNode(r).id AS source_id, endNode(r).id AS target_id, r.type AS type,
        r.description AS description, r.chunk_ids AS chunk_ids
 """

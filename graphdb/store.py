@@ -207,8 +207,8 @@ class GraphStore(Protocol):
         """Surface-form entity id -> canonical entity id, for every recorded merge."""
         ...
 
-    def merge_entity(self, alias_id: str, alias_name: str, canonical_id: str) -> tuple[list[str], list[Relation]]:
-        """Fold an entity into another; return (relation ids removed, relations written instead)."""
+    def merge_entities(self, merges: Sequence[tuple[str, str, str]]) -> tuple[list[str], list[Relation]]:
+        """Fold (alias id, alias name, canonical id) entities; return (relation ids removed, relations written)."""
         ...
 
     def read(self, cypher: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:

@@ -166,3 +166,4 @@ class IngestReport(BaseModel):
     documents_deleted: int = 0
     skipped: dict[str, str] = Field(default_factory=dict, description="source -> reason")
     seconds: float = 0.0
+    stage_seconds: dict[str, float] = Field(default_factory=dict, description="time per pipeline stage")

@@ -93,5 +93,9 @@ class Platform:
         vectors = {name: self.vectors.count(name) for name in COLLECTIONS}
         return {"graph": self.graph.counts(), "graph_version": self.graph.version(), "vectors": vectors}
 
+    def extractor_warmup(self) -> None:
+        """Load the spaCy model now (benchmarks time ingestion, not model loading)."""
+        self._ingestor().extractor.extract([])
+
     def _ingestor(self) -> Ingestor:
         return Ingestor(self.graph, self.vectors, self.embedder, self.settings)

@@ -109,7 +109,7 @@ class ExtractionSettings(BaseModel):
     noun_chunks: bool = Field(default=True, description="Also extract noun-chunk concepts (type CONCEPT).")
     max_concept_tokens: int = Field(default=4, ge=1)
     min_concept_chars: int = Field(default=3, ge=1)
-    max_cooccurring: int = Field(default=12, ge=2, description="Entities per sentence paired for co_occurs.")
+    max_cooccurring: int = Field(default=10, ge=2, description="Entities per sentence paired for co_occurs.")
     embed_cooccurrence: bool = Field(
         default=False, description="Also embed co_occurs relations (typed relations are always embedded).")
 

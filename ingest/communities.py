@@ -167,7 +167,7 @@ class CommunityBuilder:
             self.describe(topo, new)
             # parents of new communities may be unchanged ones: the PARENT link needs both ends
             self.graph.upsert_communities(new)
-            vecs = self.embedder.embed([f"{c.title}. {c.summary}" for c in new])
+            vecs = self.embedder.embed([f"{c.title}. {c.summary[:300]}" for c in new])
             self.vectors.upsert("communities", [
                 VectorPoint(c.id, v, {"level": c.level, "title": c.title, "size": c.size})
                 for c, v in zip(new, vecs, strict=True)])

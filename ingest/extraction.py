@@ -8,8 +8,8 @@ the supporting sentence as a short description:
   predicate lemma (``found``, ``bear_in``);
 - prepositional attachments between entities (``Curie Institute`` -in-> ``Warsaw``), typed by the
   preposition;
-- sentence-level co-occurrence (``co_occurs``); the retrieval snapshot turns its support counts into
-  PMI weights.
+- sentence-level co-occurrence (``co_occurs``) of pairs with at least one named entity; the
+  retrieval snapshot turns its support counts into PMI weights.
 """
 
 from __future__ import annotations
@@ -122,6 +122,7 @@ class SpacyExtractor:
     # -- relations ---------------------------------------------------------------------------
     def _extract_doc(self, chunk: Chunk, doc: Any, out: Extraction) -> None:
         spans = self._spans(doc, out)
+        named = {s.eid for s in spans if out.entities[s.eid].type != CONCEPT}
         counts = Counter(s.eid for s in spans)
         out.mentions.extend(Mention(chunk_id=chunk.id, entity_id=e, count=n) for e, n in counts.items())
         by_token: dict[int, str] = {}
@@ -164,4 +165,5 @@ class SpacyExtractor:
                             add(by_token[tok.i], prep.lemma_.lower(), ent_of(p), text)
             in_sent = sorted({by_token[i] for i in range(sent.start, sent.end) if i in by_token})
             for a, b in itertools.combinations(in_sent[: self.cfg.max_cooccurring], 2):
-                add(a, CO_OCCURS, b, text)
+                if a in named or b in named:  # concept-concept pairs are too weak to keep
+                    add(a, CO_OCCURS, b, text)

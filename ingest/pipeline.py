@@ -13,6 +13,7 @@ finished by rerunning it, and ids derived from content make every step idempoten
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -25,13 +26,24 @@ from hopgraph.models import Chunk, IngestReport, Relation
 from hopgraph.settings import Settings
 from ingest.chunking import Chunker
 from ingest.communities import CommunityBuilder
-from ingest.extraction import CO_OCCURS, SpacyExtractor
+from ingest.extraction import CO_OCCURS, Extraction, SpacyExtractor
 from ingest.resolution import EntityResolver
 from ingest.sources import Skipped, SourceText, read_sources
+from ingest.texts import merge_relations, relation_text
 from vectors.embedders import Embedder
 from vectors.store import VectorPoint, VectorStore
 
 log = logging.getLogger(__name__)
+
+
+@contextlib.contextmanager
+def stage(report: IngestReport, name: str) -> Iterator[None]:
+    """Add the time spent in a pipeline stage to the report."""
+    t = time.perf_counter()
+    try:
+        yield
+    finally:
+        report.stage_seconds[name] = report.stage_seconds.get(name, 0.0) + time.perf_counter() - t
 
 
 class Ingestor:
@@ -122,19 +134,22 @@ class Ingestor:
     def _finish(self, report: IngestReport) -> None:
         """After a run: resolve entities, recompute communities, build indexes, flush."""
         if self.settings.resolution.enabled:
-            pending = self.graph.unresolved_entities()  # durable: a killed run's entities too
-            if pending:
-                merges = self.resolver.find(pending)
-                self.resolver.apply(merges)
-                self.aliases.update({m.alias_id: m.canonical_id for m in merges})
-                report.entities_merged += len(merges)
-                self.graph.mark_resolved([e.id for e in pending])
+            with stage(report, "resolve"):
+                pending = self.graph.unresolved_entities()  # durable: a killed run's entities too
+                if pending:
+                    merges = self.resolver.find(pending)
+                    self.resolver.apply(merges)
+                    self.aliases.update({m.alias_id: m.canonical_id for m in merges})
+                    report.entities_merged += len(merges)
+                    self.graph.mark_resolved([e.id for e in pending])
         if self.settings.communities.enabled and self.graph.communities_stale():
-            report.communities = self.communities.rebuild().communities
-            self.graph.mark_communities_built()
-        if report.documents_ingested:
-            self.vectors.optimize()
-        self.vectors.flush()
+            with stage(report, "communities"):
+                report.communities = self.communities.rebuild().communities
+                self.graph.mark_communities_built()
+        with stage(report, "vector_write"):
+            if report.documents_ingested:
+                self.vectors.optimize()
+            self.vectors.flush()
 
     def delete(self, document_ids: Sequence[str], finish: bool = True) -> int:
         """Delete documents with their chunks, mentions, orphaned entities, relations and vectors."""
@@ -175,60 +190,58 @@ class Ingestor:
             return
         chunks: list[Chunk] = []
         per_doc: dict[str, list[str]] = {}
-        for s in todo:
-            doc_chunks = self.chunker.chunk(s.document.id, s.text)
-            per_doc[s.document.id] = [c.id for c in doc_chunks]
-            chunks.extend(doc_chunks)
-        extraction = self.extractor.extract(chunks)
-        entities = list(extraction.entities.values())
+        with stage(report, "chunk"):
+            for s in todo:
+                doc_chunks = self.chunker.chunk(s.document.id, s.text)
+                per_doc[s.document.id] = [c.id for c in doc_chunks]
+                chunks.extend(doc_chunks)
+        with stage(report, "extract"):
+            extraction = self.extractor.extract(chunks)
         relations = merge_relations(extraction.relations)
+        with stage(report, "embed"):
+            points = self._embed(chunks, extraction, relations)
+        with stage(report, "graph_write"):
+            self._write_graph(todo, per_doc, chunks, extraction, relations)
+        with stage(report, "vector_write"):
+            for collection, pts in points.items():
+                self.vectors.upsert(collection, pts)
+        with stage(report, "graph_write"):  # the commit point of the batch
+            self.graph.set_document_status([(s.document.id, COMPLETE, s.document.content_hash) for s in todo])
+        report.documents_ingested += len(todo)
+        report.chunks += len(chunks)
+        report.entities += len(extraction.entities)
+        report.mentions += len(extraction.mentions)
+        report.relations += len(relations)
+
+    def _embed(self, chunks: list[Chunk], extraction: Extraction,
+               relations: list[Relation]) -> dict[str, list[VectorPoint]]:
+        """Vectors of chunks, entities (by name) and typed relations (see ``relation_text``)."""
+        entities = list(extraction.entities.values())
         embedded = [r for r in relations if r.type != CO_OCCURS or self.settings.extraction.embed_cooccurrence]
         names = {e.id: e.name for e in entities}
         chunk_vecs = self.embedder.embed([c.text for c in chunks])
         entity_vecs = self.embedder.embed([e.name for e in entities])
         relation_vecs = self.embedder.embed([relation_text(r, names) for r in embedded])
+        return {
+            "chunks": [VectorPoint(c.id, v, {"document_id": c.document_id})
+                       for c, v in zip(chunks, chunk_vecs, strict=True)],
+            "entities": [VectorPoint(e.id, v, {"name": e.name, "type": e.type})
+                         for e, v in zip(entities, entity_vecs, strict=True)],
+            "relationships": [VectorPoint(r.id, v, {"source_id": r.source_id, "target_id": r.target_id, "type": r.type})
+                              for r, v in zip(embedded, relation_vecs, strict=True)],
+        }
 
+    def _write_graph(self, todo: list[SourceText], per_doc: dict[str, list[str]], chunks: list[Chunk],
+                     extraction: Extraction, relations: list[Relation]) -> None:
+        """Documents (pending), removal of what changed documents no longer support, then the new items."""
         self.graph.upsert_documents([s.document for s in todo], status=PENDING)
         plan = self.graph.plan_removal(per_doc)
-        new_entities, new_relations = set(extraction.entities), {r.id for r in relations}
-        plan.entity_ids = [e for e in plan.entity_ids if e not in new_entities]
+        new_relations = {r.id for r in relations}
+        plan.entity_ids = [e for e in plan.entity_ids if e not in extraction.entities]
         plan.relations = [r for r in plan.relations if r.id not in new_relations]
         if plan:
             self._remove(plan)
         self.graph.upsert_chunks(chunks)
-        self.graph.upsert_entities(entities)
+        self.graph.upsert_entities(list(extraction.entities.values()))
         self.graph.upsert_mentions(extraction.mentions)
         self.graph.upsert_relations(relations)
-        self.vectors.upsert("chunks", [
-            VectorPoint(c.id, v, {"document_id": c.document_id}) for c, v in zip(chunks, chunk_vecs, strict=True)
-        ])
-        self.vectors.upsert("entities", [
-            VectorPoint(e.id, v, {"name": e.name, "type": e.type})
-            for e, v in zip(entities, entity_vecs, strict=True)
-        ])
-        self.vectors.upsert("relationships", [
-            VectorPoint(r.id, v, {"source_id": r.source_id, "target_id": r.target_id, "type": r.type})
-            for r, v in zip(embedded, relation_vecs, strict=True)
-        ])
-        self.graph.set_document_status([(s.document.id, COMPLETE, s.document.content_hash) for s in todo])
-        report.documents_ingested += len(todo)
-        report.chunks += len(chunks)
-        report.entities += len(entities)
-        report.mentions += len(extraction.mentions)
-        report.relations += len(relations)
-
-
-def merge_relations(relations: Sequence[Relation]) -> list[Relation]:
-    """One relation per id, its support the union of the chunks that stated it (first description kept)."""
-    merged: dict[str, Relation] = {}
-    for r in relations:
-        old = merged.get(r.id)
-        merged[r.id] = r if old is None else old.model_copy(
-            update={"chunk_ids": sorted(set(old.chunk_ids) | set(r.chunk_ids))})
-    return list(merged.values())
-
-
-def relation_text(r: Relation, names: dict[str, str]) -> str:
-    """What a relationship embedding encodes: "{source} {type} {target}: {description}"."""
-    src, dst = names.get(r.source_id, r.source_id), names.get(r.target_id, r.target_id)
-    return f"{src} {r.type.replace('_', ' ')} {dst}: {r.description}"

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from graphdb.store import GraphStore
 from hopgraph.models import Entity, normalize_name
 from hopgraph.settings import ResolutionSettings
+from ingest.texts import relation_text
 from vectors.embedders import Embedder
 from vectors.store import VectorPoint, VectorStore
 
@@ -122,18 +123,19 @@ class EntityResolver:
         return sorted(out, key=lambda m: m.alias_id)
 
     def apply(self, merges: Sequence[Merge]) -> None:
-        """Rewire the graph and keep entity and relationship vectors in step."""
+        """Rewire the graph in a few batched statements and keep entity and relationship vectors in step."""
+        if not merges:
+            return
+        gone, moved = self.graph.merge_entities([(m.alias_id, m.alias_name, m.canonical_id) for m in merges])
+        self.vectors.delete("entities", [m.alias_id for m in merges])
+        self.vectors.delete("relationships", gone)
+        keep = [r for r in moved if r.type != "co_occurs"]
+        if keep:
+            names = {m.canonical_id: m.canonical_name for m in merges}
+            vecs = self.embedder.embed([relation_text(r, names) for r in keep])
+            self.vectors.upsert("relationships", [
+                VectorPoint(r.id, v, {"source_id": r.source_id, "target_id": r.target_id, "type": r.type})
+                for r, v in zip(keep, vecs, strict=True)])
         for m in merges:
-            gone, moved = self.graph.merge_entity(m.alias_id, m.alias_name, m.canonical_id)
-            self.vectors.delete("entities", [m.alias_id])
-            self.vectors.delete("relationships", gone)
-            keep = [r for r in moved if r.type != "co_occurs"]
-            if keep:
-                names = {m.canonical_id: m.canonical_name}
-                texts = [f"{names.get(r.source_id, r.source_id)} {r.type} {names.get(r.target_id, r.target_id)}: "
-                         f"{r.description}" for r in keep]
-                vecs = self.embedder.embed(texts)
-                self.vectors.upsert("relationships", [
-                    VectorPoint(r.id, v, {"source_id": r.source_id, "target_id": r.target_id, "type": r.type})
-                    for r, v in zip(keep, vecs, strict=True)])
-            log.info("merged entity %r into %r (similarity %.2f)", m.alias_name, m.canonical_name, m.score)
+            log.debug("merged entity %r into %r (similarity %.2f)", m.alias_name, m.canonical_name, m.score)
+        log.info("entity resolution: %d merge(s)", len(merges))

@@ -1,0 +1,26 @@
+"""Small helpers over extracted relations shared by the pipeline and entity resolution."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hopgraph.models import Relation
+
+
+def merge_relations(relations: Sequence[Relation]) -> list[Relation]:
+    """One relation per id, its support the union of the chunks that stated it (first description kept)."""
+    merged: dict[str, Relation] = {}
+    for r in relations:
+        old = merged.get(r.id)
+        merged[r.id] = r if old is None else old.model_copy(
+            update={"chunk_ids": sorted(set(old.chunk_ids) | set(r.chunk_ids))})
+    return list(merged.values())
+
+
+def relation_text(r: Relation, names: dict[str, str], max_words: int = 20) -> str:
+    """What a relationship embedding encodes: "{source} {type} {target}: {description}" (the
+    supporting sentence, cut at ``max_words``: the chunk vector already holds the whole of it)."""
+    src, dst = names.get(r.source_id, r.source_id), names.get(r.target_id, r.target_id)
+    words = r.description.split()
+    desc = " ".join(words[:max_words]) + (" ..." if len(words) > max_words else "")
+    return f"{src} {r.type.replace('_', ' ')} {dst}: {desc}"
