@@ -352,3 +352,21 @@ COMMUNITY_STATE = "MATCH (m:GraphMeta {id: 'graph'}) RETURN m.version AS version
 
 # communities describe the graph as of this version (not a write of the graph: no version bump)
 MARK_COMMUNITIES_BUILT = "MATCH (m:GraphMeta {id: 'graph'}) SET m.communities_version = m.version"
+
+# --- retrieval snapshot ------------------------------------------------------------------------
+SNAPSHOT_CHUNKS = """
+MATCH (d:Document)-[:HAS_CHUNK]->(c:Chunk)
+WHERE d.status = 'complete'
+RETURN c.id AS id, c.text AS text, d.id AS document_id, d.source AS source, d.metadata_json AS metadata
+"""
+
+SNAPSHOT_MENTIONS = """
+MATCH (c:Chunk)-[m:MENTIONS]->(e:Entity)
+RETURN c.id AS chunk_id, e.id AS entity_id, m.count AS count
+"""
+
+COMMUNITY_MEMBERS = """
+MATCH (e:Entity)-[:IN_COMMUNITY]->(:Community {id: $id})
+RETURN e.id AS id
+LIMIT $limit
+"""

@@ -174,6 +174,14 @@ class GraphStore(Protocol):
 
     def topology(self) -> Topology: ...
 
+    def snapshot_chunks(self) -> list[dict[str, Any]]:
+        """Every chunk of a complete document: id, text, document_id, source, metadata (JSON)."""
+        ...
+
+    def snapshot_mentions(self) -> list[tuple[str, str, int]]:
+        """Every (chunk id, entity id, count) mention."""
+        ...
+
     def explore(self, cypher: str, params: Mapping[str, Any] | None = None, row_limit: int = 1000,
                 timeout_s: float = 30.0) -> ExploreResult:
         """Run a statement that must be read-only (checked before it runs)."""
@@ -190,6 +198,8 @@ class GraphStore(Protocol):
         ...
 
     def delete_communities(self, ids: Sequence[str]) -> None: ...
+
+    def community_members(self, community_id: str, limit: int = 200) -> list[str]: ...
 
     def unresolved_entities(self) -> list[Entity]:
         """Entities written since the last entity resolution."""

@@ -148,7 +148,9 @@ class QueryResult(BaseModel):
     mode: str
     results: list[RetrievedChunk]
     timings_ms: dict[str, float] = Field(default_factory=dict)
-    notes: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list, description="Degraded stages and other remarks.")
+    context: str = Field(default="", description="Cited context under the token budget.")
+    explain: dict[str, Any] = Field(default_factory=dict, description="Seeds, paths and per-signal scores.")
 
 
 class IngestReport(BaseModel):

@@ -12,7 +12,7 @@ from typing import Any
 from graphdb.bolt import BoltGraphStore
 from graphdb.factory import open_graph_store
 from hopgraph.models import IngestReport, QueryResult
-from hopgraph.settings import Settings
+from hopgraph.settings import RetrievalSettings, Settings
 from ingest.pipeline import Ingestor
 from retrieval.modes import Retriever
 from vectors.embedders import Embedder, make_embedder
@@ -34,6 +34,7 @@ class Platform:
             self.__dict__["embedder"] = embedder
         self._graph: BoltGraphStore | None = None
         self._vectors: VectorStore | None = None
+        self._retriever: Retriever | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
     def __enter__(self) -> Platform:
@@ -45,6 +46,7 @@ class Platform:
 
     def close(self) -> None:
         """Flush and close the stores."""
+        self._retriever = None
         if self._vectors is not None:
             self._vectors.close()
             self._vectors = None
@@ -83,15 +85,27 @@ class Platform:
         """Delete one document and everything only it supported. False if it does not exist."""
         return self._ingestor().delete([doc_id]) == 1
 
-    def query(self, text: str, mode: str = "naive", top_k: int | None = None) -> QueryResult:
-        """Ranked chunks with citations."""
-        return Retriever(self.graph, self.vectors, self.embedder, self.settings.retrieval).query(
-            text, mode, top_k)
+    @property
+    def retriever(self) -> Retriever:
+        """One retriever per platform: its graph snapshot is reused until the graph changes."""
+        if self._retriever is None:
+            self._retriever = Retriever(self.graph, self.vectors, self.embedder, self.settings.retrieval)
+        return self._retriever
+
+    def query(self, text: str, mode: str = "graph", top_k: int | None = None, explain: bool = False,
+              retrieval: RetrievalSettings | None = None) -> QueryResult:
+        """Ranked chunks with citations and a cited context (``retrieval`` overrides the settings)."""
+        return self.retriever.query(text, mode, top_k, explain=explain, cfg=retrieval)
 
     def status(self) -> dict[str, Any]:
         """Counts of graph items and vectors."""
         vectors = {name: self.vectors.count(name) for name in COLLECTIONS}
         return {"graph": self.graph.counts(), "graph_version": self.graph.version(), "vectors": vectors}
+
+    def corpus_ids(self) -> dict[str, str]:
+        """Chunk id -> corpus record id (``metadata.corpus_id`` of BEIR/JSONL documents)."""
+        snap = self.retriever.cache.get()
+        return {c: cid for c, cid in zip(snap.chunk_ids, snap.chunk_corpus_ids, strict=True) if cid}
 
     def extractor_warmup(self) -> None:
         """Load the spaCy model now (benchmarks time ingestion, not model loading)."""

@@ -55,6 +55,7 @@ class VectorSettings(BaseModel):
     """Vector store: embedded qdrant-edge (default), a Qdrant server, or qdrant-client in memory."""
 
     backend: Literal["edge", "server", "memory"] = "edge"
+    path: Path | None = Field(default=None, description="Embedded store folder (default: <data_dir>/vectors).")
     url: str | None = Field(default=None, description="Qdrant server URL, e.g. http://localhost:6333.")
     api_key: SecretStr | None = None
     prefix: str = Field(default="hopgraph_", description="Collection name prefix on a Qdrant server.")
@@ -152,11 +153,31 @@ class IngestSettings(BaseModel):
 
 
 class RetrievalSettings(BaseModel):
-    """Query-time parameters."""
+    """Query-time parameters of every mode."""
 
     top_k: int = Field(default=5, ge=1, le=1000)
-    entity_k: int = Field(default=20, ge=1, description="Entities seeded by vector search in local mode.")
-    min_entity_score: float = Field(default=0.3, ge=-1.0, le=1.0)
+    candidate_k: int = Field(default=50, ge=1, description="Dense and BM25 candidates fused by graph modes.")
+    entity_k: int = Field(default=20, ge=1, description="Entities seeded by similarity to the query.")
+    min_entity_score: float = Field(default=0.45, ge=-1.0, le=1.0)
+    enrichment: bool = Field(default=True, description="Seed entities of the first-pass top chunks too.")
+    enrich_chunks: int = Field(default=3, ge=0)
+    enrich_entities_per_chunk: int = Field(default=5, ge=0)
+    enrich_weight: float = Field(default=0.5, ge=0)
+    expansion: Literal["ppr", "beam", "none"] = Field(default="ppr", description="none = 0 hops.")
+    damping: float = Field(default=0.5, gt=0, lt=1, description="PPR: probability to keep walking.")
+    passage_weight: float = Field(default=0.05, ge=0, description="PPR restart mass on first-pass chunks.")
+    hops: int = Field(default=2, ge=0, le=5, description="Beam expansion depth.")
+    beam: int = Field(default=32, ge=1)
+    decay: float = Field(default=0.5, gt=0, le=1, description="Beam score decay per hop.")
+    type_weights: dict[str, float] = Field(default_factory=lambda: {"co_occurs": 0.6, "*": 1.0})
+    fusion: Literal["weighted", "rrf"] = "weighted"
+    weights: dict[str, float] = Field(default_factory=lambda: {"dense": 1.0, "bm25": 0.6, "graph": 1.0})
+    rrf_k: int = Field(default=60, ge=1)
+    rerank: bool = Field(default=False, description="Rerank the fused top candidates.")
+    rerank_k: int = Field(default=20, ge=1)
+    reranker: str = Field(default="minilm-maxsim", description="'minilm-maxsim' or a cross-encoder name/path.")
+    stage_cap_ms: float = Field(default=150.0, gt=0, description="A stage over this degrades the mode.")
+    token_budget: int = Field(default=1200, ge=50, description="Tokens of cited context returned.")
 
 
 class Settings(BaseSettings):
@@ -199,4 +220,4 @@ class Settings(BaseSettings):
     @property
     def vectors_dir(self) -> Path:
         """Root of the embedded qdrant-edge shards."""
-        return self.data_dir / "vectors"
+        return self.vectors.path or self.data_dir / "vectors"

@@ -1,115 +1,273 @@
-"""Query modes.
+"""Query modes, composed from the parts in ``signals``:
 
-- ``naive``: chunk vectors → chunks.
-- ``local``: entity vectors → the chunks that mention those entities. A chunk scores the sum
-  over its seed entities of ``similarity * idf``, where ``idf = log(1 + N / df)`` damps entities
-  mentioned everywhere; the chunk's own similarity to the query breaks ties.
+- ``naive`` / ``dense``: chunk vectors.            - ``bm25``: keyword search.
+- ``rrf``: reciprocal-rank fusion of dense and BM25 (the strongest classic baseline).
+- ``local``: entities (named in or similar to the query) -> the chunks that mention them and their neighbours.
+- ``global``: relationship and community vectors -> the chunks behind them.
+- ``hybrid``: local + global.                      - ``mix``: hybrid + dense.
+- ``graph``: dense + BM25 first pass, query enrichment, expansion over the entity graph (PPR by
+  default, or beam search), fused with the first pass - the strongest mode.
+
+Every mode runs on the in-memory snapshot (no Cypher per hop) and degrades to a cheaper mode
+when a stage overruns ``stage_cap_ms``, saying so in ``notes``.
 """
 
 from __future__ import annotations
 
-import math
 import time
-from collections import defaultdict
 from collections.abc import Callable
-from typing import Literal
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from graphdb.store import ChunkRecord, GraphStore
+from graphdb.store import GraphStore
 from hopgraph.models import Citation, QueryResult, RetrievedChunk
 from hopgraph.settings import RetrievalSettings
+from retrieval import signals
+from retrieval.context import build_context
+from retrieval.fusion import normalize, ranked, rrf, weighted
+from retrieval.keyword import KeywordIndex
+from retrieval.ppr import joint_transition
+from retrieval.rerank import Reranker, make_reranker
+from retrieval.snapshot import Snapshot, SnapshotCache
 from vectors.embedders import Embedder
 from vectors.store import VectorStore
 
-Mode = Literal["naive", "local"]
-MODES: tuple[str, ...] = ("naive", "local")
+MODES: tuple[str, ...] = ("naive", "dense", "bm25", "rrf", "local", "global", "hybrid", "mix", "graph")
 
 
 class QueryError(ValueError):
     """A query cannot be answered as asked (bad mode, empty text...)."""
 
 
-def _result(rank: int, score: float, c: ChunkRecord, entities: list[str] | None = None) -> RetrievedChunk:
-    return RetrievedChunk(
-        rank=rank, score=round(float(score), 6), text=c.text, entities=entities or [],
-        citation=Citation(document_id=c.document_id, chunk_id=c.chunk_id, source=c.source),
-    )
+@dataclass
+class Run:
+    """The state of one query as it goes through the stages."""
+
+    text: str
+    qvec: np.ndarray
+    k: int
+    cfg: RetrievalSettings
+    snap: Snapshot
+    timings: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    signals: dict[str, dict[str, float]] = field(default_factory=dict)
+    explain: dict[str, Any] = field(default_factory=dict)
+    entities: list[str] = field(default_factory=list)
+    relations: list[str] = field(default_factory=list)
+    communities: list[str] = field(default_factory=list)
+
+    def stage(self, name: str, t0: float) -> float:
+        ms = (time.perf_counter() - t0) * 1000
+        self.timings[name] = round(self.timings.get(name, 0.0) + ms, 2)
+        return ms
 
 
 class Retriever:
-    """Answers queries over the graph and vector stores."""
+    """Answers queries over a snapshot of the graph and the vector store."""
 
-    def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder,
-                 cfg: RetrievalSettings) -> None:
+    def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder, cfg: RetrievalSettings,
+                 cache: SnapshotCache | None = None) -> None:
         self.graph = graph
         self.vectors = vectors
         self.embedder = embedder
         self.cfg = cfg
-        self._modes: dict[str, Callable[[np.ndarray, int, dict[str, float]], list[RetrievedChunk]]] = {
-            "naive": self._naive, "local": self._local,
+        self.cache = cache or SnapshotCache(graph, vectors)
+        self._derived: dict[int, tuple[KeywordIndex, Any]] = {}
+        self._reranker: Reranker | None = None
+        self._modes: dict[str, Callable[[Run], dict[str, float]]] = {
+            "naive": self._dense, "dense": self._dense, "bm25": self._bm25, "rrf": self._rrf,
+            "local": self._local, "global": self._global, "hybrid": self._hybrid, "mix": self._mix,
+            "graph": self._graph,
         }
 
-    def query(self, text: str, mode: str = "naive", top_k: int | None = None) -> QueryResult:
-        """Ranked, cited chunks for a query."""
+    # -- entry point ---------------------------------------------------------------------------
+    def query(self, text: str, mode: str = "graph", top_k: int | None = None, explain: bool = False,
+              cfg: RetrievalSettings | None = None) -> QueryResult:
+        """Ranked, cited chunks and a cited context for a query."""
         if not text or not text.strip():
             raise QueryError("the query text is empty")
         if mode not in self._modes:
             raise QueryError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
-        k = top_k or self.cfg.top_k
+        cfg = cfg or self.cfg
+        k = top_k or cfg.top_k
         if k < 1:
             raise QueryError("top_k must be at least 1")
-        timings: dict[str, float] = {}
         t0 = time.perf_counter()
-        qvec = self.embedder.embed([text.strip()])[0]
-        timings["embed"] = (time.perf_counter() - t0) * 1000
-        results = self._modes[mode](qvec, k, timings)
-        timings["total"] = (time.perf_counter() - t0) * 1000
-        return QueryResult(query=text, mode=mode, results=results,
-                           timings_ms={k_: round(v, 2) for k_, v in timings.items()})
+        snap = self.cache.get()
+        run = Run(text.strip(), np.zeros(0), k, cfg, snap)
+        run.stage("snapshot", t0)
+        t = time.perf_counter()
+        run.qvec = self.embedder.embed([run.text])[0]
+        run.stage("embed", t)
+        scores = self._modes[mode](run)
+        order = ranked(scores)
+        if cfg.rerank and order:
+            t = time.perf_counter()
+            order = self._rerank(run, order)
+            run.stage("rerank", t)
+        results = [self._result(snap, i + 1, scores.get(c, 0.0), c, run) for i, c in enumerate(order[:k])]
+        context = build_context(results, run.entities[:12], run.relations[:8], run.communities[:3], cfg.token_budget)
+        run.timings["total"] = round((time.perf_counter() - t0) * 1000, 2)
+        if explain:
+            run.explain["signals"] = {name: {c: round(v, 4) for c, v in sorted(
+                normalize(sig).items(), key=lambda kv: -kv[1])[:k * 2]} for name, sig in run.signals.items()}
+        return QueryResult(query=text, mode=mode, results=results, timings_ms=run.timings, notes=run.notes,
+                           context=context, explain=run.explain if explain else {})
 
-    def _naive(self, qvec: np.ndarray, k: int, timings: dict[str, float]) -> list[RetrievedChunk]:
-        t = time.perf_counter()
-        hits = self.vectors.search("chunks", qvec, limit=k * 2)
-        timings["vector_search"] = (time.perf_counter() - t) * 1000
-        t = time.perf_counter()
-        records = {c.chunk_id: c for c in self.graph.chunks_by_ids([h.id for h in hits])}
-        timings["graph"] = (time.perf_counter() - t) * 1000
-        ranked = [(h.score, records[h.id]) for h in hits if h.id in records][:k]
-        return [_result(i + 1, s, c) for i, (s, c) in enumerate(ranked)]
+    # -- plumbing ------------------------------------------------------------------------------
+    def _derived_of(self, snap: Snapshot) -> tuple[KeywordIndex, Any]:
+        if snap.version not in self._derived:
+            self._derived = {snap.version: (KeywordIndex(snap.chunk_texts), joint_transition(snap))}
+        return self._derived[snap.version]
 
-    def _local(self, qvec: np.ndarray, k: int, timings: dict[str, float]) -> list[RetrievedChunk]:
-        t = time.perf_counter()
-        seeds = [h for h in self.vectors.search("entities", qvec, limit=self.cfg.entity_k)
-                 if h.score >= self.cfg.min_entity_score]
-        timings["vector_search"] = (time.perf_counter() - t) * 1000
-        if not seeds:
-            return []
-        t = time.perf_counter()
-        links = self.graph.chunks_of_entities([h.id for h in seeds])
-        timings["graph"] = (time.perf_counter() - t) * 1000
-        sim = {h.id: h.score for h in seeds}
-        df: dict[str, int] = defaultdict(int)
-        chunks: dict[str, ChunkRecord] = {}
-        for link in links:
-            df[link.entity_id] += 1
-            chunks[link.chunk.chunk_id] = link.chunk
-        n_chunks = max(self.vectors.count("chunks"), len(chunks), 1)
-        score: dict[str, float] = defaultdict(float)
-        names: dict[str, list[str]] = defaultdict(list)
-        for link in links:
-            idf = math.log(1.0 + n_chunks / df[link.entity_id])
-            score[link.chunk.chunk_id] += sim[link.entity_id] * idf
-            names[link.chunk.chunk_id].append(link.name)
-        t = time.perf_counter()
-        ties = self._chunk_similarity(qvec, list(chunks))
-        timings["tie_break"] = (time.perf_counter() - t) * 1000
-        order = sorted(chunks, key=lambda c: (-round(score[c], 6), -ties.get(c, 0.0), c))[:k]
-        return [_result(i + 1, score[c], chunks[c], sorted(set(names[c]))) for i, c in enumerate(order)]
+    def _result(self, snap: Snapshot, rank: int, score: float, cid: str, run: Run) -> RetrievedChunk:
+        j = snap.chunk_index[cid]
+        return RetrievedChunk(rank=rank, score=round(float(score), 6), text=snap.chunk_texts[j],
+                              citation=Citation(document_id=snap.chunk_docs[j], chunk_id=cid,
+                                                source=snap.chunk_sources[j]),
+                              entities=run.explain.get("chunk_entities", {}).get(cid, []))
 
-    def _chunk_similarity(self, qvec: np.ndarray, chunk_ids: list[str]) -> dict[str, float]:
-        """Query similarity of the given chunks (a filtered vector search)."""
-        if not chunk_ids:
-            return {}
-        hits = self.vectors.search("chunks", qvec, limit=len(chunk_ids), where={"id": chunk_ids})
-        return {h.id: h.score for h in hits}
+    def _over_cap(self, run: Run, ms: float, stage: str, fallback: str) -> bool:
+        if ms > run.cfg.stage_cap_ms:
+            run.notes.append(f"degraded: {stage} took {ms:.0f} ms > stage_cap_ms={run.cfg.stage_cap_ms:.0f}; "
+                             f"answered as {fallback}")
+            return True
+        return False
+
+    def _keep_known(self, run: Run, scores: dict[str, float]) -> dict[str, float]:
+        """Drop vector hits the snapshot does not know (a document being written or deleted)."""
+        return {c: s for c, s in scores.items() if c in run.snap.chunk_index}
+
+    # -- modes ---------------------------------------------------------------------------------
+    def _dense(self, run: Run) -> dict[str, float]:
+        t = time.perf_counter()
+        out = self._keep_known(run, signals.dense(self.vectors, run.qvec, max(run.k, run.cfg.candidate_k)))
+        run.stage("dense", t)
+        run.signals["dense"] = out
+        return out
+
+    def _bm25(self, run: Run) -> dict[str, float]:
+        t = time.perf_counter()
+        index, _ = self._derived_of(run.snap)
+        out = signals.keyword(run.snap, index, run.text, max(run.k, run.cfg.candidate_k))
+        run.stage("bm25", t)
+        run.signals["bm25"] = out
+        return out
+
+    def _rrf(self, run: Run) -> dict[str, float]:
+        d, b = self._dense(run), self._bm25(run)
+        return rrf({"dense": ranked(d), "bm25": ranked(b)}, k=run.cfg.rrf_k)
+
+    def _seeds(self, run: Run) -> tuple[signals.Seeds, np.ndarray]:
+        t = time.perf_counter()
+        sims = signals.entity_similarity(run.snap, run.qvec)
+        seeds = signals.seed_entities(run.snap, run.text, sims, run.cfg.entity_k, run.cfg.min_entity_score)
+        run.stage("seeds", t)
+        return seeds, sims
+
+    def _explain_seeds(self, run: Run, seeds: signals.Seeds) -> None:
+        snap = run.snap
+        top = sorted(seeds.weights.items(), key=lambda kv: -kv[1])[:15]
+        run.entities = [f"{snap.entity_names[e]} ({snap.entity_types[e]})" for e, _ in top]
+        run.explain["seeds"] = [{"entity": snap.entity_names[e], "weight": round(w, 4), "why": seeds.origin[e]}
+                                for e, w in top]
+
+    def _local(self, run: Run) -> dict[str, float]:
+        seeds, _ = self._seeds(run)
+        self._explain_seeds(run, seeds)
+        t = time.perf_counter()
+        weights = {e: w * signals.specificity(run.snap, e) for e, w in seeds.weights.items()}
+        adj = run.snap.adjacency
+        for e, w in list(weights.items()):  # the neighbourhood, at half strength
+            row = slice(adj.indptr[e], adj.indptr[e + 1])
+            if adj.indptr[e + 1] > adj.indptr[e]:
+                wmax = float(adj.data[row].max())
+                for n, a in zip(adj.indices[row], adj.data[row], strict=True):
+                    weights[int(n)] = max(weights.get(int(n), 0.0), 0.5 * w * float(a) / wmax)
+        out = signals.direct_scores(run.snap, weights)
+        run.stage("local", t)
+        run.signals["local"] = out
+        return out
+
+    def _global(self, run: Run) -> dict[str, float]:
+        snap = run.snap
+        t = time.perf_counter()
+        weights: dict[int, float] = {}
+        for h in self.vectors.search("relationships", run.qvec, limit=run.cfg.entity_k):
+            src = snap.entity_index.get(str(h.payload.get("source_id")))
+            dst = snap.entity_index.get(str(h.payload.get("target_id")))
+            if src is None or dst is None:
+                continue
+            run.relations.append(f"{snap.entity_names[src]} {str(h.payload.get('type', '')).replace('_', ' ')} "
+                                 f"{snap.entity_names[dst]} ({h.score:.2f})")
+            for e in (src, dst):
+                weights[e] = max(weights.get(e, 0.0), h.score)
+        for h in self.vectors.search("communities", run.qvec, limit=5):
+            run.communities.append(f"{h.payload.get('title', '')} (level {h.payload.get('level')}, {h.score:.2f})")
+            for m in self.graph.community_members(str(h.id)):
+                member = snap.entity_index.get(m)
+                if member is not None:
+                    weights[member] = max(weights.get(member, 0.0), 0.5 * h.score)
+        run.entities = [snap.entity_names[e] for e in sorted(weights, key=lambda e: -weights[e])[:12]]
+        out = signals.direct_scores(snap, {e: w * signals.specificity(snap, e) for e, w in weights.items()})
+        run.stage("global", t)
+        run.signals["global"] = out
+        return out
+
+    def _hybrid(self, run: Run) -> dict[str, float]:
+        return rrf({"local": ranked(self._local(run)), "global": ranked(self._global(run))}, k=run.cfg.rrf_k)
+
+    def _mix(self, run: Run) -> dict[str, float]:
+        h = self._hybrid(run)
+        return rrf({"hybrid": ranked(h), "dense": ranked(self._dense(run))}, k=run.cfg.rrf_k)
+
+    def _graph(self, run: Run) -> dict[str, float]:
+        cfg, snap = run.cfg, run.snap
+        dense, bm25 = self._dense(run), self._bm25(run)
+        first = ranked(rrf({"dense": ranked(dense), "bm25": ranked(bm25)}, k=cfg.rrf_k))
+        t = time.perf_counter()
+        seeds, sims = self._seeds(run)
+        if cfg.enrichment and cfg.enrich_chunks:
+            signals.enrich(snap, seeds, first[: cfg.enrich_chunks], sims, cfg.enrich_entities_per_chunk,
+                           cfg.enrich_weight)
+        self._explain_seeds(run, seeds)
+        if self._over_cap(run, run.stage("seeding", t), "seeding", "rrf"):
+            return rrf({"dense": ranked(dense), "bm25": ranked(bm25)}, k=cfg.rrf_k)
+        t = time.perf_counter()
+        if cfg.expansion == "ppr":
+            _, transition = self._derived_of(snap)
+            graph = signals.ppr_scores(snap, transition, seeds, dense, cfg.passage_weight, cfg.damping)
+        elif cfg.expansion == "beam":
+            deadline = time.perf_counter() + cfg.stage_cap_ms / 1000
+            res = signals.beam_expand(snap, seeds.weights, cfg.hops, cfg.beam, cfg.decay, cfg.type_weights, deadline)
+            if res.truncated:
+                run.notes.append(f"degraded: beam expansion stopped at the {cfg.stage_cap_ms:.0f} ms cap; "
+                                 "returning what it found")
+            run.explain["paths"] = [" -> ".join(snap.entity_names[e] for e in p) for p in res.paths]
+            graph = signals.direct_scores(snap, {e: w * signals.specificity(snap, e) for e, w in res.scores.items()})
+        else:
+            graph = signals.direct_scores(snap, {e: w * signals.specificity(snap, e)
+                                                 for e, w in seeds.weights.items()})
+        if self._over_cap(run, run.stage("expansion", t), "expansion", "rrf"):
+            return rrf({"dense": ranked(dense), "bm25": ranked(bm25)}, k=cfg.rrf_k)
+        run.signals["graph"] = graph
+        pool = set(first[: cfg.candidate_k]) | set(ranked(graph)[: cfg.candidate_k])
+        sig = {name: {c: s for c, s in v.items() if c in pool} for name, v in
+               (("dense", dense), ("bm25", bm25), ("graph", graph))}
+        if cfg.fusion == "rrf":
+            return rrf({name: ranked(v) for name, v in sig.items()}, k=cfg.rrf_k, weights=cfg.weights)
+        return weighted(sig, cfg.weights)
+
+    # -- rerank ----------------------------------------------------------------------------------
+    def _rerank(self, run: Run, order: list[str]) -> list[str]:
+        if self._reranker is None:
+            self._reranker = make_reranker(run.cfg.reranker, self.embedder)
+        head = order[: run.cfg.rerank_k]
+        texts = [run.snap.chunk_texts[run.snap.chunk_index[c]] for c in head]
+        scores = self._reranker.score(run.text, texts)
+        prior = {c: 1.0 - i / len(head) for i, c in enumerate(head)}
+        mixed = {c: 0.5 * prior[c] + 0.5 * s for c, s in zip(head, normalize(dict(zip(head, scores, strict=True)))
+                                                             .values(), strict=True)}
+        return ranked(mixed) + order[run.cfg.rerank_k :]

@@ -55,6 +55,11 @@ def test_upsert_search_filter_delete_scroll(store: VectorStore) -> None:
     anyof = store.search("chunks", q, 60, where={"id": ["chk_1", "chk_2"]})
     assert sorted(h.id for h in anyof) == ["chk_1", "chk_2"]
 
+    ids, mat = store.export("chunks", batch=16)
+    assert sorted(ids) == sorted(p.id for p in pts) and mat.shape == (60, 16)
+    row = mat[ids.index("chk_3")]
+    v3 = np.asarray(pts[3].vector)
+    assert np.allclose(row / np.linalg.norm(row), v3 / np.linalg.norm(v3), atol=1e-5)
     store.delete_where("chunks", {"document_id": "doc_0"})
     store.delete("chunks", ["chk_1", "chk_missing"])
     assert store.count("chunks") == 60 - 20 - 1

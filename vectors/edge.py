@@ -167,6 +167,21 @@ class EdgeVectorStore:
         hits = [Hit(str((r.payload or {})["id"]), 1.0, dict(r.payload or {})) for r in records]
         return hits, (str(nxt) if nxt is not None else None)
 
+    def export(self, collection: str, batch: int = 2048) -> tuple[list[str], np.ndarray]:
+        ids: list[str] = []
+        rows: list[list[float]] = []
+        offset = None
+        while True:
+            req = qe.ScrollRequest(offset=offset, limit=batch, with_payload=["id"], with_vector=True)
+            records, offset = self._shard(collection).scroll(req)
+            for r in records:
+                ids.append(str((r.payload or {})["id"]))
+                rows.append(r.vector if isinstance(r.vector, list) else list(r.vector))  # type: ignore[arg-type]
+            if offset is None:
+                break
+        dim = self._spec.dim if self._spec else 0
+        return ids, (np.asarray(rows, dtype=np.float32) if rows else np.zeros((0, dim), dtype=np.float32))
+
     # -- lifecycle ---------------------------------------------------------------------------
     def optimize(self) -> None:
         for name in sorted(self._dirty):

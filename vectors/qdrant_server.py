@@ -121,6 +121,20 @@ class QdrantClientVectorStore:
         hits = [Hit(str((r.payload or {})["id"]), 1.0, dict(r.payload or {})) for r in records]
         return hits, (str(nxt) if nxt is not None else None)
 
+    def export(self, collection: str, batch: int = 2048) -> tuple[list[str], np.ndarray]:
+        ids: list[str] = []
+        rows: list[list[float]] = []
+        offset = None
+        while True:
+            records, offset = self.client.scroll(self._name(collection), limit=batch, offset=offset,
+                                                 with_payload=["id"], with_vectors=True)
+            for r in records:
+                ids.append(str((r.payload or {})["id"]))
+                rows.append(list(r.vector))  # type: ignore[arg-type]
+            if offset is None:
+                break
+        return ids, np.asarray(rows, dtype=np.float32).reshape(len(rows), -1)
+
     def optimize(self) -> None:
         """A server optimizes in the background; nothing to do."""
 

@@ -85,6 +85,10 @@ class VectorStore(Protocol):
     def scroll(self, collection: str, where: Filter | None = None, limit: int = 256,
                offset: str | None = None) -> tuple[list[Hit], str | None]: ...
 
+    def export(self, collection: str, batch: int = 2048) -> tuple[list[str], np.ndarray]:
+        """Every id and vector of a collection (for in-memory snapshots)."""
+        ...
+
     def optimize(self) -> None:
         """Build indexes after bulk loads."""
         ...

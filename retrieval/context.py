@@ -1,0 +1,43 @@
+"""Context synthesis: entities, relations, community summaries and chunks under a token budget,
+each item cited with its document and chunk id."""
+
+from __future__ import annotations
+
+from hopgraph.models import RetrievedChunk
+
+
+def _tokens(text: str) -> int:
+    """Cheap token estimate (words x 1.3), good enough for budgeting."""
+    return int(len(text.split()) * 1.3) + 1
+
+
+def build_context(results: list[RetrievedChunk], entities: list[str], relations: list[str],
+                  communities: list[str], budget: int) -> str:
+    """Sections in order of density (entities, relations, communities, then passages), cut at ``budget``."""
+    lines: list[str] = []
+    used = 0
+
+    def take(line: str) -> bool:
+        nonlocal used
+        cost = _tokens(line)
+        if used + cost > budget:
+            return False
+        lines.append(line)
+        used += cost
+        return True
+
+    for title, items in (("Entities", entities), ("Relations", relations), ("Communities", communities)):
+        if items and take(f"## {title}"):
+            for item in items:
+                if not take(f"- {item}"):
+                    break
+    if results and take("## Passages"):
+        for r in results:
+            cite = f"[{r.citation.document_id}#{r.citation.chunk_id}]"
+            text = " ".join(r.text.split())
+            if not take(f"{cite} {text}"):
+                room = int((budget - used) / 1.3) - 4
+                if room > 20:
+                    take(f"{cite} {' '.join(text.split()[:room])} ...")
+                break
+    return "\n".join(lines)

@@ -1,0 +1,141 @@
+"""Evaluation on any BEIR-layout folder: ``corpus.jsonl``, ``queries.jsonl``, ``qrels/test.tsv``.
+
+Every corpus record is one document (passages stay whole as chunks when they are short). Every
+mode, the BM25 / dense / RRF baselines and the ablations of ``graph`` run in the same process on
+the same index; the report has R@2, R@5, R@10, nDCG@10, MRR@10 and latency p50/p95 per mode, and
+the ranked documents of every query.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hopgraph.models import QueryResult
+from hopgraph.settings import RetrievalSettings
+
+#: variants of graph mode reported beside the modes: name -> settings override
+ABLATIONS: dict[str, dict[str, Any]] = {
+    "graph-no-enrichment": {"enrichment": False},
+    "graph-0-hops": {"expansion": "none"},
+    "graph-beam": {"expansion": "beam"},
+    "graph+rerank": {"rerank": True},
+}
+DEFAULT_MODES = ["bm25", "dense", "rrf", "local", "global", "hybrid", "mix", "graph", *ABLATIONS]
+
+
+class DatasetError(ValueError):
+    """The folder is not in the BEIR layout."""
+
+
+@dataclass
+class Dataset:
+    root: Path
+    queries: dict[str, str]
+    qrels: dict[str, dict[str, int]]
+
+    @property
+    def corpus(self) -> Path:
+        return self.root / "corpus.jsonl"
+
+
+def load_dataset(root: Path, split: str = "test") -> Dataset:
+    """Queries and qrels of a BEIR folder (the corpus is ingested from ``corpus.jsonl``)."""
+    for f in ("corpus.jsonl", "queries.jsonl", f"qrels/{split}.tsv"):
+        if not (root / f).exists():
+            raise DatasetError(f"{root} is not a BEIR-layout folder: {f} is missing")
+    queries: dict[str, str] = {}
+    for line in (root / "queries.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            rec = json.loads(line)
+            queries[str(rec["_id"])] = str(rec["text"])
+    qrels: dict[str, dict[str, int]] = {}
+    for i, line in enumerate((root / "qrels" / f"{split}.tsv").read_text(encoding="utf-8").splitlines()):
+        parts = line.strip().split("\t")
+        if len(parts) < 3 or (i == 0 and not parts[2].lstrip("-").isdigit()):
+            continue  # header
+        if int(parts[2]) > 0:
+            qrels.setdefault(parts[0], {})[parts[1]] = int(parts[2])
+    queries = {q: t for q, t in queries.items() if q in qrels}
+    if not queries:
+        raise DatasetError(f"no query of {root} has relevance judgements in qrels/{split}.tsv")
+    return Dataset(root, queries, qrels)
+
+
+def metrics(ranked_docs: Sequence[str], relevant: dict[str, int]) -> dict[str, float]:
+    """Recall@2/5/10, nDCG@10 and MRR@10 of one query."""
+    out: dict[str, float] = {}
+    n_rel = max(len(relevant), 1)
+    for k in (1, 2, 5, 10):
+        out[f"R@{k}"] = sum(1 for d in ranked_docs[:k] if d in relevant) / n_rel
+    dcg = sum(relevant.get(d, 0) / math.log2(i + 2) for i, d in enumerate(ranked_docs[:10]))
+    ideal = sum(g / math.log2(i + 2) for i, g in enumerate(sorted(relevant.values(), reverse=True)[:10]))
+    out["nDCG@10"] = dcg / ideal if ideal else 0.0
+    out["MRR@10"] = next((1.0 / (i + 1) for i, d in enumerate(ranked_docs[:10]) if d in relevant), 0.0)
+    return out
+
+
+@dataclass
+class ModeReport:
+    mode: str
+    metrics: dict[str, float] = field(default_factory=dict)
+    latency_ms: dict[str, float] = field(default_factory=dict)
+    per_query: list[dict[str, Any]] = field(default_factory=list)
+    notes: int = 0
+
+
+def _docs_of(result: QueryResult, corpus_ids: dict[str, str]) -> list[str]:
+    out: list[str] = []
+    for r in result.results:
+        d = corpus_ids.get(r.citation.chunk_id, r.citation.document_id)
+        if d not in out:
+            out.append(d)
+    return out
+
+
+def evaluate(query: Callable[[str, str, RetrievalSettings], QueryResult], corpus_ids: dict[str, str],
+             ds: Dataset, modes: Sequence[str], base: RetrievalSettings, progress: bool = False) -> list[ModeReport]:
+    """Run every query in every mode (and ablation) and aggregate."""
+    from tqdm import tqdm
+
+    reports = []
+    for mode in modes:
+        cfg = base.model_copy(update={"top_k": 20, **ABLATIONS.get(mode, {})})
+        real = "graph" if mode in ABLATIONS else mode
+        rep = ModeReport(mode)
+        sums: dict[str, float] = {}
+        lat: list[float] = []
+        for qid, text in tqdm(ds.queries.items(), desc=mode, disable=not progress, leave=False):
+            t = time.perf_counter()
+            res = query(text, real, cfg)
+            lat.append((time.perf_counter() - t) * 1000)
+            docs = _docs_of(res, corpus_ids)
+            m = metrics(docs, ds.qrels[qid])
+            for k, v in m.items():
+                sums[k] = sums.get(k, 0.0) + v
+            rep.notes += bool(res.notes)
+            rep.per_query.append({"id": qid, "query": text, "ranked": docs[:10], "relevant": sorted(ds.qrels[qid]),
+                                  "metrics": m, "latency_ms": round(lat[-1], 2), "notes": res.notes})
+        n = len(ds.queries)
+        rep.metrics = {k: round(100 * v / n, 1) for k, v in sums.items()}
+        ordered = sorted(lat)
+        rep.latency_ms = {"p50": round(statistics.median(ordered), 1),
+                          "p95": round(ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))], 1)}
+        reports.append(rep)
+    return reports
+
+
+def write_report(path: Path, dataset: Path, reports: list[ModeReport], extra: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({
+        "dataset": str(dataset), **extra,
+        "modes": {r.mode: {"metrics": r.metrics, "latency_ms": r.latency_ms, "degraded_queries": r.notes}
+                  for r in reports},
+        "queries": {r.mode: r.per_query for r in reports},
+    }, indent=1))

@@ -1,0 +1,42 @@
+"""Score fusion: reciprocal-rank fusion and weighted sums of per-signal normalized scores."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+
+def rrf(rankings: Mapping[str, list[str]], k: int = 60, weights: Mapping[str, float] | None = None) -> dict[str, float]:
+    """Reciprocal-rank fusion: sum over signals of ``weight / (k + rank)``."""
+    out: dict[str, float] = {}
+    for name, ranked in rankings.items():
+        w = (weights or {}).get(name, 1.0)
+        for r, item in enumerate(ranked, start=1):
+            out[item] = out.get(item, 0.0) + w / (k + r)
+    return out
+
+
+def normalize(scores: Mapping[str, float]) -> dict[str, float]:
+    """Min-max to [0, 1] (all equal -> 1)."""
+    if not scores:
+        return {}
+    lo, hi = min(scores.values()), max(scores.values())
+    if hi - lo < 1e-12:
+        return dict.fromkeys(scores, 1.0)
+    return {k: (v - lo) / (hi - lo) for k, v in scores.items()}
+
+
+def weighted(signals: Mapping[str, Mapping[str, float]], weights: Mapping[str, float]) -> dict[str, float]:
+    """Weighted sum of min-max normalized signals; an item missing from a signal scores 0 there."""
+    out: dict[str, float] = {}
+    for name, scores in signals.items():
+        w = weights.get(name, 0.0)
+        if w == 0:
+            continue
+        for item, v in normalize(scores).items():
+            out[item] = out.get(item, 0.0) + w * v
+    return out
+
+
+def ranked(scores: Mapping[str, float]) -> list[str]:
+    """Items by descending score, ties broken by id (deterministic)."""
+    return [k for k, _ in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))]

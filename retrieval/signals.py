@@ -1,0 +1,158 @@
+"""The parts retrieval modes are built from; each returns ``{chunk_id: score}`` or entity weights."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from hopgraph.models import normalize_name
+from retrieval.keyword import KeywordIndex
+from retrieval.ppr import personalized_pagerank
+from retrieval.snapshot import Snapshot
+from vectors.store import VectorStore
+
+_WORD = re.compile(r"[\w'\u2019-]+")
+
+
+@dataclass
+class Seeds:
+    """Entity weights (index -> weight) and where each came from, for --explain."""
+
+    weights: dict[int, float] = field(default_factory=dict)
+    origin: dict[int, str] = field(default_factory=dict)
+
+    def add(self, i: int, w: float, why: str) -> None:
+        if w > self.weights.get(i, 0.0):
+            self.weights[i] = w
+            self.origin[i] = why
+
+
+def dense(vectors: VectorStore, qvec: np.ndarray, k: int) -> dict[str, float]:
+    """Chunk vectors nearest to the query."""
+    return {h.id: h.score for h in vectors.search("chunks", qvec, limit=k)}
+
+
+def keyword(snap: Snapshot, index: KeywordIndex, query: str, k: int) -> dict[str, float]:
+    """BM25 over chunk texts."""
+    idx, scores = index.search(query, k)
+    return {snap.chunk_ids[int(i)]: float(s) for i, s in zip(idx, scores, strict=True)}
+
+
+def entity_similarity(snap: Snapshot, qvec: np.ndarray) -> np.ndarray:
+    """Cosine of the query with every entity name (in memory)."""
+    if snap.n_entities == 0:
+        return np.zeros(0)
+    return snap.entity_vectors @ np.asarray(qvec, dtype=np.float32)
+
+
+def seed_entities(snap: Snapshot, query: str, sims: np.ndarray, k: int, min_sim: float) -> Seeds:
+    """Entities named in the query (n-gram match on normalized names) and the nearest entity vectors."""
+    seeds = Seeds()
+    words = _WORD.findall(query)
+    for n in range(min(5, len(words)), 0, -1):
+        for i in range(len(words) - n + 1):
+            for e in snap.name_index.get(normalize_name(" ".join(words[i : i + n])), []):
+                if snap.entity_types[e] != "CONCEPT" or n > 1:
+                    seeds.add(e, 1.0, "named in query")
+    if sims.size:
+        top = np.argsort(-sims)[:k]
+        for e in top:
+            if sims[e] >= min_sim:
+                seeds.add(int(e), float(sims[e]), "similar to query")
+    return seeds
+
+
+def enrich(snap: Snapshot, seeds: Seeds, first_pass: list[str], sims: np.ndarray, per_chunk: int,
+           weight: float) -> None:
+    """Query enrichment: entities of the first cheap retrieval's top chunks, weighted by their
+    similarity to the query, join the seeds (the plan's "related entities enrich the query")."""
+    for cid in first_pass:
+        j = snap.chunk_index.get(cid)
+        if j is None:
+            continue
+        row = snap.incidence.getrow(j)
+        ents = sorted(row.indices, key=lambda e: -sims[e] if sims.size else 0)[:per_chunk]
+        for e in ents:
+            s = float(sims[e]) if sims.size else 0.5
+            if s > 0:
+                seeds.add(int(e), weight * s, f"enrichment from {cid}")
+
+
+def specificity(snap: Snapshot, e: int) -> float:
+    return 1.0 / float(np.log1p(max(snap.entity_df[e], 1.0)) + 1.0)
+
+
+def ppr_scores(snap: Snapshot, transition: sp.csr_matrix, seeds: Seeds, chunk_seeds: dict[str, float],
+               passage_weight: float, damping: float) -> dict[str, float]:
+    """HippoRAG-style PPR from entity seeds (times specificity) and chunk seeds; chunk scores = mass."""
+    n_e = snap.n_entities
+    p = np.zeros(n_e + snap.n_chunks)
+    for e, w in seeds.weights.items():
+        p[e] = w * specificity(snap, e)
+    if chunk_seeds:
+        top = max(chunk_seeds.values())
+        for cid, s in chunk_seeds.items():
+            j = snap.chunk_index.get(cid)
+            if j is not None:
+                p[n_e + j] = passage_weight * s / max(top, 1e-9)
+    x = personalized_pagerank(transition, p, damping=damping)
+    mass = x[n_e:]
+    nz = np.nonzero(mass)[0]
+    return {snap.chunk_ids[j]: float(mass[j]) for j in nz}
+
+
+def direct_scores(snap: Snapshot, weights: dict[int, float]) -> dict[str, float]:
+    """0 hops: chunks scored by the seed entities they mention (incidence x weights)."""
+    if not weights:
+        return {}
+    w = np.zeros(snap.n_entities)
+    for e, v in weights.items():
+        w[e] = v
+    s = snap.incidence @ w
+    return {snap.chunk_ids[j]: float(s[j]) for j in np.nonzero(s)[0]}
+
+
+@dataclass
+class BeamResult:
+    scores: dict[int, float]
+    paths: list[list[int]]
+    truncated: bool
+
+
+def beam_expand(snap: Snapshot, seeds: dict[int, float], hops: int, beam: int, decay: float,
+                type_weights: dict[str, float], deadline: float) -> BeamResult:
+    """Beam search over entity relations: each hop keeps the ``beam`` best frontier entities, scores
+    decay per hop and are scaled per edge type; stops at the deadline with what it found."""
+    scores = dict(seeds)
+    frontier = sorted(seeds.items(), key=lambda kv: -kv[1])[:beam]
+    paths: dict[int, list[int]] = {e: [e] for e in seeds}
+    adj = snap.adjacency
+    truncated = False
+    for _ in range(hops):
+        cand: dict[int, float] = {}
+        for e, s in frontier:
+            if time.perf_counter() > deadline:
+                truncated = True
+                break
+            row = slice(adj.indptr[e], adj.indptr[e + 1])
+            nbrs, ws = adj.indices[row], adj.data[row]
+            if not len(nbrs):
+                continue
+            wmax = float(ws.max())
+            for n, w in zip(nbrs, ws, strict=True):
+                t = snap.edge_types.get((e, int(n))) or snap.edge_types.get((int(n), e)) or "co_occurs"
+                v = s * decay * float(w) / wmax * type_weights.get(t, type_weights.get("*", 1.0))
+                if v > cand.get(int(n), 0.0) and v > scores.get(int(n), 0.0):
+                    cand[int(n)] = v
+                    paths[int(n)] = [*paths.get(e, [e]), int(n)]
+        if truncated or not cand:
+            break
+        frontier = sorted(cand.items(), key=lambda kv: -kv[1])[:beam]
+        for n, v in frontier:
+            scores[n] = max(scores.get(n, 0.0), v)
+    long_paths = sorted((p for p in paths.values() if len(p) > 1), key=lambda p: -scores.get(p[-1], 0.0))[:10]
+    return BeamResult(scores, long_paths, truncated)

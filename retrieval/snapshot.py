@@ -1,0 +1,151 @@
+"""The in-memory query-time graph: entities, chunks, their incidence and entity-entity edges.
+
+Built from the graph store's exports and the vector store's entity vectors, tagged with the graph
+version and rebuilt when it changes. Expansion, PPR and keyword search run here, not hop by hop
+in Cypher. Edge weights:
+
+- typed relations: ``typed_weight`` x support (chunks stating them);
+- co-occurrences: positive PMI over chunks, ``log(N * n_ab / (df_a * df_b))``, times support;
+- chunk -> entity: mention count, damped by the entity's specificity ``1 / log(1 + df)``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from graphdb.store import GraphStore
+from vectors.store import VectorStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Snapshot:
+    """Arrays for one graph version. Entity index i, chunk index j."""
+
+    version: int
+    entity_ids: list[str]
+    entity_names: list[str]
+    entity_types: list[str]
+    entity_vectors: np.ndarray           # (n_entities, dim), unit rows; zero rows if missing
+    chunk_ids: list[str]
+    chunk_texts: list[str]
+    chunk_docs: list[str]
+    chunk_sources: list[str]
+    chunk_corpus_ids: list[str]
+    entity_df: np.ndarray                # chunks mentioning each entity
+    incidence: sp.csr_matrix             # (n_chunks, n_entities) mention weights
+    adjacency: sp.csr_matrix             # (n_entities, n_entities) symmetric relation weights
+    edge_types: dict[tuple[int, int], str] = field(default_factory=dict)
+    entity_index: dict[str, int] = field(default_factory=dict)
+    chunk_index: dict[str, int] = field(default_factory=dict)
+    name_index: dict[str, list[int]] = field(default_factory=dict)
+    build_seconds: float = 0.0
+
+    @property
+    def n_entities(self) -> int:
+        return len(self.entity_ids)
+
+    @property
+    def n_chunks(self) -> int:
+        return len(self.chunk_ids)
+
+
+def build_snapshot(graph: GraphStore, vectors: VectorStore, typed_weight: float = 2.0) -> Snapshot:
+    """Export the graph and entity vectors into a Snapshot."""
+    from hopgraph.models import normalize_name
+
+    t0 = time.perf_counter()
+    topo = graph.topology()
+    chunks = graph.snapshot_chunks()
+    mentions = graph.snapshot_mentions()
+    e_index = {e: i for i, e in enumerate(topo.entity_ids)}
+    c_index = {r["id"]: j for j, r in enumerate(chunks)}
+    n_e, n_c = len(topo.entity_ids), len(chunks)
+
+    rows, cols, vals = [], [], []
+    for cid, eid, count in mentions:
+        if cid in c_index and eid in e_index:
+            rows.append(c_index[cid])
+            cols.append(e_index[eid])
+            vals.append(float(count))
+    raw = sp.csr_matrix((vals, (rows, cols)), shape=(n_c, n_e), dtype=np.float64)
+    df = np.asarray((raw > 0).sum(axis=0)).ravel().astype(np.float64)
+    specificity = 1.0 / np.log1p(np.maximum(df, 1.0))
+    incidence = sp.csr_matrix(raw.multiply(specificity[None, :]))
+
+    a_rows, a_cols, a_vals = [], [], []
+    edge_types: dict[tuple[int, int], str] = {}
+    n = max(n_c, 1)
+    for s, t, typ, w in zip(topo.sources, topo.targets, topo.edge_types, topo.weights, strict=True):
+        if s == t:
+            continue
+        if typ == "co_occurs":
+            pmi = math.log(n * max(w, 1.0) / max(df[s] * df[t], 1.0))
+            weight = max(pmi, 0.0) * w
+        else:
+            weight = typed_weight * w
+            edge_types[(s, t)] = typ
+        if weight > 0:
+            a_rows += [s, t]
+            a_cols += [t, s]
+            a_vals += [weight, weight]
+    adjacency = sp.csr_matrix((a_vals, (a_rows, a_cols)), shape=(n_e, n_e), dtype=np.float64)
+
+    ids, mat = vectors.export("entities")
+    dim = mat.shape[1] if mat.size else 384
+    evec = np.zeros((n_e, dim), dtype=np.float32)
+    for k, eid in enumerate(ids):
+        i = e_index.get(eid)
+        if i is not None:
+            v = mat[k]
+            evec[i] = v / max(float(np.linalg.norm(v)), 1e-12)
+
+    name_index: dict[str, list[int]] = {}
+    for i, name in enumerate(topo.names):
+        name_index.setdefault(normalize_name(name), []).append(i)
+
+    def corpus_id(meta: Any) -> str:
+        try:
+            return str(json.loads(meta or "{}").get("corpus_id", ""))
+        except (TypeError, ValueError):
+            return ""
+
+    snap = Snapshot(
+        version=topo.version, entity_ids=topo.entity_ids, entity_names=topo.names, entity_types=topo.types,
+        entity_vectors=evec, chunk_ids=[r["id"] for r in chunks], chunk_texts=[r["text"] or "" for r in chunks],
+        chunk_docs=[r["document_id"] for r in chunks], chunk_sources=[r["source"] or "" for r in chunks],
+        chunk_corpus_ids=[corpus_id(r.get("metadata")) for r in chunks], entity_df=df, incidence=incidence,
+        adjacency=adjacency, edge_types=edge_types, entity_index=e_index, chunk_index=c_index,
+        name_index=name_index,
+    )
+    snap.build_seconds = time.perf_counter() - t0
+    log.info("graph snapshot v%d: %d entities, %d chunks, %d mentions, %d edges in %.1fs", snap.version, n_e, n_c,
+             len(vals), adjacency.nnz // 2, snap.build_seconds)
+    return snap
+
+
+class SnapshotCache:
+    """One snapshot per graph version, rebuilt after writes (thread-safe)."""
+
+    def __init__(self, graph: GraphStore, vectors: VectorStore) -> None:
+        self.graph = graph
+        self.vectors = vectors
+        self._snap: Snapshot | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> Snapshot:
+        version = self.graph.version()
+        with self._lock:
+            if self._snap is None or self._snap.version != version:
+                self._snap = build_snapshot(self.graph, self.vectors)
+            return self._snap

@@ -1,0 +1,138 @@
+"""Retrieval modes on the real stores: planted facts, determinism, degradation, context, evaluation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from hopgraph.platform import Platform
+from retrieval.evaluation import evaluate, load_dataset, metrics
+from retrieval.fusion import rrf, weighted
+from retrieval.modes import MODES
+from retrieval.ppr import personalized_pagerank
+from retrieval.rerank import CrossEncoderReranker, MaxSimReranker
+from vectors.embedders import SentenceTransformerEmbedder, resolve_model_path
+
+PASSAGES = {
+    "p1": ("Vexmoor Observatory", "The Vexmoor Observatory was founded in 1893 by the astronomer Zorblax Quintana."),
+    "p2": ("Zorblax Quintana", "Zorblax Quintana was born in Kelderwick, a town famous for its salt mines."),
+    "p3": ("Kelderwick", "Kelderwick is a town on the northern ridge; its salt mine closed in 1950."),
+    "p4": ("Alan Turing", "Alan Turing designed the Bombe at Bletchley Park to break the Enigma cipher."),
+    "p5": ("Marie Curie", "Marie Curie won the Nobel Prize in Physics and the Nobel Prize in Chemistry."),
+    "p6": ("Ada Lovelace", "Ada Lovelace wrote the first published algorithm for the Analytical Engine."),
+}
+QUERIES = {"q1": "In which town was the founder of the Vexmoor Observatory born?",
+           "q2": "Who broke the Enigma cipher?"}
+QRELS = {"q1": ["p1", "p2"], "q2": ["p4"]}
+
+
+def _beir(root: Path) -> Path:
+    (root / "qrels").mkdir(parents=True)
+    (root / "corpus.jsonl").write_text("\n".join(json.dumps({"_id": k, "title": t, "text": x})
+                                                 for k, (t, x) in PASSAGES.items()))
+    (root / "queries.jsonl").write_text("\n".join(json.dumps({"_id": k, "text": t}) for k, t in QUERIES.items()))
+    (root / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(
+        f"{q}\t{d}\t1\n" for q, ds in QRELS.items() for d in ds))
+    return root
+
+
+@pytest.fixture
+def loaded(platform: Platform, tmp_path: Path) -> Platform:
+    platform.ingest([_beir(tmp_path / "beir") / "corpus.jsonl"])
+    return platform
+
+
+def test_every_mode_answers_with_citations(loaded: Platform) -> None:
+    for mode in MODES:
+        res = loaded.query("Who broke the Enigma cipher?", mode=mode, top_k=3)
+        assert res.results, mode
+        assert all(r.citation.chunk_id.startswith("chk_") and r.citation.document_id for r in res.results)
+        assert res.timings_ms["total"] > 0
+    top = loaded.query("Who broke the Enigma cipher?", mode="graph", top_k=3)
+    assert "Bombe" in top.results[0].text
+    assert "[doc_" in top.context and "## Passages" in top.context
+
+
+def test_graph_mode_follows_the_bridge_entity(loaded: Platform) -> None:
+    res = loaded.query(QUERIES["q1"], mode="graph", top_k=2, explain=True)
+    ids = loaded.corpus_ids()
+    got = {ids[r.citation.chunk_id] for r in res.results}
+    assert got == {"p1", "p2"}
+    assert any(s["entity"] == "Vexmoor Observatory" for s in res.explain["seeds"])
+    assert set(res.explain["signals"]) == {"dense", "bm25", "graph"}
+
+
+def test_same_query_same_ranking(loaded: Platform) -> None:
+    runs = [[(r.citation.chunk_id, r.score) for r in loaded.query(QUERIES["q1"], mode="graph", top_k=6).results]
+            for _ in range(3)]
+    assert runs[0] == runs[1] == runs[2]
+
+
+def test_stage_over_its_cap_degrades_and_says_so(loaded: Platform) -> None:
+    cfg = loaded.settings.retrieval.model_copy(update={"stage_cap_ms": 1e-6})
+    res = loaded.query(QUERIES["q1"], mode="graph", retrieval=cfg)
+    assert res.results and any(n.startswith("degraded:") for n in res.notes)
+
+
+def test_context_respects_the_token_budget(loaded: Platform) -> None:
+    cfg = loaded.settings.retrieval.model_copy(update={"token_budget": 60})
+    res = loaded.query(QUERIES["q1"], mode="graph", top_k=6, retrieval=cfg)
+    assert len(res.context.split()) * 1.3 <= 60 + 5
+
+
+def test_evaluation_harness_on_any_beir_folder(loaded: Platform, tmp_path: Path) -> None:
+    ds = load_dataset(tmp_path / "beir")
+    reps = evaluate(lambda q, m, c: loaded.query(q, mode=m, retrieval=c), loaded.corpus_ids(), ds,
+                    ["bm25", "dense", "graph", "graph-0-hops"], loaded.settings.retrieval)
+    by = {r.mode: r for r in reps}
+    assert by["graph"].metrics["R@2"] == 100.0
+    assert set(by["graph"].metrics) >= {"R@2", "R@5", "R@10", "nDCG@10", "MRR@10"}
+    assert by["dense"].latency_ms["p50"] > 0 and len(by["bm25"].per_query) == 2
+
+
+def test_metrics_and_fusion_by_hand() -> None:
+    m = metrics(["a", "x", "b"], {"a": 1, "b": 1})
+    assert m["R@2"] == 0.5 and m["R@5"] == 1.0 and m["MRR@10"] == 1.0
+    assert 0 < m["nDCG@10"] < 1
+    assert rrf({"s1": ["a", "b"], "s2": ["b", "a"]}, k=60)["a"] == pytest.approx(1 / 61 + 1 / 62)
+    assert weighted({"s1": {"a": 2.0, "b": 1.0}}, {"s1": 0.5}) == {"a": 0.5, "b": 0.0}
+
+
+def test_ppr_matches_dense_reference() -> None:
+    rng = np.random.default_rng(3)
+    a = (rng.random((30, 30)) < 0.15).astype(float)
+    a = np.maximum(a, a.T)
+    np.fill_diagonal(a, 0)
+    a[0, 1] = a[1, 0] = 1  # no isolated start
+    deg = a.sum(axis=1)
+    deg[deg == 0] = 1
+    transition = (a / deg[:, None]).T
+    p = np.zeros(30)
+    p[[0, 5]] = [0.7, 0.3]
+    got = personalized_pagerank(sp.csr_matrix(transition), p, damping=0.5, iterations=200, tol=1e-12)
+    dangling = a.sum(axis=1) == 0
+    m = transition + np.outer(p, dangling.astype(float))  # dangling mass returns to the seeds
+    exact = np.linalg.solve(np.eye(30) - 0.5 * m, 0.5 * p)
+    assert np.allclose(got, exact, atol=1e-8)
+
+
+def test_rerankers(embedder: SentenceTransformerEmbedder, tmp_path: Path) -> None:
+    passages = ["The cat sat on the mat. Enigma was broken at Bletchley Park.", "Bananas are yellow."]
+    scores = MaxSimReranker(embedder).score("Where was Enigma broken?", passages)
+    assert scores[0] > scores[1]
+    # a tiny cross-encoder, built and saved by the test, loaded through the real loading code
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    tok = BertTokenizerFast.from_pretrained(resolve_model_path("all-MiniLM-L6-v2"))
+    cfg = BertConfig(vocab_size=tok.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                     intermediate_size=64, num_labels=1)
+    model_dir = tmp_path / "tiny-cross-encoder"
+    BertForSequenceClassification(cfg).save_pretrained(model_dir)
+    tok.save_pretrained(model_dir)
+    first = CrossEncoderReranker(str(model_dir), device="cpu").score("Where was Enigma broken?", passages)
+    again = CrossEncoderReranker(str(model_dir), device="cpu").score("Where was Enigma broken?", passages)
+    assert len(first) == 2 and np.allclose(first, again)
