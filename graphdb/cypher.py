@@ -357,7 +357,8 @@ MARK_COMMUNITIES_BUILT = "MATCH (m:GraphMeta {id: 'graph'}) SET m.communities_ve
 SNAPSHOT_CHUNKS = """
 MATCH (d:Document)-[:HAS_CHUNK]->(c:Chunk)
 WHERE d.status = 'complete'
-RETURN c.id AS id, c.text AS text, d.id AS document_id, d.source AS source, d.metadata_json AS metadata
+RETURN c.id AS id, c.text AS text, d.id AS document_id, d.source AS source, d.title AS title,
+       d.metadata_json AS metadata
 """
 
 SNAPSHOT_MENTIONS = """

@@ -73,7 +73,7 @@ class Retriever:
         self.vectors = vectors
         self.embedder = embedder
         self.cfg = cfg
-        self.cache = cache or SnapshotCache(graph, vectors)
+        self.cache = cache or SnapshotCache(graph, vectors, cfg.typed_weight, cfg.about_weight)
         self._derived: dict[int, tuple[KeywordIndex, Any]] = {}
         self._reranker: Reranker | None = None
         self._modes: dict[str, Callable[[Run], dict[str, float]]] = {
@@ -119,7 +119,8 @@ class Retriever:
     # -- plumbing ------------------------------------------------------------------------------
     def _derived_of(self, snap: Snapshot) -> tuple[KeywordIndex, Any]:
         if snap.version not in self._derived:
-            self._derived = {snap.version: (KeywordIndex(snap.chunk_texts), joint_transition(snap))}
+            self._derived = {snap.version: (KeywordIndex(snap.chunk_texts),
+                                            joint_transition(snap, link_weight=self.cfg.link_weight))}
         return self._derived[snap.version]
 
     def _result(self, snap: Snapshot, rank: int, score: float, cid: str, run: Run) -> RetrievedChunk:

@@ -1,7 +1,8 @@
 """Personalized PageRank over the joint entity-chunk graph (HippoRAG-style), on CPU with scipy.
 
-Nodes are entities then chunks; edges: entity-entity relations (weighted) and chunk-entity mentions
-(weighted by entity specificity). The walk restarts at the seeds with probability ``1 - damping``.
+Nodes are entities then chunks; edges: entity-entity relations (weighted), chunk-entity mentions
+(weighted by entity specificity) and chunk-chunk title links. The walk restarts at the seeds with
+probability ``1 - damping``.
 """
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ import scipy.sparse as sp
 from retrieval.snapshot import Snapshot
 
 
-def joint_transition(snap: Snapshot, mention_weight: float = 1.0) -> sp.csr_matrix:
+def joint_transition(snap: Snapshot, mention_weight: float = 1.0, link_weight: float = 1.0) -> sp.csr_matrix:
     """Column-stochastic transition matrix of the joint graph (dangling nodes keep their mass)."""
     inc = snap.incidence * mention_weight
-    joint = sp.bmat([[snap.adjacency, inc.T], [inc, None]], format="csr")
+    joint = sp.bmat([[snap.adjacency, inc.T], [inc, snap.links * link_weight]], format="csr")
     out = np.asarray(joint.sum(axis=1)).ravel()
     inv = np.divide(1.0, out, out=np.zeros_like(out), where=out > 0)
     # P[i, j] = probability to go from j to i  ->  (D^-1 A)^T

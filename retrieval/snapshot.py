@@ -6,7 +6,10 @@ in Cypher. Edge weights:
 
 - typed relations: ``typed_weight`` x support (chunks stating them);
 - co-occurrences: positive PMI over chunks, ``log(N * n_ab / (df_a * df_b))``, times support;
-- chunk -> entity: mention count, damped by the entity's specificity ``1 / log(1 + df)``.
+- chunk -> entity: mention count, damped by the entity's specificity ``1 / log(1 + df)``, plus
+  ``about_weight`` when the entity is what the chunk's document is about (its title names it);
+- chunk -> chunk: a chunk whose text names another document's title links to that document's
+  chunks (``link_weight``), the way a hyperlink would.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ class Snapshot:
     entity_df: np.ndarray                # chunks mentioning each entity
     incidence: sp.csr_matrix             # (n_chunks, n_entities) mention weights
     adjacency: sp.csr_matrix             # (n_entities, n_entities) symmetric relation weights
+    links: sp.csr_matrix                 # (n_chunks, n_chunks) symmetric title links
     edge_types: dict[tuple[int, int], str] = field(default_factory=dict)
     entity_index: dict[str, int] = field(default_factory=dict)
     chunk_index: dict[str, int] = field(default_factory=dict)
@@ -60,7 +64,35 @@ class Snapshot:
         return len(self.chunk_ids)
 
 
-def build_snapshot(graph: GraphStore, vectors: VectorStore, typed_weight: float = 2.0) -> Snapshot:
+def title_links(texts: list[str], titles: list[str], docs: list[str], max_words: int = 8) -> sp.csr_matrix:
+    """Symmetric chunk-chunk matrix: chunk i names the title of chunk j's document (j in another document)."""
+    from hopgraph.models import normalize_name
+
+    by_title: dict[str, list[int]] = {}
+    for j, t in enumerate(titles):
+        key = normalize_name(t)
+        if len(key) >= 4:
+            by_title.setdefault(key, []).append(j)
+    rows, cols = [], []
+    for i, text in enumerate(texts):
+        words = text.split()
+        found: set[int] = set()
+        for n in range(1, max_words + 1):
+            for k in range(len(words) - n + 1):
+                hit = by_title.get(normalize_name(" ".join(words[k : k + n])))
+                if hit:
+                    found.update(j for j in hit if docs[j] != docs[i])
+        for j in found:
+            rows += [i, j]
+            cols += [j, i]
+    n_c = len(texts)
+    m = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_c, n_c), dtype=np.float64)
+    m.data[:] = 1.0  # duplicates collapse to one link
+    return m
+
+
+def build_snapshot(graph: GraphStore, vectors: VectorStore, typed_weight: float = 2.0,
+                   about_weight: float = 2.0) -> Snapshot:
     """Export the graph and entity vectors into a Snapshot."""
     from hopgraph.models import normalize_name
 
@@ -78,8 +110,17 @@ def build_snapshot(graph: GraphStore, vectors: VectorStore, typed_weight: float 
             rows.append(c_index[cid])
             cols.append(e_index[eid])
             vals.append(float(count))
-    raw = sp.csr_matrix((vals, (rows, cols)), shape=(n_c, n_e), dtype=np.float64)
-    df = np.asarray((raw > 0).sum(axis=0)).ravel().astype(np.float64)
+    names: dict[str, int] = {}
+    for i, name in enumerate(topo.names):
+        names.setdefault(normalize_name(name), i)
+    for j, r in enumerate(chunks):  # the entity a document is about: its title
+        e = names.get(normalize_name(r.get("title") or ""))
+        if e is not None and about_weight > 0:
+            rows.append(j)
+            cols.append(e)
+            vals.append(about_weight)
+    raw = sp.csr_matrix((vals, (rows, cols)), shape=(n_c, n_e), dtype=np.float64)  # duplicates add up
+    df = np.asarray((raw > 0).sum(axis=0)).ravel().astype(np.float64)  # chunks mentioning each entity
     specificity = 1.0 / np.log1p(np.maximum(df, 1.0))
     incidence = sp.csr_matrix(raw.multiply(specificity[None, :]))
 
@@ -105,10 +146,10 @@ def build_snapshot(graph: GraphStore, vectors: VectorStore, typed_weight: float 
     dim = mat.shape[1] if mat.size else 384
     evec = np.zeros((n_e, dim), dtype=np.float32)
     for k, eid in enumerate(ids):
-        i = e_index.get(eid)
-        if i is not None:
+        row = e_index.get(eid)
+        if row is not None:
             v = mat[k]
-            evec[i] = v / max(float(np.linalg.norm(v)), 1e-12)
+            evec[row] = v / max(float(np.linalg.norm(v)), 1e-12)
 
     name_index: dict[str, list[int]] = {}
     for i, name in enumerate(topo.names):
@@ -125,7 +166,10 @@ def build_snapshot(graph: GraphStore, vectors: VectorStore, typed_weight: float 
         entity_vectors=evec, chunk_ids=[r["id"] for r in chunks], chunk_texts=[r["text"] or "" for r in chunks],
         chunk_docs=[r["document_id"] for r in chunks], chunk_sources=[r["source"] or "" for r in chunks],
         chunk_corpus_ids=[corpus_id(r.get("metadata")) for r in chunks], entity_df=df, incidence=incidence,
-        adjacency=adjacency, edge_types=edge_types, entity_index=e_index, chunk_index=c_index,
+        adjacency=adjacency,
+        links=title_links([r["text"] or "" for r in chunks], [r.get("title") or "" for r in chunks],
+                          [r["document_id"] for r in chunks]),
+        edge_types=edge_types, entity_index=e_index, chunk_index=c_index,
         name_index=name_index,
     )
     snap.build_seconds = time.perf_counter() - t0
@@ -137,9 +181,12 @@ def build_snapshot(graph: GraphStore, vectors: VectorStore, typed_weight: float 
 class SnapshotCache:
     """One snapshot per graph version, rebuilt after writes (thread-safe)."""
 
-    def __init__(self, graph: GraphStore, vectors: VectorStore) -> None:
+    def __init__(self, graph: GraphStore, vectors: VectorStore, typed_weight: float = 2.0,
+                 about_weight: float = 2.0) -> None:
         self.graph = graph
         self.vectors = vectors
+        self.typed_weight = typed_weight
+        self.about_weight = about_weight
         self._snap: Snapshot | None = None
         self._lock = threading.Lock()
 
@@ -147,5 +194,5 @@ class SnapshotCache:
         version = self.graph.version()
         with self._lock:
             if self._snap is None or self._snap.version != version:
-                self._snap = build_snapshot(self.graph, self.vectors)
+                self._snap = build_snapshot(self.graph, self.vectors, self.typed_weight, self.about_weight)
             return self._snap
