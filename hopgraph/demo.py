@@ -16,11 +16,11 @@ from hopgraph.settings import Settings
 
 SAMPLE = Path(__file__).parent / "sample"
 QUERIES = [
-    ("Who founded the Vexmoor Observatory?", "local"),
+    ("Who founded the Vexmoor Observatory?", "graph"),
     ("Where did Einstein work before he became famous?", "naive"),
     ("Which machine broke the Enigma cipher?", "local"),
-    ("first published computer program", "naive"),
-    ("Nobel Prize in Physics", "local"),
+    ("first published computer program", "bm25"),
+    ("Nobel Prize in Physics", "global"),
 ]
 
 
@@ -34,6 +34,8 @@ def main() -> None:
                       f"{report.chunks} chunks, {report.entities} entities in {report.seconds:.1f}s")
         st = p.status()
         console.print(f"graph: {st['graph']}\nvectors: {st['vectors']}")
+        if report.skipped:
+            console.print(f"skipped: {report.skipped}")
         for text, mode in QUERIES:
             console.rule(f"[bold]{text}[/]  ({mode})")
             result = p.query(text, mode=mode, top_k=2)
