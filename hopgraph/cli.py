@@ -119,7 +119,8 @@ def query(
         snippet = snippet if len(snippet) <= 300 else snippet[:297] + "..."
         console.print(f"  [cyan]{r.rank}.[/] ({r.score:.3f}) {escape(snippet)}")
         cite = escape(f"[{Path(r.citation.source).name} · {r.citation.document_id} · {r.citation.chunk_id}]")
-        console.print(f"     [dim]{cite}[/]")
+        via = escape(f" via {', '.join(r.entities)}") if r.entities else ""
+        console.print(f"     [dim]{cite}{via}[/]")
     if explain:
         console.rule("explain")
         console.print_json(json.dumps({**result.explain, "timings_ms": result.timings_ms}))

@@ -57,6 +57,7 @@ class Run:
     entities: list[str] = field(default_factory=list)
     relations: list[str] = field(default_factory=list)
     communities: list[str] = field(default_factory=list)
+    seed_weights: dict[int, float] = field(default_factory=dict)
 
     def stage(self, name: str, t0: float) -> float:
         ms = (time.perf_counter() - t0) * 1000
@@ -125,10 +126,12 @@ class Retriever:
 
     def _result(self, snap: Snapshot, rank: int, score: float, cid: str, run: Run) -> RetrievedChunk:
         j = snap.chunk_index[cid]
+        row = snap.incidence.getrow(j)
+        via = sorted((e for e in row.indices if e in run.seed_weights), key=lambda e: -run.seed_weights[e])[:5]
         return RetrievedChunk(rank=rank, score=round(float(score), 6), text=snap.chunk_texts[j],
                               citation=Citation(document_id=snap.chunk_docs[j], chunk_id=cid,
                                                 source=snap.chunk_sources[j]),
-                              entities=run.explain.get("chunk_entities", {}).get(cid, []))
+                              entities=[snap.entity_names[e] for e in via])
 
     def _over_cap(self, run: Run, ms: float, stage: str, fallback: str) -> bool:
         if ms > run.cfg.stage_cap_ms:
@@ -170,6 +173,7 @@ class Retriever:
 
     def _explain_seeds(self, run: Run, seeds: signals.Seeds) -> None:
         snap = run.snap
+        run.seed_weights = seeds.weights
         top = sorted(seeds.weights.items(), key=lambda kv: -kv[1])[:15]
         run.entities = [f"{snap.entity_names[e]} ({snap.entity_types[e]})" for e, _ in top]
         run.explain["seeds"] = [{"entity": snap.entity_names[e], "weight": round(w, 4), "why": seeds.origin[e]}
@@ -267,8 +271,7 @@ class Retriever:
             self._reranker = make_reranker(run.cfg.reranker, self.embedder)
         head = order[: run.cfg.rerank_k]
         texts = [run.snap.chunk_texts[run.snap.chunk_index[c]] for c in head]
-        scores = self._reranker.score(run.text, texts)
-        prior = {c: 1.0 - i / len(head) for i, c in enumerate(head)}
-        mixed = {c: 0.5 * prior[c] + 0.5 * s for c, s in zip(head, normalize(dict(zip(head, scores, strict=True)))
-                                                             .values(), strict=True)}
+        rerank = normalize(dict(zip(head, self._reranker.score(run.text, texts), strict=True)))
+        # blend with the fused order so a reranker never discards the graph's evidence outright
+        mixed = {c: 0.5 * (1.0 - i / len(head)) + 0.5 * rerank[c] for i, c in enumerate(head)}
         return ranked(mixed) + order[run.cfg.rerank_k :]

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 from graphdb.arcadedb_server import ServerInfo
+from graphdb.migrations import discover
+from hopgraph.settings import REPO_ROOT
 
 
 def _run(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -70,7 +73,8 @@ def test_cypher_command(arcadedb: ServerInfo, tmp_path: Path) -> None:
     assert '"truncated": true' in out.stdout and "truncated at 1 rows" in out.stderr
     out = _run(["cypher", "match (m:Migration) /* x */ detach DELETE m"], env)
     assert out.returncode == 1 and "refused" in out.stderr
-    out = _run(["cypher", "MATCH (m:Migration) RETURN count(m) AS n"], env)
-    assert out.returncode == 0 and "2" in out.stdout  # still there
+    out = _run(["cypher", "MATCH (m:Migration) RETURN count(m) AS n", "--format", "json"], env)
+    n_files = len(discover(REPO_ROOT / "migrations"))
+    assert out.returncode == 0 and json.loads(out.stdout)["rows"] == [[n_files]]  # nothing was deleted
     out = _run(["cypher", "MATCH (n RETURN n"], env)
     assert out.returncode == 1 and "error" in out.stderr
