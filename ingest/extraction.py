@@ -52,6 +52,7 @@ class _Span:
     start: int  # token index
     end: int
     eid: str
+    named: bool  # found by NER here (not a noun-chunk concept), whatever type the entity got elsewhere
 
 
 class SpacyExtractor:
@@ -100,7 +101,7 @@ class SpacyExtractor:
             name = " ".join(" ".join(t.text for t in toks).split())
             eid = self._entity(out, name, ent.label_, ent.sent.text.strip())
             if eid:
-                spans.append(_Span(ent.start, ent.end, eid))
+                spans.append(_Span(ent.start, ent.end, eid, named=True))
                 taken.update(range(ent.start, ent.end))
         if self.cfg.noun_chunks:
             for nc in doc.noun_chunks:
@@ -116,13 +117,14 @@ class SpacyExtractor:
                     continue
                 eid = self._entity(out, name, CONCEPT, nc.sent.text.strip())
                 if eid:
-                    spans.append(_Span(toks[0].i, toks[-1].i + 1, eid))
+                    spans.append(_Span(toks[0].i, toks[-1].i + 1, eid, named=False))
         return spans
 
     # -- relations ---------------------------------------------------------------------------
     def _extract_doc(self, chunk: Chunk, doc: Any, out: Extraction) -> None:
         spans = self._spans(doc, out)
-        named = {s.eid for s in spans if out.entities[s.eid].type != CONCEPT}
+        # per sentence and span, so the result does not depend on which chunks share a batch
+        named_at = {i for s in spans if s.named for i in range(s.start, s.end)}
         counts = Counter(s.eid for s in spans)
         out.mentions.extend(Mention(chunk_id=chunk.id, entity_id=e, count=n) for e, n in counts.items())
         by_token: dict[int, str] = {}
@@ -164,6 +166,7 @@ class SpacyExtractor:
                         for p in (c for c in prep.children if c.dep_ == "pobj"):
                             add(by_token[tok.i], prep.lemma_.lower(), ent_of(p), text)
             in_sent = sorted({by_token[i] for i in range(sent.start, sent.end) if i in by_token})
+            named = {by_token[i] for i in range(sent.start, sent.end) if i in named_at}
             for a, b in itertools.combinations(in_sent[: self.cfg.max_cooccurring], 2):
                 if a in named or b in named:  # concept-concept pairs are too weak to keep
                     add(a, CO_OCCURS, b, text)

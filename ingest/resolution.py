@@ -87,9 +87,13 @@ class EntityResolver:
         probes = [e for e in probes if len(_tokens(e.name)) <= self.cfg.max_alias_tokens]
         if not probes:
             return []
-        hits = self.vectors.search_many("entities", self.embedder.embed([e.name for e in probes]), self.cfg.neighbours)
+        probes = sorted(probes, key=lambda e: e.id)
+        hits = self.vectors.search_many("entities", self.embedder.embed([e.name for e in probes]),
+                                        self.cfg.neighbours + 5)
         merges: dict[str, Merge] = {}
-        for e, neigh in zip(probes, hits, strict=True):
+        for e, found in zip(probes, hits, strict=True):
+            # deterministic whatever the segment layout: ties by id, then the first `neighbours`
+            neigh = sorted(found, key=lambda h: (-round(h.score, 5), h.id))[: self.cfg.neighbours]
             containing: list[tuple[str, str, float, str]] = []
             for h in neigh:
                 other_name, other_type = str(h.payload.get("name", "")), str(h.payload.get("type", ""))
@@ -109,7 +113,7 @@ class EntityResolver:
             if len(distinct) > 1 and not all(name_relation(a, b) for a in distinct for b in distinct if a < b):
                 log.debug("not merging ambiguous %r: %s", e.name, sorted(distinct))
                 continue
-            best = max(containing, key=lambda c: (len(_tokens(c[1])), c[2]))
+            best = max(containing, key=lambda c: (len(_tokens(c[1])), round(c[2], 5), c[0]))
             merges[e.id] = Merge(e.id, e.name, best[0], best[1], best[2])
         # an alias's canonical may itself be an alias: follow the chain, never merge in a cycle
         out: list[Merge] = []
