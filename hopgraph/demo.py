@@ -51,4 +51,11 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from graphdb.arcadedb_server import GraphServerError
+    from vectors.store import VectorStoreError
+
+    try:
+        main()
+    except (GraphServerError, VectorStoreError) as exc:
+        Console(stderr=True).print(f"[bold red]error:[/] {exc}")
+        raise SystemExit(1) from exc
