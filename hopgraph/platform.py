@@ -35,6 +35,7 @@ class Platform:
         self._graph: BoltGraphStore | None = None
         self._vectors: VectorStore | None = None
         self._retriever: Retriever | None = None
+        self._ingest: Ingestor | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
     def __enter__(self) -> Platform:
@@ -47,6 +48,7 @@ class Platform:
     def close(self) -> None:
         """Flush and close the stores."""
         self._retriever = None
+        self._ingest = None
         if self._vectors is not None:
             self._vectors.close()
             self._vectors = None
@@ -112,4 +114,7 @@ class Platform:
         self._ingestor().extractor.extract([])
 
     def _ingestor(self) -> Ingestor:
-        return Ingestor(self.graph, self.vectors, self.embedder, self.settings)
+        """One ingestor per platform: the spaCy model and the alias map are loaded once."""
+        if self._ingest is None:
+            self._ingest = Ingestor(self.graph, self.vectors, self.embedder, self.settings)
+        return self._ingest

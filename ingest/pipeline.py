@@ -29,7 +29,7 @@ from ingest.communities import CommunityBuilder
 from ingest.extraction import CO_OCCURS, Extraction, SpacyExtractor
 from ingest.resolution import EntityResolver
 from ingest.sources import Skipped, SourceText, read_sources
-from ingest.texts import merge_relations, relation_text
+from ingest.texts import merge_relations, relation_point, relation_text
 from vectors.embedders import Embedder
 from vectors.store import VectorPoint, VectorStore
 
@@ -227,8 +227,7 @@ class Ingestor:
                        for c, v in zip(chunks, chunk_vecs, strict=True)],
             "entities": [VectorPoint(e.id, v, {"name": e.name, "type": e.type})
                          for e, v in zip(entities, entity_vecs, strict=True)],
-            "relationships": [VectorPoint(r.id, v, {"source_id": r.source_id, "target_id": r.target_id, "type": r.type})
-                              for r, v in zip(embedded, relation_vecs, strict=True)],
+            "relationships": [relation_point(r, v) for r, v in zip(embedded, relation_vecs, strict=True)],
         }
 
     def _write_graph(self, todo: list[SourceText], per_doc: dict[str, list[str]], chunks: list[Chunk],

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from graphdb.store import GraphStore
 from hopgraph.models import Entity, normalize_name
 from hopgraph.settings import ResolutionSettings
-from ingest.texts import relation_text
+from ingest.texts import relation_point, relation_text
 from vectors.embedders import Embedder
-from vectors.store import VectorPoint, VectorStore
+from vectors.store import VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -137,9 +137,7 @@ class EntityResolver:
         if keep:
             names = {m.canonical_id: m.canonical_name for m in merges}
             vecs = self.embedder.embed([relation_text(r, names) for r in keep])
-            self.vectors.upsert("relationships", [
-                VectorPoint(r.id, v, {"source_id": r.source_id, "target_id": r.target_id, "type": r.type})
-                for r, v in zip(keep, vecs, strict=True)])
+            self.vectors.upsert("relationships", [relation_point(r, v) for r, v in zip(keep, vecs, strict=True)])
         for m in merges:
             log.debug("merged entity %r into %r (similarity %.2f)", m.alias_name, m.canonical_name, m.score)
         log.info("entity resolution: %d merge(s)", len(merges))

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from hopgraph.models import Relation
+from vectors.store import VectorPoint
 
 
 def merge_relations(relations: Sequence[Relation]) -> list[Relation]:
@@ -24,3 +27,8 @@ def relation_text(r: Relation, names: dict[str, str], max_words: int = 20) -> st
     words = r.description.split()
     desc = " ".join(words[:max_words]) + (" ..." if len(words) > max_words else "")
     return f"{src} {r.type.replace('_', ' ')} {dst}: {desc}"
+
+
+def relation_point(r: Relation, vector: np.ndarray) -> VectorPoint:
+    """The relationship vector of a relation, with the payload retrieval filters and reads."""
+    return VectorPoint(r.id, vector, {"source_id": r.source_id, "target_id": r.target_id, "type": r.type})
