@@ -121,12 +121,6 @@ RETURN eid AS entity_id, e.name AS name, c.id AS chunk_id, c.text AS text, c.ord
        d.id AS document_id, d.source AS source, m.count AS count
 """
 
-ENTITY_CHUNK_FREQUENCY = """
-UNWIND $ids AS eid
-MATCH (e:Entity {id: eid})<-[:MENTIONS]-(c:Chunk)
-RETURN eid AS id, count(c) AS df
-"""
-
 # --- deletes -----------------------------------------------------------------------------------
 DELETE_CHUNKS = """
 UNWIND $ids AS id

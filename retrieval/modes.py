@@ -216,7 +216,7 @@ class Retriever:
                 if member is not None:
                     weights[member] = max(weights.get(member, 0.0), 0.5 * h.score)
         run.entities = [snap.entity_names[e] for e in sorted(weights, key=lambda e: -weights[e])[:12]]
-        out = signals.direct_scores(snap, {e: w * signals.specificity(snap, e) for e, w in weights.items()})
+        out = signals.specific_scores(snap, weights)
         run.stage("global", t)
         run.signals["global"] = out
         return out
@@ -251,10 +251,9 @@ class Retriever:
                 run.notes.append(f"degraded: beam expansion stopped at the {cfg.stage_cap_ms:.0f} ms cap; "
                                  "returning what it found")
             run.explain["paths"] = [" -> ".join(snap.entity_names[e] for e in p) for p in res.paths]
-            graph = signals.direct_scores(snap, {e: w * signals.specificity(snap, e) for e, w in res.scores.items()})
+            graph = signals.specific_scores(snap, res.scores)
         else:
-            graph = signals.direct_scores(snap, {e: w * signals.specificity(snap, e)
-                                                 for e, w in seeds.weights.items()})
+            graph = signals.specific_scores(snap, seeds.weights)
         if self._over_cap(run, run.stage("expansion", t), "expansion", "rrf"):
             return rrf({"dense": ranked(dense), "bm25": ranked(bm25)}, k=cfg.rrf_k)
         run.signals["graph"] = graph

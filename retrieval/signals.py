@@ -116,6 +116,11 @@ def direct_scores(snap: Snapshot, weights: dict[int, float]) -> dict[str, float]
     return {snap.chunk_ids[j]: float(s[j]) for j in np.nonzero(s)[0]}
 
 
+def specific_scores(snap: Snapshot, weights: dict[int, float]) -> dict[str, float]:
+    """Chunk scores of entity weights, each weight scaled by the entity's specificity first."""
+    return direct_scores(snap, {e: w * specificity(snap, e) for e, w in weights.items()})
+
+
 @dataclass
 class BeamResult:
     scores: dict[int, float]
