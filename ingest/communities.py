@@ -18,6 +18,7 @@ import logging
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from typing import Any
 
 from graphdb.store import GraphStore, RelationRef, Topology
 from hopgraph.models import Community, stable_id
@@ -63,6 +64,22 @@ class CommunityBuilder:
             weights[(a, b)] += w * (1.0 if typ == "co_occurs" else self.cfg.typed_weight)
         return [(a, b, w) for (a, b), w in sorted(weights.items())]
 
+    def _leiden(self, gn: Any, edges: list[tuple[str, str, float]], start: dict[str, int] | None) -> list[Any]:
+        def run(starting: dict[str, int] | None) -> list[Any]:
+            return list(gn.hierarchical_leiden(
+                edges=edges, starting_communities=starting, resolution=self.cfg.resolution, randomness=0.001,
+                iterations=1, use_modularity=True, max_cluster_size=self.cfg.max_cluster_size, seed=self.cfg.seed))
+
+        if start is None:
+            return run(None)
+        try:
+            return run(start)
+        except BaseException as exc:  # graspologic-native panics (index out of bounds) on some warm starts
+            if type(exc).__name__ != "PanicException":
+                raise
+            log.warning("warm-started Leiden failed (%s); clustering from scratch", str(exc).splitlines()[0])
+            return run(None)
+
     def cluster(self, topo: Topology) -> list[Community]:
         """Communities at every level (0 = coarsest), with parents and members."""
         import graspologic_native as gn
@@ -74,18 +91,19 @@ class CommunityBuilder:
         start: dict[str, int] | None = None
         previous = self.graph.level0_membership() if self.cfg.warm_start else {}
         if previous:
-            labels = {c: i for i, c in enumerate(sorted(set(previous.values())))}
+            # labels must be dense over the nodes clustered now (graspologic indexes by label), so
+            # only communities that still have a node here get one; new nodes get their own
+            kept = sorted({previous[n] for n in nodes if n in previous})
+            labels = {c: i for i, c in enumerate(kept)}
             nxt = len(labels)
             start = {}
-            for n in sorted(nodes):  # every node needs a starting community; new ones get their own
+            for n in sorted(nodes):
                 if n in previous:
                     start[n] = labels[previous[n]]
                 else:
                     start[n] = nxt
                     nxt += 1
-        clusters = gn.hierarchical_leiden(edges=edges, starting_communities=start, resolution=self.cfg.resolution,
-                                          randomness=0.001, iterations=1, use_modularity=True,
-                                          max_cluster_size=self.cfg.max_cluster_size, seed=self.cfg.seed)
+        clusters = self._leiden(gn, edges, start)
         members: dict[tuple[int, str], set[str]] = defaultdict(set)
         parent: dict[tuple[int, str], tuple[int, str] | None] = {}
         for hc in clusters:

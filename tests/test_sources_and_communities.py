@@ -83,3 +83,23 @@ def test_communities_are_built_and_follow_changes(platform: Platform, tmp_path: 
     after = {r["id"] for r in g.read("MATCH (c:Community) RETURN c.id AS id")}
     assert len(before & after) >= 0.4 * len(before)  # 48% measured; cold-start Leiden keeps 40%
     assert platform.vectors.count("communities") == len(after)
+    # shrinking to a sliver: the warm start must only label communities that still have nodes
+    # (graspologic panicked on a label beyond the node count)
+    corpus.write_text("\n".join(lines[:3]))
+    report = platform.ingest([corpus])
+    left = g.read("MATCH (c:Community) RETURN count(c) AS n")[0]["n"]
+    assert report.documents_deleted == len(lines) - 6 and 0 < left < len(after)
+
+
+def test_warm_started_communities_survive_a_rewritten_document(platform: Platform, tmp_path: Path) -> None:
+    """Regression: graspologic-native's warm-started Leiden panics (index out of bounds) on this
+    small graph; the ingest must fall back to a cold start instead of failing."""
+    note = tmp_path / "note.md"
+    note.write_text("# Ledger\nThe Quillfeather Ledger was kept by Marnie Oskarsdottir.")
+    assert platform.ingest([note]).communities >= 1
+    note.write_text("# Ledger\nThe Quillfeather Ledger was kept by Tobias Wrenfield in Lisbon.")
+    report = platform.ingest([note])
+    assert report.documents_ingested == 1 and report.communities >= 1
+    names = {r["name"] for r in platform.graph.read(
+        "MATCH (e:Entity)-[:IN_COMMUNITY]->(:Community) RETURN DISTINCT e.name AS name")}
+    assert "Tobias Wrenfield" in names and "Marnie Oskarsdottir" not in names
