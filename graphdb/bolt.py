@@ -11,6 +11,7 @@ import neo4j
 from neo4j.exceptions import ClientError, ConstraintError, ServiceUnavailable
 
 from graphdb import cypher
+from graphdb.browse import BrowseMixin
 from graphdb.dialect import Dialect
 from graphdb.migrations import MigrationRunner
 from graphdb.readonly import check_read_only
@@ -48,7 +49,7 @@ def _dedupe(rows: Iterable[dict[str, Any]], key: str = "id") -> list[dict[str, A
     return list(out.values())
 
 
-class BoltGraphStore:
+class BoltGraphStore(BrowseMixin):
     """GraphStore over Bolt. Writes are UNWIND batches in managed write transactions."""
 
     def __init__(self, uri: str, auth: tuple[str, str], cfg: GraphSettings, dialect: Dialect) -> None:

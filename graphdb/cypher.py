@@ -365,3 +365,60 @@ MATCH (e:Entity)-[:IN_COMMUNITY]->(:Community {id: $id})
 RETURN e.id AS id
 LIMIT $limit
 """
+
+# --- API look-ups --------------------------------------------------------------------------------
+ENTITY = """
+MATCH (e:Entity {id: $id})
+OPTIONAL MATCH (c:Chunk)-[m:MENTIONS]->(e)
+WITH e, count(c) AS chunks, sum(m.count) AS mentions
+OPTIONAL MATCH (e)-[:IN_COMMUNITY]->(k:Community)
+RETURN e.id AS id, e.name AS name, e.type AS type, e.description AS description,
+       chunks, mentions, collect(k.id) AS communities
+"""
+
+ENTITY_NEIGHBOURS = """
+MATCH (e:Entity {id: $id})-[r:RELATED]-(n:Entity)
+RETURN n.id AS id, n.name AS name, n.type AS type, r.type AS relation, r.weight AS weight,
+       r.description AS description, startNode(r).id = $id AS outgoing
+ORDER BY r.weight DESC, n.id
+SKIP $skip LIMIT $limit
+"""
+
+LIST_COMMUNITIES = """
+MATCH (c:Community)
+WHERE $level IS NULL OR c.level = $level
+RETURN c.id AS id, c.level AS level, c.title AS title, c.summary AS summary, c.size AS size
+ORDER BY c.level, c.size DESC, c.id
+SKIP $skip LIMIT $limit
+"""
+
+COMMUNITY = """
+MATCH (c:Community {id: $id})
+OPTIONAL MATCH (c)-[:PARENT]->(p:Community)
+OPTIONAL MATCH (k:Community)-[:PARENT]->(c)
+RETURN c.id AS id, c.level AS level, c.title AS title, c.summary AS summary, c.size AS size,
+       p.id AS parent_id, collect(k.id) AS children
+"""
+
+COMMUNITY_MEMBER_ENTITIES = """
+MATCH (e:Entity)-[:IN_COMMUNITY]->(:Community {id: $id})
+RETURN e.id AS id, e.name AS name, e.type AS type
+ORDER BY e.name, e.id
+LIMIT $limit
+"""
+
+# --- scheduled re-ingestion runs (not graph content: no version bump) ---------------------------
+RECORD_INGEST_RUN = """
+MERGE (r:IngestRun {id: $id})
+SET r.source = $source, r.status = $status, r.started_at = $started_at, r.finished_at = $finished_at,
+    r.duration_s = $duration_s, r.report_json = $report_json, r.error = $error
+"""
+
+LIST_INGEST_RUNS = """
+MATCH (r:IngestRun)
+WHERE $source IS NULL OR r.source = $source
+RETURN r.id AS id, r.source AS source, r.status AS status, r.started_at AS started_at,
+       r.finished_at AS finished_at, r.duration_s AS duration_s, r.report_json AS report_json, r.error AS error
+ORDER BY r.started_at DESC
+LIMIT $limit
+"""

@@ -14,6 +14,7 @@ from rich.logging import RichHandler
 from rich.markup import escape
 from rich.table import Table
 
+from hopgraph import cli_service as _service
 from hopgraph.settings import Settings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -71,8 +72,10 @@ def ingest(
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise _fail(FileNotFoundError(f"no such file or directory: {', '.join(missing)}"))
+    s = _settings()
+    _not_served(s)
     try:
-        with Platform(_settings()) as p:
+        with Platform(s) as p:
             report = p.ingest(paths, progress=progress)
     except _known_errors() as exc:
         raise _fail(exc) from exc
@@ -183,8 +186,10 @@ def delete(doc_id: Annotated[str, typer.Argument(help="Document id (see `hopgrap
     """Delete a document, its chunks, mentions, orphaned entities and vectors."""
     from hopgraph.platform import Platform
 
+    s = _settings()
+    _not_served(s)
     try:
-        with Platform(_settings()) as p:
+        with Platform(s) as p:
             found = p.delete(doc_id)
     except _known_errors() as exc:
         raise _fail(exc) from exc
@@ -353,6 +358,19 @@ def db_status() -> None:
         raise typer.Exit(code=3)
     console.print(f"graph server running: pid {info.pid}, bolt {info.uri}")
 
+
+def _not_served(s: Settings) -> None:
+    """Writes while `hopgraph serve` owns the embedded stores must go through its API."""
+    from api.server import running_server
+
+    other = running_server(s)
+    if other is not None and s.vectors.backend == "edge":
+        raise _fail(RuntimeError(
+            f"hopgraph serve (pid {other.pid}) owns the stores in {s.data_dir}; send the work through its API "
+            f"(POST {other.url}/documents, DELETE {other.url}/documents/ID) or stop it first"))
+
+
+_service.register(app, _settings, _fail)
 
 if __name__ == "__main__":
     app()

@@ -141,6 +141,18 @@ class RetrievedChunk(BaseModel):
     entities: list[str] = Field(default_factory=list, description="Entities that led to it (local mode).")
 
 
+class QueryFilters(BaseModel):
+    """Restrict results to some documents: by id, or by source prefix (a folder, a JSONL file)."""
+
+    document_ids: list[str] | None = Field(default=None, max_length=1000)
+    source_prefix: str | None = Field(default=None, min_length=1, max_length=4096)
+
+    def allows(self, document_id: str, source: str) -> bool:
+        if self.document_ids is not None and document_id not in self.document_ids:
+            return False
+        return self.source_prefix is None or source.startswith(self.source_prefix)
+
+
 class QueryResult(BaseModel):
     """The answer to a query: ranked chunks with citations."""
 

@@ -10,10 +10,13 @@ from types import TracebackType
 from typing import Any
 
 from graphdb.bolt import BoltGraphStore
+from graphdb.browse import IngestRun
 from graphdb.factory import open_graph_store
-from hopgraph.models import IngestReport, QueryResult
-from hopgraph.settings import RetrievalSettings, Settings
+from hopgraph.models import IngestReport, QueryFilters, QueryResult
+from hopgraph.settings import RetrievalSettings, ScheduledSource, Settings
 from ingest.pipeline import Ingestor
+from ingest.scheduler import run_source
+from ingest.sources import record_to_source
 from retrieval.modes import Retriever
 from vectors.embedders import Embedder, make_embedder
 from vectors.factory import open_vector_store
@@ -87,6 +90,10 @@ class Platform:
         """Delete one document and everything only it supported. False if it does not exist."""
         return self._ingestor().delete([doc_id]) == 1
 
+    def reingest(self, source: ScheduledSource) -> IngestRun:
+        """Re-ingest a scheduled source incrementally; the outcome is recorded in the graph."""
+        return run_source(self._ingestor(), self.graph, source)
+
     @property
     def retriever(self) -> Retriever:
         """One retriever per platform: its graph snapshot is reused until the graph changes."""
@@ -94,10 +101,16 @@ class Platform:
             self._retriever = Retriever(self.graph, self.vectors, self.embedder, self.settings.retrieval)
         return self._retriever
 
+    def ingest_records(self, records: Sequence[dict[str, Any]], collection: str = "api") -> IngestReport:
+        """Ingest JSON records (``{id, text, title?, metadata?}`` or ``{id, image, captions}``) as
+        documents with source ``<collection>#<id>``: re-sending a record updates its document."""
+        items = [record_to_source(collection, rec, f"{collection}#{i}") for i, rec in enumerate(records)]
+        return self._ingestor().ingest_sources(items, total=len(items))
+
     def query(self, text: str, mode: str = "graph", top_k: int | None = None, explain: bool = False,
-              retrieval: RetrievalSettings | None = None) -> QueryResult:
+              retrieval: RetrievalSettings | None = None, filters: QueryFilters | None = None) -> QueryResult:
         """Ranked chunks with citations and a cited context (``retrieval`` overrides the settings)."""
-        return self.retriever.query(text, mode, top_k, explain=explain, cfg=retrieval)
+        return self.retriever.query(text, mode, top_k, explain=explain, cfg=retrieval, filters=filters)
 
     def status(self) -> dict[str, Any]:
         """Counts of graph items and vectors."""

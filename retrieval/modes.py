@@ -17,12 +17,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 
 from graphdb.store import GraphStore
-from hopgraph.models import Citation, QueryResult, RetrievedChunk
+from hopgraph.models import Citation, QueryFilters, QueryResult, RetrievedChunk
 from hopgraph.settings import RetrievalSettings
 from retrieval import signals
 from retrieval.context import build_context
@@ -34,7 +34,8 @@ from retrieval.snapshot import Snapshot, SnapshotCache
 from vectors.embedders import Embedder
 from vectors.store import VectorStore
 
-MODES: tuple[str, ...] = ("naive", "dense", "bm25", "rrf", "local", "global", "hybrid", "mix", "graph")
+Mode = Literal["naive", "dense", "bm25", "rrf", "local", "global", "hybrid", "mix", "graph"]
+MODES: tuple[str, ...] = get_args(Mode)
 
 
 class QueryError(ValueError):
@@ -85,8 +86,8 @@ class Retriever:
 
     # -- entry point ---------------------------------------------------------------------------
     def query(self, text: str, mode: str = "graph", top_k: int | None = None, explain: bool = False,
-              cfg: RetrievalSettings | None = None) -> QueryResult:
-        """Ranked, cited chunks and a cited context for a query."""
+              cfg: RetrievalSettings | None = None, filters: QueryFilters | None = None) -> QueryResult:
+        """Ranked, cited chunks and a cited context for a query (``filters`` restrict the documents)."""
         if not text or not text.strip():
             raise QueryError("the query text is empty")
         if mode not in self._modes:
@@ -102,7 +103,12 @@ class Retriever:
         t = time.perf_counter()
         run.qvec = self.embedder.embed([run.text])[0]
         run.stage("embed", t)
+        if filters is not None:  # widen the candidate pools, then keep the allowed documents only
+            run.cfg = cfg.model_copy(update={"candidate_k": min(cfg.candidate_k * 4, 1000)})
         scores = self._modes[mode](run)
+        if filters is not None:
+            scores = {c: s for c, s in scores.items() if c in snap.chunk_index and filters.allows(
+                snap.chunk_docs[snap.chunk_index[c]], snap.chunk_sources[snap.chunk_index[c]])}
         order = ranked(scores)
         if cfg.rerank and order:
             t = time.perf_counter()

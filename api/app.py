@@ -1,0 +1,101 @@
+"""The FastAPI app factory: stores opened once per process, one writer thread, the scheduler."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+from starlette.concurrency import run_in_threadpool
+
+from api import problems
+from api.auth import Authenticator
+from api.deps import AppState
+from api.jobs import JobFailed, JobManager
+from api.limits import BodyLimit
+from api.metrics import Metrics
+from api.routes import documents, graph, ops, query
+from api.schemas import JobOut
+from hopgraph.platform import Platform
+from hopgraph.settings import ScheduledSource, Settings
+from ingest.scheduler import ReingestScheduler
+
+log = logging.getLogger(__name__)
+
+DESCRIPTION = """\
+Query a knowledge graph of your documents (chunks, entities, relations, communities in a graph
+database; embeddings in Qdrant) with graph-aware retrieval modes, ingest and delete documents,
+browse entities and communities, and explore the graph with read-only Cypher.
+
+**Auth**: send an API key as `X-API-Key` or `Authorization: Bearer`. `read` keys query and explore;
+`admin` keys also ingest and delete. `/health`, `/ready` and `/metrics` need no key.
+
+**Errors** are RFC 7807 problem documents (`application/problem+json`).
+"""
+
+
+def _reingest_work(platform: Platform, source: ScheduledSource) -> dict[str, Any]:
+    run = platform.reingest(source)
+    result = {"run_id": run.id, "source": run.source, **run.report}
+    if run.status != "succeeded":
+        raise JobFailed(run.error or "the run failed", result)
+    return result
+
+
+def create_app(settings: Settings | None = None, platform: Platform | None = None,
+               scheduler: bool | None = None) -> FastAPI:
+    """Build the app. ``platform``: an already opened platform (tests share loaded models);
+    ``scheduler``: run the scheduled re-ingestion (default: ``settings.scheduler.enabled``)."""
+    settings = settings or (platform.settings if platform else Settings())
+    cfg = settings.api
+    metrics = Metrics()
+
+    def on_done(job: JobOut) -> None:
+        metrics.jobs.labels(job.kind, job.status).inc()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        owned = platform is None
+        plat = platform or Platform(settings)
+        jobs = JobManager(cfg.job_history, on_done=on_done)
+        hg = AppState(settings, plat, jobs, metrics, Authenticator(cfg.api_keys))
+        await run_in_threadpool(_warm_up, plat)
+        run_schedules = settings.scheduler.enabled if scheduler is None else scheduler
+        if run_schedules and settings.scheduler.sources:
+            hg.scheduler = ReingestScheduler(settings.scheduler, lambda s: jobs.submit(
+                "reingest", s.name, lambda: _reingest_work(plat, s), exclusive=True))
+            hg.scheduler.start()
+        app.state.hg = hg
+        try:
+            yield
+        finally:
+            if hg.scheduler is not None:
+                hg.scheduler.shutdown()
+            await run_in_threadpool(jobs.shutdown, True)
+            if owned:
+                await run_in_threadpool(plat.close)
+
+    app = FastAPI(title="hopgraph", version="0.1.0", description=DESCRIPTION, lifespan=lifespan,
+                  responses={500: {"description": "Internal error (problem JSON)"}})
+    problems.install(app)
+    for router in (query.router, documents.router, graph.router, ops.router):
+        app.include_router(router)
+    app.middleware("http")(metrics.middleware)
+    if cfg.cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=cfg.cors_origins, allow_methods=["*"],
+                           allow_headers=["*"], allow_credentials="*" not in cfg.cors_origins)
+    app.add_middleware(BodyLimit, limit_for=lambda path: cfg.max_upload_bytes if path == "/documents"
+                       else cfg.max_body_bytes)
+    return app
+
+
+def _warm_up(platform: Platform) -> None:
+    """Open both stores, apply pending migrations and load the models before serving."""
+    applied = platform.graph.migrate()
+    if applied:
+        log.info("applied migrations: %s", ", ".join(applied))
+    platform.vectors.count("chunks")
+    platform.embedder.embed(["warm up"])

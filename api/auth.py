@@ -1,0 +1,75 @@
+"""API keys: only SHA-256 digests are configured; a 'read' scope and an 'admin' scope.
+
+A key is sent as ``X-API-Key: <key>`` or ``Authorization: Bearer <key>``. With no keys configured
+the API is open, which ``hopgraph serve`` allows only on a loopback address.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Callable, Coroutine
+from typing import Any, Literal
+
+from fastapi import Depends, Request
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+
+from api.problems import ProblemError
+from hopgraph.settings import ApiKey
+
+Scope = Literal["read", "admin"]
+
+_header = APIKeyHeader(name="X-API-Key", auto_error=False, description="An API key ('read' or 'admin').")
+_bearer = HTTPBearer(auto_error=False, description="The same API key as a bearer token.")
+
+
+def hash_key(key: str) -> str:
+    """The digest to put in settings for a key."""
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def new_key() -> tuple[str, str]:
+    """A fresh random key and its digest."""
+    key = "hg_" + secrets.token_urlsafe(32)
+    return key, hash_key(key)
+
+
+class Authenticator:
+    """Checks presented keys against the configured digests."""
+
+    def __init__(self, keys: list[ApiKey]) -> None:
+        self.keys = list(keys)
+
+    @property
+    def open(self) -> bool:
+        return not self.keys
+
+    def scope_of(self, presented: str) -> Scope | None:
+        digest = hash_key(presented)
+        for k in self.keys:
+            if hmac.compare_digest(k.sha256, digest):
+                return k.scope
+        return None
+
+
+def require(scope: Scope) -> Callable[..., Coroutine[Any, Any, Scope]]:
+    """A dependency that admits requests whose key has ``scope`` (admin implies read)."""
+
+    async def check(request: Request, key: str | None = Depends(_header),
+                    bearer: HTTPAuthorizationCredentials | None = Depends(_bearer)) -> Scope:
+        auth: Authenticator = request.app.state.hg.auth
+        if auth.open:
+            return "admin"
+        presented = key or (bearer.credentials if bearer else None)
+        challenge = {"WWW-Authenticate": 'Bearer realm="hopgraph"'}
+        if not presented:
+            raise ProblemError(401, "an API key is required (X-API-Key header or Authorization: Bearer)", challenge)
+        got = auth.scope_of(presented)
+        if got is None:
+            raise ProblemError(401, "unknown API key", challenge)
+        if scope == "admin" and got != "admin":
+            raise ProblemError(403, "this route needs an API key with the 'admin' scope")
+        return got
+
+    return check

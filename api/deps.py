@@ -1,0 +1,44 @@
+"""Shared request-level helpers: the app's state, and problem responses for the OpenAPI schema."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import Request
+
+from api.auth import Authenticator
+from api.jobs import JobManager
+from api.metrics import Metrics
+from api.schemas import Problem
+from hopgraph.platform import Platform
+from hopgraph.settings import Settings
+from ingest.scheduler import ReingestScheduler
+
+
+@dataclass
+class AppState:
+    """What the routes reach through ``request.app.state.hg``."""
+
+    settings: Settings
+    platform: Platform
+    jobs: JobManager
+    metrics: Metrics
+    auth: Authenticator
+    scheduler: ReingestScheduler | None = None
+
+
+def state(request: Request) -> AppState:
+    hg: AppState = request.app.state.hg
+    return hg
+
+
+_TITLES = {400: "Bad request", 401: "No or unknown API key", 403: "The key's scope does not allow this",
+           404: "Not found", 413: "Body too large", 422: "Invalid body or parameters",
+           503: "A store is unavailable", 504: "Timed out"}
+
+
+def problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """``responses=`` entries documenting problem-JSON errors."""
+    return {s: {"model": Problem, "description": _TITLES.get(s, "Error"),
+                "content": {"application/problem+json": {}}} for s in statuses}

@@ -1,0 +1,148 @@
+"""Documents and jobs: POST/GET/DELETE /documents, GET /jobs."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import ValidationError
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+
+from api.auth import require
+from api.deps import AppState, problems, state
+from api.problems import ProblemError
+from api.schemas import DocumentOut, IngestRequest, JobList, JobOut
+
+router = APIRouter(tags=["documents"])
+
+_UPLOAD_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {"schema": {"$ref": "#/components/schemas/IngestRequest"}},
+            "multipart/form-data": {"schema": {
+                "type": "object", "required": ["files"],
+                "properties": {"files": {"type": "array", "items": {"type": "string", "format": "binary"},
+                                         "description": "Text, Markdown, HTML, JSONL/BEIR files or images "
+                                                        "(with a sidecar .txt of captions)."}}}},
+        },
+    }
+}
+
+
+def _safe_name(name: str, n: int) -> str:
+    base = re.sub(r"[^A-Za-z0-9._-]", "_", Path(name or "").name).lstrip(".")
+    return base or f"upload-{n}"
+
+
+async def _json_documents(request: Request, hg: AppState) -> JobOut:
+    try:
+        payload = json.loads(await request.body())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ProblemError(400, f"the body is not valid JSON: {exc}") from None
+    try:
+        body = IngestRequest.model_validate(payload)
+    except ValidationError as exc:
+        raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in exc.errors()]) from None
+    if len(body.documents) > hg.settings.api.max_documents:
+        raise ProblemError(413, f"at most {hg.settings.api.max_documents} documents per request")
+    records: list[dict[str, Any]] = [d.model_dump(exclude_none=True) for d in body.documents]
+
+    def work() -> dict[str, Any]:
+        report = hg.platform.ingest_records(records, collection=body.collection)
+        hg.metrics.observe_ingest(report)
+        return report.model_dump()
+
+    return hg.jobs.submit("ingest", f"{len(records)} JSON document(s) into {body.collection}", work)
+
+
+async def _uploaded_files(request: Request, hg: AppState) -> JobOut:
+    form = await request.form(max_files=hg.settings.api.max_documents, max_fields=100)
+    files = [f for f in form.getlist("files") if isinstance(f, UploadFile)]
+    if not files:
+        raise RequestValidationError([{"loc": ("body", "files"), "msg": "no files uploaded in field 'files'",
+                                       "type": "missing"}])
+    folder = hg.settings.data_dir.absolute() / "uploads"
+    folder.mkdir(parents=True, exist_ok=True)
+    paths: list[Path] = []
+    for n, f in enumerate(files):
+        path = folder / _safe_name(f.filename or "", n)
+        data = await f.read()
+        await run_in_threadpool(path.write_bytes, data)
+        paths.append(path)
+
+    def work() -> dict[str, Any]:
+        report = hg.platform.ingest(paths)
+        hg.metrics.observe_ingest(report)
+        return report.model_dump()
+
+    return hg.jobs.submit("ingest", f"{len(paths)} uploaded file(s): {', '.join(p.name for p in paths[:5])}",
+                          work)
+
+
+@router.post("/documents", status_code=202, response_model=JobOut, openapi_extra=_UPLOAD_BODY,
+             dependencies=[Depends(require("admin"))], responses=problems(400, 401, 403, 413, 415, 422),
+             summary="Ingest documents (JSON records or uploaded files) as a background job")
+async def add_documents(request: Request) -> JobOut:
+    """Queue an ingest job and answer at once with its id; poll ``GET /jobs/{id}``. Unchanged
+    documents are skipped, changed ones replaced; bad files are reported per file in the job's result."""
+    hg = state(request)
+    ctype = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if ctype == "application/json":
+        return await _json_documents(request, hg)
+    if ctype == "multipart/form-data":
+        return await _uploaded_files(request, hg)
+    raise ProblemError(415, "send application/json (IngestRequest) or multipart/form-data with 'files'")
+
+
+@router.get("/documents", response_model=list[DocumentOut], dependencies=[Depends(require("read"))],
+            responses=problems(401, 403, 422), summary="List documents")
+def list_documents(request: Request, skip: int = Query(0, ge=0), limit: int = Query(100, ge=1, le=1000)
+                   ) -> list[DocumentOut]:
+    docs = state(request).platform.graph.list_documents(skip=skip, limit=limit)
+    return [DocumentOut(id=d.id, source=d.source, status=d.status, content_hash=d.content_hash) for d in docs]
+
+
+@router.delete("/documents/{doc_id}", status_code=202, response_model=JobOut,
+               dependencies=[Depends(require("admin"))], responses=problems(401, 403, 404),
+               summary="Delete a document and everything only it supported")
+def delete_document(doc_id: str, request: Request) -> JobOut:
+    """Queue the deletion (chunks, mentions, orphaned entities and relations, vectors, communities)."""
+    hg = state(request)
+    if doc_id not in hg.platform.graph.document_states([doc_id]):
+        raise ProblemError(404, f"no document {doc_id!r}")
+    return hg.jobs.submit("delete", doc_id, lambda: {"deleted": hg.platform.delete(doc_id)})
+
+
+@router.get("/jobs", response_model=JobList, dependencies=[Depends(require("read"))],
+            responses=problems(401, 403, 422), summary="Recent jobs and recorded scheduled runs")
+def list_jobs(request: Request, limit: int = Query(50, ge=1, le=1000)) -> JobList:
+    """Jobs of this server (newest first), then scheduled re-ingestion runs recorded in the graph
+    (also those of earlier servers and of ``hopgraph worker``), and the next run of each schedule."""
+    hg = state(request)
+    jobs = hg.jobs.list()
+    known = {j.result.get("run_id") for j in jobs if j.kind == "reingest"}
+    active = {j.detail for j in jobs if j.kind == "reingest" and j.status in ("queued", "running")}
+    for run in hg.platform.graph.ingest_runs(limit=limit):
+        if run.id in known or (run.status == "running" and run.source in active):
+            continue
+        jobs.append(JobOut(id=run.id, kind="reingest", status="running" if run.status == "running" else
+                           ("succeeded" if run.status == "succeeded" else "failed"), detail=run.id,
+                           created_at=run.started_at, started_at=run.started_at, finished_at=run.finished_at,
+                           result={"source": run.source, **run.report}, error=run.error))
+    schedules = hg.scheduler.next_runs() if hg.scheduler else {}
+    return JobList(jobs=sorted(jobs, key=lambda j: -j.created_at)[:limit], schedules=schedules)
+
+
+@router.get("/jobs/{job_id}", response_model=JobOut, dependencies=[Depends(require("read"))],
+            responses=problems(401, 403, 404), summary="One job")
+def get_job(job_id: str, request: Request) -> JobOut:
+    job = state(request).jobs.get(job_id)
+    if job is None:
+        raise ProblemError(404, f"no job {job_id!r} (finished jobs are kept for a while; see GET /jobs)")
+    return job

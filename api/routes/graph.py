@@ -1,0 +1,69 @@
+"""Graph browsing and exploration: /entities, /communities, POST /cypher."""
+
+from __future__ import annotations
+
+import asyncio
+
+from fastapi import APIRouter, Depends, Query, Request
+from starlette.concurrency import run_in_threadpool
+
+from api.auth import require
+from api.deps import problems, state
+from api.problems import ProblemError
+from api.schemas import CommunityOut, CommunitySummary, CypherRequest, CypherResponse, EntityOut, NeighbourOut
+
+router = APIRouter(tags=["graph"], dependencies=[Depends(require("read"))])
+
+
+@router.get("/entities/{entity_id}", response_model=EntityOut, responses=problems(401, 403, 404),
+            summary="An entity with its mention counts and communities")
+def get_entity(entity_id: str, request: Request) -> EntityOut:
+    row = state(request).platform.graph.entity(entity_id)
+    if row is None:
+        raise ProblemError(404, f"no entity {entity_id!r}")
+    return EntityOut(**row)
+
+
+@router.get("/entities/{entity_id}/neighbors", response_model=list[NeighbourOut],
+            responses=problems(401, 403, 404, 422), summary="Related entities, strongest relation first")
+def get_neighbours(entity_id: str, request: Request, skip: int = Query(0, ge=0),
+                   limit: int = Query(50, ge=1, le=1000)) -> list[NeighbourOut]:
+    graph = state(request).platform.graph
+    rows = graph.entity_neighbours(entity_id, skip=skip, limit=limit)
+    if not rows and graph.entity(entity_id) is None:
+        raise ProblemError(404, f"no entity {entity_id!r}")
+    return [NeighbourOut(**r) for r in rows]
+
+
+@router.get("/communities", response_model=list[CommunitySummary], responses=problems(401, 403, 422),
+            summary="Communities, optionally of one level (0 = finest), largest first")
+def list_communities(request: Request, level: int | None = Query(None, ge=0, le=100), skip: int = Query(0, ge=0),
+                     limit: int = Query(50, ge=1, le=1000)) -> list[CommunitySummary]:
+    rows = state(request).platform.graph.communities(level=level, skip=skip, limit=limit)
+    return [CommunitySummary(**r) for r in rows]
+
+
+@router.get("/communities/{community_id}", response_model=CommunityOut, responses=problems(401, 403, 404, 422),
+            summary="A community with its parent, children and members")
+def get_community(community_id: str, request: Request, members: int = Query(200, ge=0, le=5000)) -> CommunityOut:
+    row = state(request).platform.graph.community(community_id, member_limit=members)
+    if row is None:
+        raise ProblemError(404, f"no community {community_id!r}")
+    return CommunityOut(**row)
+
+
+@router.post("/cypher", response_model=CypherResponse, responses=problems(400, 401, 403, 413, 422, 503, 504),
+             summary="Run a read-only, parameterized Cypher statement")
+async def run_cypher(body: CypherRequest, request: Request) -> CypherResponse:
+    """Write clauses (CREATE, MERGE, SET, DELETE, REMOVE, LOAD CSV, CALL of procedures that write...)
+    are refused before the statement runs; rows are capped and the statement has a timeout."""
+    hg = state(request)
+    cfg = hg.settings.api
+    limit = min(body.limit or cfg.cypher_row_limit, cfg.cypher_row_limit)
+    timeout = min(body.timeout_s or cfg.cypher_timeout_s, cfg.cypher_timeout_s)
+    try:
+        res = await asyncio.wait_for(run_in_threadpool(
+            hg.platform.graph.explore, body.query, body.params, limit, timeout), timeout + 2.0)
+    except TimeoutError:
+        raise ProblemError(504, f"the statement took longer than {timeout:g}s") from None
+    return CypherResponse(columns=res.columns, rows=res.rows, truncated=res.truncated)

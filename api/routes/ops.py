@@ -1,0 +1,34 @@
+"""Operations: GET /health, /ready, /metrics (no key needed: probes and scrapers)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response
+from starlette.concurrency import run_in_threadpool
+
+from api.deps import problems, state
+from api.problems import ProblemError
+from api.schemas import Health, Ready
+
+router = APIRouter(tags=["operations"])
+
+
+@router.get("/health", response_model=Health, summary="Liveness: the process answers")
+def health() -> Health:
+    return Health(status="ok")
+
+
+@router.get("/ready", response_model=Ready, responses=problems(503), summary="Readiness: both stores answer")
+async def ready(request: Request) -> Ready:
+    platform = state(request).platform
+    try:
+        version = await run_in_threadpool(platform.graph.version)
+        chunks = await run_in_threadpool(platform.vectors.count, "chunks")
+    except Exception as exc:  # any failure means not ready, with the reason
+        raise ProblemError(503, f"not ready: {type(exc).__name__}: {exc}") from None
+    return Ready(status="ready", graph_version=version, chunks=chunks)
+
+
+@router.get("/metrics", summary="Prometheus metrics", response_class=Response,
+            responses={200: {"content": {"text/plain": {}}, "description": "Prometheus text format"}})
+def metrics(request: Request) -> Response:
+    return state(request).metrics.render()

@@ -1,0 +1,40 @@
+"""POST /query."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from starlette.concurrency import run_in_threadpool
+
+from api.auth import require
+from api.deps import problems, state
+from api.problems import ProblemError
+from api.schemas import QueryRequest, QueryResponse
+
+router = APIRouter(tags=["query"])
+
+
+@router.post("/query", response_model=QueryResponse, dependencies=[Depends(require("read"))],
+             responses=problems(400, 401, 403, 413, 422, 503, 504),
+             summary="Retrieve ranked, cited chunks and a cited context")
+async def query(body: QueryRequest, request: Request) -> QueryResponse:
+    """Answer a query with one of the retrieval modes. ``notes`` and ``degraded`` say when a stage
+    overran its time cap and a cheaper mode answered; ``timings_ms`` gives each stage's time."""
+    hg = state(request)
+    overrides: dict[str, Any] = {}
+    if body.token_budget is not None:
+        overrides["token_budget"] = body.token_budget
+    if body.rerank is not None:
+        overrides["rerank"] = body.rerank
+    cfg = hg.settings.retrieval.model_copy(update=overrides) if overrides else None
+    timeout = hg.settings.api.query_timeout_s
+    try:
+        result = await asyncio.wait_for(run_in_threadpool(
+            hg.platform.query, body.text, body.mode, body.top_k, body.explain, cfg, body.filters), timeout)
+    except TimeoutError:
+        raise ProblemError(504, f"the query took longer than query_timeout_s={timeout:g}s") from None
+    degraded = any(n.startswith("degraded") for n in result.notes)
+    hg.metrics.observe_query(body.mode, degraded, result.timings_ms.get("total", 0.0))
+    return QueryResponse(**result.model_dump(), degraded=degraded)

@@ -1,0 +1,184 @@
+"""Request and response bodies of the HTTP API (pydantic; they make the OpenAPI schema)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from hopgraph.models import QueryFilters, QueryResult
+from retrieval.modes import Mode
+
+
+class Problem(BaseModel):
+    """An error as RFC 7807 problem details (``application/problem+json``)."""
+
+    type: str = "about:blank"
+    title: str
+    status: int
+    detail: str = ""
+    instance: str | None = None
+    errors: list[dict[str, Any]] | None = Field(default=None, description="Field errors of a 422.")
+
+
+class QueryRequest(BaseModel):
+    """A retrieval query."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"text": "Which magazine was started first, Arthur's Magazine or First for Women?", "mode": "graph",
+         "top_k": 5},
+        {"text": "ghost of Christmas past", "mode": "local", "top_k": 3,
+         "filters": {"source_prefix": "/data/books/"}, "token_budget": 800, "explain": True},
+    ]})
+
+    text: str = Field(min_length=1, max_length=4000, description="The question or search text.")
+    mode: Mode = Field(default="graph", description="Retrieval mode; 'graph' is the strongest.")
+    top_k: int = Field(default=5, ge=1, le=100)
+    filters: QueryFilters | None = None
+    token_budget: int | None = Field(default=None, ge=50, le=32000, description="Tokens of cited context.")
+    rerank: bool | None = Field(default=None, description="Rerank the fused candidates (default: settings).")
+    explain: bool = Field(default=False, description="Include seeds, paths and per-signal scores.")
+
+    @field_validator("text")
+    @classmethod
+    def _not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("the query text is blank")
+        return v
+
+
+class QueryResponse(QueryResult):
+    """Ranked, cited chunks, the cited context, per-stage timings and degraded-mode flags."""
+
+    degraded: bool = Field(default=False, description="A stage overran its cap and a cheaper mode answered.")
+
+
+class DocumentIn(BaseModel):
+    """A text record, or an image record with captions. Re-sending an id updates that document."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1, max_length=512, pattern=r"^[^#\s][^#]*$")
+    text: str | None = Field(default=None, max_length=5_000_000)
+    title: str | None = Field(default=None, max_length=2000)
+    metadata: dict[str, Any] | None = None
+    image: str | None = Field(default=None, max_length=4096, description="Image path or URI.")
+    captions: list[str] | None = Field(default=None, max_length=100)
+
+    @model_validator(mode="after")
+    def _text_or_image(self) -> DocumentIn:
+        has_text = self.text is not None and self.text.strip() != ""
+        has_image = self.image is not None and bool(self.captions) and any(c.strip() for c in self.captions or [])
+        if has_text == has_image:
+            raise ValueError("give either a non-blank 'text', or an 'image' with non-blank 'captions'")
+        return self
+
+
+class IngestRequest(BaseModel):
+    """Documents to ingest as JSON (files go as multipart/form-data field ``files``)."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"documents": [{"id": "note-1", "title": "Scrooge", "text": "Ebenezer Scrooge ran a counting-house in "
+                        "London with his clerk Bob Cratchit."}], "collection": "notes"},
+    ]})
+
+    documents: list[DocumentIn] = Field(min_length=1)
+    collection: str = Field(default="api", min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:/-]+$",
+                            description="Source prefix: a document's source is '<collection>#<id>'.")
+
+
+class JobOut(BaseModel):
+    """A background job (an ingest, a deletion or a scheduled re-ingestion run)."""
+
+    id: str
+    kind: Literal["ingest", "delete", "reingest"]
+    status: Literal["queued", "running", "succeeded", "failed", "skipped"]
+    detail: str = ""
+    created_at: float
+    started_at: float | None = None
+    finished_at: float | None = None
+    result: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = None
+
+
+class JobList(BaseModel):
+    jobs: list[JobOut]
+    schedules: dict[str, float | None] = Field(default_factory=dict, description="Next run of each schedule.")
+
+
+class DocumentOut(BaseModel):
+    id: str
+    source: str | None
+    status: str | None
+    content_hash: str | None
+
+
+class EntityOut(BaseModel):
+    id: str
+    name: str | None
+    type: str | None
+    description: str | None = None
+    chunks: int = Field(description="Chunks that mention it.")
+    mentions: int
+    communities: list[str]
+
+
+class NeighbourOut(BaseModel):
+    id: str
+    name: str | None
+    type: str | None
+    relation: str | None
+    weight: float | None
+    description: str | None = None
+    outgoing: bool = Field(description="True when the relation points from the entity to this neighbour.")
+
+
+class CommunitySummary(BaseModel):
+    id: str
+    level: int | None
+    title: str | None
+    summary: str | None
+    size: int | None
+
+
+class MemberOut(BaseModel):
+    id: str
+    name: str | None
+    type: str | None
+
+
+class CommunityOut(CommunitySummary):
+    parent_id: str | None
+    children: list[str]
+    members: list[MemberOut]
+
+
+class CypherRequest(BaseModel):
+    """A read-only Cypher statement with parameters."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"query": "MATCH (e:Entity) WHERE e.name = $name RETURN e.id, e.type", "params": {"name": "Scrooge"}},
+        {"query": "MATCH (e:Entity)<-[:MENTIONS]-(c:Chunk) RETURN e.name AS entity, count(c) AS chunks "
+                  "ORDER BY chunks DESC LIMIT 10"},
+    ]})
+
+    query: str = Field(min_length=1, max_length=20000)
+    params: dict[str, Any] = Field(default_factory=dict)
+    limit: int | None = Field(default=None, ge=1, description="Row limit (at most the server's cap).")
+    timeout_s: float | None = Field(default=None, gt=0, description="Timeout (at most the server's cap).")
+
+
+class CypherResponse(BaseModel):
+    columns: list[str]
+    rows: list[list[Any]]
+    truncated: bool = Field(description="More rows existed than the limit.")
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+
+
+class Ready(BaseModel):
+    status: Literal["ready"]
+    graph_version: int
+    chunks: int

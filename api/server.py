@@ -1,0 +1,94 @@
+"""Running the service: ``hopgraph serve`` (uvicorn) and the owner record other commands check.
+
+In the embedded mode one process owns the stores. While ``hopgraph serve`` runs it records its pid
+and URL in ``<data_dir>/serve.json``; CLI commands that write find it and say to use the API.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import json
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import uvicorn
+
+from api.app import create_app
+from hopgraph.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+class ServeError(RuntimeError):
+    """The service cannot start as configured, or another process serves the stores."""
+
+
+@dataclass(frozen=True)
+class RunningServer:
+    pid: int
+    url: str
+
+
+def _record_path(settings: Settings) -> Path:
+    return settings.data_dir / "serve.json"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def running_server(settings: Settings) -> RunningServer | None:
+    """The ``hopgraph serve`` process that owns this data dir, if one is running."""
+    try:
+        rec = json.loads(_record_path(settings).read_text())
+        server = RunningServer(int(rec["pid"]), str(rec["url"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return server if server.pid != os.getpid() and _alive(server.pid) else None
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_config(settings: Settings) -> None:
+    """Refuse an open API (no keys) on a non-loopback address."""
+    if not settings.api.api_keys and not _is_loopback(settings.api.host):
+        raise ServeError(f"refusing to serve on {settings.api.host} without API keys: add keys to "
+                         "settings (hopgraph api-key makes one) or bind to 127.0.0.1")
+
+
+def serve(settings: Settings, scheduler: bool | None = None) -> None:
+    """Serve until interrupted."""
+    check_config(settings)
+    other = running_server(settings)
+    if other is not None:
+        raise ServeError(f"hopgraph serve (pid {other.pid}) already serves {settings.data_dir} at {other.url}")
+    host = settings.api.host
+    url = f"http://{'[' + host + ']' if ':' in host else host}:{settings.api.port}"
+    record = _record_path(settings)
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps({"pid": os.getpid(), "url": url}))
+    try:
+        app = create_app(settings, scheduler=scheduler)
+        log.info("serving on %s (OpenAPI docs at %s/docs)", url, url)
+        uvicorn.run(app, host=host, port=settings.api.port, log_level=settings.log_level.lower(),
+                    proxy_headers=False)
+    finally:
+        with contextlib.suppress(OSError):
+            if json.loads(record.read_text()).get("pid") == os.getpid():
+                record.unlink()

@@ -1,0 +1,197 @@
+"""The HTTP API, served by uvicorn on 127.0.0.1 and called over HTTP: every route, auth, the Cypher
+guard, validation, size limits, and a scheduled job that picks up a changed file."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from graphdb.arcadedb_server import ServerInfo
+from hopgraph.platform import Platform
+from hopgraph.settings import REPO_ROOT, ApiSettings, ScheduledSource, SchedulerSettings
+from tests.api_server import ADMIN_KEY, KEYS, READ_KEY, running_api, wait_job
+from tests.conftest import settings_for
+from vectors.embedders import SentenceTransformerEmbedder
+
+SAMPLE = REPO_ROOT / "hopgraph" / "sample"
+
+
+@pytest.fixture(scope="module")
+def api(arcadedb: ServerInfo, embedder: SentenceTransformerEmbedder, tmp_path_factory: pytest.TempPathFactory
+        ) -> Iterator[str]:
+    data = tmp_path_factory.mktemp("api")
+    settings = settings_for(arcadedb, data / "data", api=ApiSettings(api_keys=KEYS, max_upload_bytes=4096))
+    with Platform(settings, embedder=embedder) as platform, running_api(settings, platform) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def admin(api: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=api, headers={"X-API-Key": ADMIN_KEY}, timeout=120) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def reader(api: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=api, headers={"Authorization": f"Bearer {READ_KEY}"}, timeout=120) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def ingested(admin: httpx.Client) -> dict[str, Any]:
+    docs = [{"id": p.stem, "title": p.stem.title(), "text": p.read_text()} for p in sorted(SAMPLE.glob("*.txt"))]
+    r = admin.post("/documents", json={"documents": docs, "collection": "sample"})
+    assert r.status_code == 202, r.text
+    job = wait_job(admin, r.json()["id"])
+    assert job["status"] == "succeeded", job
+    return job
+
+
+def test_health_ready_and_metrics_need_no_key(api: str) -> None:
+    assert httpx.get(f"{api}/health").json() == {"status": "ok"}
+    ready = httpx.get(f"{api}/ready")
+    assert ready.status_code == 200 and ready.json()["status"] == "ready"
+    metrics = httpx.get(f"{api}/metrics")
+    assert metrics.status_code == 200 and "hopgraph_http_requests_total" in metrics.text
+
+
+def test_auth_scopes(api: str, reader: httpx.Client) -> None:
+    r = httpx.post(f"{api}/query", json={"text": "Ada Lovelace"})
+    assert r.status_code == 401 and r.headers["content-type"] == "application/problem+json"
+    assert "API key" in r.json()["detail"]
+    assert httpx.post(f"{api}/query", json={"text": "x"}, headers={"X-API-Key": "wrong"}).status_code == 401
+    r = reader.post("/documents", json={"documents": [{"id": "x", "text": "hello"}]})
+    assert r.status_code == 403 and "admin" in r.json()["detail"]
+    assert reader.delete("/documents/doc_whatever").status_code == 403
+
+
+def test_ingest_job_and_query(ingested: dict[str, Any], reader: httpx.Client) -> None:
+    assert ingested["result"]["documents_ingested"] == 6 and ingested["result"]["chunks"] >= 6
+    r = reader.post("/query", json={"text": "Who wrote the first program for the Analytical Engine?", "top_k": 3})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["results"][0]["citation"]["source"] == "sample#lovelace"
+    assert body["context"] and "timings_ms" in body and body["degraded"] is False
+    docs = reader.get("/documents").json()
+    assert len(docs) == 6 and {d["status"] for d in docs} == {"complete"}
+    turing = next(d["id"] for d in docs if d["source"] == "sample#turing")
+    filtered = reader.post("/query", json={"text": "Analytical Engine", "mode": "dense",
+                                           "filters": {"document_ids": [turing]}}).json()
+    assert filtered["results"] and {x["citation"]["document_id"] for x in filtered["results"]} == {turing}
+
+
+def test_bad_bodies_get_422_problems(ingested: dict[str, Any], reader: httpx.Client, admin: httpx.Client) -> None:
+    r = reader.post("/query", json={"text": "x", "top_k": 0})
+    assert r.status_code == 422
+    problem = r.json()
+    assert problem["status"] == 422 and "top_k" in problem["detail"] and problem["errors"][0]["loc"][-1] == "top_k"
+    r = reader.post("/query", json={"text": "x", "mode": "telepathy"})
+    assert r.status_code == 422 and "mode" in r.json()["detail"]
+    assert reader.post("/query", json={"text": "   "}).status_code == 422
+    r = admin.post("/documents", json={"documents": [{"id": "a"}]})
+    assert r.status_code == 422 and "text" in r.json()["detail"]
+    r = admin.post("/documents", content=b"{not json", headers={"content-type": "application/json"})
+    assert r.status_code == 400 and "not valid JSON" in r.json()["detail"]
+    assert admin.post("/documents", content=b"x", headers={"content-type": "text/plain"}).status_code == 415
+
+
+def test_entities_neighbours_and_communities(ingested: dict[str, Any], reader: httpx.Client) -> None:
+    rows = reader.post("/cypher", json={
+        "query": "MATCH (e:Entity)-[:RELATED]-() RETURN e.id AS id, e.name AS name, count(*) AS d "
+                 "ORDER BY d DESC, id LIMIT 1"}).json()["rows"]
+    eid, name = rows[0][0], rows[0][1]
+    entity = reader.get(f"/entities/{eid}").json()
+    assert entity["name"] == name and entity["chunks"] >= 1 and entity["mentions"] >= 1
+    neighbours = reader.get(f"/entities/{eid}/neighbors", params={"limit": 5}).json()
+    assert 1 <= len(neighbours) <= 5 and all(n["id"] != eid for n in neighbours)
+    assert reader.get("/entities/ent_nope").status_code == 404
+    assert reader.get("/entities/ent_nope/neighbors").status_code == 404
+    communities = reader.get("/communities", params={"level": 0}).json()
+    assert communities and all(c["level"] == 0 for c in communities)
+    one = reader.get(f"/communities/{communities[0]['id']}").json()
+    assert one["members"] and len(one["members"]) == communities[0]["size"]
+    assert reader.get("/communities/nope").status_code == 404
+
+
+def test_cypher_guard_limits_and_errors(ingested: dict[str, Any], reader: httpx.Client) -> None:
+    r = reader.post("/cypher", json={"query": "MATCH (d:Document) WHERE d.source = $s RETURN d.title AS t",
+                                     "params": {"s": "sample#curie"}})
+    assert r.status_code == 200 and r.json() == {"columns": ["t"], "rows": [["Curie"]], "truncated": False}
+    r = reader.post("/cypher", json={"query": "MATCH (c:Chunk) RETURN c.id", "limit": 2})
+    assert r.json()["truncated"] is True and len(r.json()["rows"]) == 2
+    for write in ("MATCH (d:Document) DETACH DELETE d", "CREATE (x:Evil) RETURN x",
+                  "MATCH (d:Document) SET d.title = 'x' RETURN d"):
+        r = reader.post("/cypher", json={"query": write})
+        assert r.status_code == 400, write
+        assert "read-only" in r.json()["detail"] or "write" in r.json()["detail"].lower()
+    assert reader.post("/cypher", json={"query": "MATCH (d:Document) RETURN count(d) AS n"}).json()["rows"] == [[6]]
+    r = reader.post("/cypher", json={"query": "MATCH (n) RETURN n.id AS"})
+    assert r.status_code == 400
+
+
+def test_upload_files_limits_and_delete(ingested: dict[str, Any], admin: httpx.Client, tmp_path: Path) -> None:
+    r = admin.post("/documents", files=[("files", ("zorblax.txt", b"The Quillon Brewery was founded by "
+                                                   b"Zorblax Quintana in 1893.", "text/plain"))])
+    assert r.status_code == 202, r.text
+    job = wait_job(admin, r.json()["id"])
+    assert job["status"] == "succeeded" and job["result"]["documents_ingested"] == 1
+    r = admin.post("/documents", files=[("files", ("big.txt", b"word " * 2000, "text/plain"))])
+    assert r.status_code == 413 and r.json()["status"] == 413
+    docs = admin.get("/documents").json()
+    doc = next(d for d in docs if d["source"].endswith("zorblax.txt"))
+    hit = admin.post("/query", json={"text": "Who founded the Quillon Brewery?"}).json()
+    assert hit["results"][0]["citation"]["document_id"] == doc["id"]
+    r = admin.delete(f"/documents/{doc['id']}")
+    assert r.status_code == 202
+    assert wait_job(admin, r.json()["id"])["status"] == "succeeded"
+    assert all(d["id"] != doc["id"] for d in admin.get("/documents").json())
+    assert admin.delete(f"/documents/{doc['id']}").status_code == 404
+    jobs = admin.get("/jobs").json()["jobs"]
+    assert {"ingest", "delete"} <= {j["kind"] for j in jobs}
+
+
+def test_metrics_count_routes_and_modes(ingested: dict[str, Any], api: str, reader: httpx.Client) -> None:
+    reader.post("/query", json={"text": "radium", "mode": "bm25"})
+    text = httpx.get(f"{api}/metrics").text
+    assert 'hopgraph_http_requests_total{method="POST",route="/query",status="200"}' in text
+    assert 'hopgraph_queries_total{degraded="false",mode="bm25"}' in text
+    assert "hopgraph_ingested_chunks_total" in text
+
+
+def test_scheduled_job_picks_up_a_changed_file(arcadedb: ServerInfo, embedder: SentenceTransformerEmbedder,
+                                               tmp_path: Path) -> None:
+    folder = tmp_path / "watched"
+    folder.mkdir()
+    note = folder / "note.md"
+    note.write_text("# Ledger\nThe Quillfeather Ledger was kept by Marnie Oskarsdottir.")
+    sched = SchedulerSettings(sources=[ScheduledSource(name="watched", paths=[str(folder)], interval_s=1.0)])
+    settings = settings_for(arcadedb, tmp_path / "data", scheduler=sched)
+    with Platform(settings, embedder=embedder) as platform, running_api(settings, platform) as url, \
+            httpx.Client(base_url=url, timeout=60) as client:
+        first = _wait_run(client, lambda r: r["result"].get("documents_ingested") == 1)
+        note.write_text("# Ledger\nThe Quillfeather Ledger was kept by Tobias Wrenfield in Lisbon.")
+        _wait_run(client, lambda r: r["result"].get("documents_ingested") == 1 and r["id"] != first["id"])
+        hit = client.post("/query", json={"text": "Who kept the Quillfeather Ledger?", "mode": "local"}).json()
+        assert "Tobias Wrenfield" in hit["results"][0]["text"] and len(hit["results"]) == 1
+        listing = client.get("/jobs").json()
+        assert "watched" in listing["schedules"]
+        runs = [j for j in listing["jobs"] if j["kind"] == "reingest"]
+        assert any(j["result"].get("documents_unchanged") == 1 for j in runs) or len(runs) >= 2
+        recorded = client.post("/cypher", json={
+            "query": "MATCH (r:IngestRun {source: 'watched'}) RETURN r.status AS s, r.duration_s AS d"}).json()
+        assert recorded["rows"] and all(row[0] in ("succeeded", "running") for row in recorded["rows"])
+
+
+def _wait_run(client: httpx.Client, done: Any, timeout: float = 120) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for job in client.get("/jobs").json()["jobs"]:
+            if job["kind"] == "reingest" and job["status"] == "succeeded" and done(job):
+                return dict(job)
+        time.sleep(0.2)
+    raise TimeoutError("no scheduled run finished as expected")
