@@ -102,7 +102,7 @@ async def add_documents(request: Request) -> JobOut:
 
 @router.get("/documents", response_model=list[DocumentOut], dependencies=[Depends(require("read"))],
             responses=problems(401, 403, 422), summary="List documents")
-def list_documents(request: Request, skip: int = Query(0, ge=0), limit: int = Query(100, ge=1, le=1000)
+def list_documents(request: Request, skip: int = Query(0, ge=0, le=10_000_000), limit: int = Query(100, ge=1, le=1000)
                    ) -> list[DocumentOut]:
     docs = state(request).platform.graph.list_documents(skip=skip, limit=limit)
     return [DocumentOut(id=d.id, source=d.source, status=d.status, content_hash=d.content_hash) for d in docs]

@@ -11,6 +11,7 @@ from api.auth import require
 from api.deps import problems, state
 from api.problems import ProblemError
 from api.schemas import CommunityOut, CommunitySummary, CypherRequest, CypherResponse, EntityOut, NeighbourOut
+from graphdb.readonly import ReadOnlyViolation
 
 router = APIRouter(tags=["graph"], dependencies=[Depends(require("read"))])
 
@@ -26,7 +27,7 @@ def get_entity(entity_id: str, request: Request) -> EntityOut:
 
 @router.get("/entities/{entity_id}/neighbors", response_model=list[NeighbourOut],
             responses=problems(401, 403, 404, 422), summary="Related entities, strongest relation first")
-def get_neighbours(entity_id: str, request: Request, skip: int = Query(0, ge=0),
+def get_neighbours(entity_id: str, request: Request, skip: int = Query(0, ge=0, le=10_000_000),
                    limit: int = Query(50, ge=1, le=1000)) -> list[NeighbourOut]:
     graph = state(request).platform.graph
     rows = graph.entity_neighbours(entity_id, skip=skip, limit=limit)
@@ -37,7 +38,8 @@ def get_neighbours(entity_id: str, request: Request, skip: int = Query(0, ge=0),
 
 @router.get("/communities", response_model=list[CommunitySummary], responses=problems(401, 403, 422),
             summary="Communities, optionally of one level (0 = finest), largest first")
-def list_communities(request: Request, level: int | None = Query(None, ge=0, le=100), skip: int = Query(0, ge=0),
+def list_communities(request: Request, level: int | None = Query(None, ge=0, le=100),
+                     skip: int = Query(0, ge=0, le=10_000_000),
                      limit: int = Query(50, ge=1, le=1000)) -> list[CommunitySummary]:
     rows = state(request).platform.graph.communities(level=level, skip=skip, limit=limit)
     return [CommunitySummary(**r) for r in rows]
@@ -66,4 +68,8 @@ async def run_cypher(body: CypherRequest, request: Request) -> CypherResponse:
             hg.platform.graph.explore, body.query, body.params, limit, timeout), timeout + 2.0)
     except TimeoutError:
         raise ProblemError(504, f"the statement took longer than {timeout:g}s") from None
+    except ReadOnlyViolation:
+        raise
+    except (OverflowError, TypeError, ValueError) as exc:  # the driver cannot pack a parameter
+        raise ProblemError(400, f"a parameter cannot be sent to the graph database: {exc}") from None
     return CypherResponse(columns=res.columns, rows=res.rows, truncated=res.truncated)

@@ -1,0 +1,78 @@
+"""`hopgraph serve` as a real process: it serves, records itself as the owner of the stores, makes
+writing CLI commands point at its API, and cleans up on SIGINT."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from graphdb.arcadedb_server import ServerInfo
+from tests.conftest import free_port
+
+
+def _env(arcadedb: ServerInfo, tmp_path: Path, port: int) -> dict[str, str]:
+    return {**os.environ, "COLUMNS": "200", "HOPGRAPH_DATA_DIR": str(tmp_path / "data"),
+            "HOPGRAPH_GRAPH__URI": arcadedb.uri, "HOPGRAPH_GRAPH__PASSWORD": arcadedb.password,
+            "HOPGRAPH_GRAPH__HTTP_PORT": str(arcadedb.http_port), "HOPGRAPH_GRAPH__DATABASE": "servetest",
+            "HOPGRAPH_CONFIG": str(tmp_path / "none.toml"), "HOPGRAPH_API__PORT": str(port)}
+
+
+def _cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "hopgraph.cli", *args], capture_output=True, text=True, env=env,
+                          timeout=300)
+
+
+def test_serve_owns_the_stores_and_cli_writes_point_to_its_api(arcadedb: ServerInfo, tmp_path: Path) -> None:
+    port = free_port()
+    env = _env(arcadedb, tmp_path, port)
+    proc = subprocess.Popen([sys.executable, "-m", "hopgraph.cli", "serve"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
+            try:
+                if httpx.get(f"{url}/ready", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "hopgraph serve did not become ready"
+            time.sleep(0.5)
+        record = json.loads((tmp_path / "data" / "serve.json").read_text())
+        assert record == {"pid": proc.pid, "url": url}
+        doc = tmp_path / "a.txt"
+        doc.write_text("Grace Hopper wrote the first compiler.")
+        out = _cli(["ingest", str(doc)], env)
+        assert out.returncode == 1 and f"hopgraph serve (pid {proc.pid})" in out.stderr
+        assert f"POST {url}/documents" in out.stderr
+        out = _cli(["serve", "--port", str(free_port())], env)
+        assert out.returncode == 1 and "already serves" in out.stderr
+        r = httpx.post(f"{url}/query", json={"text": "compiler"})
+        assert r.status_code == 200 and r.json()["results"] == []
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+    assert not (tmp_path / "data" / "serve.json").exists()
+
+
+def test_an_open_api_on_a_public_address_is_refused(arcadedb: ServerInfo, tmp_path: Path) -> None:
+    env = _env(arcadedb, tmp_path, free_port())
+    out = _cli(["serve", "--host", "0.0.0.0"], env)
+    assert out.returncode == 1 and "without API keys" in out.stderr
+
+
+def test_api_key_prints_a_hash_for_the_settings() -> None:
+    from api.auth import hash_key
+
+    out = _cli(["api-key", "ci-bot", "--scope", "admin"], dict(os.environ))
+    assert out.returncode == 0
+    key = next(w for w in out.stdout.split() if w.startswith("hg_"))
+    assert f'sha256 = "{hash_key(key)}"' in out.stdout and 'scope = "admin"' in out.stdout
