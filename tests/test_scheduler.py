@@ -1,0 +1,93 @@
+"""Scheduled re-ingestion: glob sources, incremental runs recorded in the graph, no overlap."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from api.jobs import JobManager
+from hopgraph.platform import Platform
+from hopgraph.settings import ScheduledSource, SchedulerSettings
+from ingest.scheduler import ReingestScheduler
+
+
+def test_glob_source_runs_incrementally_and_is_recorded(platform: Platform, tmp_path: Path) -> None:
+    root = tmp_path / "notes"
+    (root / "sub").mkdir(parents=True)
+    (root / "a.md").write_text("# Alpha\nAda Lovelace wrote about the Analytical Engine.")
+    (root / "sub" / "b.md").write_text("# Beta\nCharles Babbage designed the Difference Engine.")
+    (root / "c.txt").write_text("Not matched by the pattern.")
+    source = ScheduledSource(name="notes", paths=[f"{root}/**/*.md", str(tmp_path / "missing")], interval_s=60)
+    first = platform.reingest(source)
+    assert first.status == "succeeded", first.error
+    assert first.report["documents_ingested"] == 2 and str(tmp_path / "missing") in first.report["skipped"]
+    second = platform.reingest(source)
+    assert second.report["documents_ingested"] == 0 and second.report["documents_unchanged"] == 2
+    (root / "sub" / "b.md").unlink()
+    third = platform.reingest(source)
+    assert third.report["documents_deleted"] == 1
+    sources = {d.source for d in platform.graph.list_documents()}
+    assert sources == {str(root / "a.md")}
+    runs = platform.graph.ingest_runs(source="notes")
+    assert [r.id for r in runs] == [third.id, second.id, first.id]
+    assert all(r.status == "succeeded" and r.duration_s is not None for r in runs)
+
+
+def test_bad_files_are_reported_and_a_failing_run_is_recorded(platform: Platform, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    big = tmp_path / "big.jsonl"
+    big.write_text('{"_id": "1", "text": "fine"}\n')
+    source = ScheduledSource(name="src", paths=[str(big)], interval_s=60)
+    platform.settings.ingest.max_file_bytes = 1  # the file is now oversized: skipped, not a failure
+    run = platform.reingest(source)
+    assert run.status == "succeeded" and "too large" in " ".join(run.report["skipped"].values())
+
+    def disk_full(*_: object, **__: object) -> None:  # a fault inside the ingest (the disk filled up)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(type(platform._ingestor()), "ingest_paths", disk_full)
+    run = platform.reingest(source)
+    assert run.status == "failed" and "No space left" in (run.error or "")
+    assert platform.graph.ingest_runs(source="src")[0].status == "failed"
+
+
+def test_a_schedule_never_overlaps_itself() -> None:
+    release = threading.Event()
+    started = threading.Event()
+    jobs = JobManager()
+
+    def slow() -> dict[str, object]:
+        started.set()
+        release.wait(30)
+        return {"ok": True}
+
+    first = jobs.submit("reingest", "docs", slow, exclusive=True)
+    assert started.wait(10)
+    second = jobs.submit("reingest", "docs", slow, exclusive=True)
+    other = jobs.submit("reingest", "other", lambda: {"ok": True}, exclusive=True)
+    assert second.status == "skipped" and "still queued or running" in (second.error or "")
+    assert other.status == "queued"
+    release.set()
+    assert jobs.wait(first.id, timeout=30).status == "succeeded"  # type: ignore[union-attr]
+    assert jobs.wait(other.id, timeout=30).status == "succeeded"  # type: ignore[union-attr]
+    jobs.shutdown()
+
+
+def test_scheduler_triggers_interval_sources() -> None:
+    calls: list[str] = []
+    cfg = SchedulerSettings(sources=[ScheduledSource(name="fast", paths=["/x"], interval_s=0.2),
+                                     ScheduledSource(name="nightly", paths=["/y"], cron="0 3 * * *")])
+    sched = ReingestScheduler(cfg, lambda s: calls.append(s.name))
+    sched.start()
+    try:
+        deadline = time.monotonic() + 10
+        while calls.count("fast") < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        nxt = sched.next_runs()
+    finally:
+        sched.shutdown()
+    assert calls.count("fast") >= 2 and "nightly" not in calls
+    assert nxt["nightly"] is not None and nxt["nightly"] > time.time()
