@@ -73,15 +73,16 @@ def main() -> None:
         rows = [{"id": e.id, "name": e.name, "type": e.type, "description": ""} for e in ents[:n_sub]]
         with neo4j.GraphDatabase.driver(info.uri, auth=("root", info.password)) as drv, \
                 drv.session(database="raw") as ses:
+            def write(tx: neo4j.ManagedTransaction, batch: list[dict[str, Any]]) -> None:
+                tx.run(cypher.UPSERT_ENTITIES, rows=batch).consume()
+
             def raw() -> None:
                 for i in range(0, n_sub, args.batch):
-                    ses.execute_write(lambda tx, i=i: tx.run(cypher.UPSERT_ENTITIES,
-                                                             rows=rows[i : i + args.batch]).consume())
+                    ses.execute_write(write, rows[i : i + args.batch])
 
             def single() -> None:
                 for r in rows[:1000]:
-                    ses.execute_write(lambda tx, r=r: tx.run(cypher.UPSERT_ENTITIES,
-                                                             rows=[{**r, "id": r["id"] + "s"}]).consume())
+                    ses.execute_write(write, [{**r, "id": r["id"] + "s"}])
             t_raw, t_single = timed(raw), timed(single)
 
         rng = random.Random(1)
@@ -90,7 +91,11 @@ def main() -> None:
         for _ in range(args.queries):
             seeds = [f"e{rng.randrange(args.entities)}" for _ in range(10)]
             out: list[str] = []
-            lat.append(timed(lambda seeds=seeds, out=out: out.extend(store.k_hop(seeds, hops=2, limit=1_000_000))))
+
+            def hop(seeds: list[str] = seeds, out: list[str] = out) -> None:
+                out.extend(store.k_hop(seeds, hops=2, limit=1_000_000))
+
+            lat.append(timed(hop))
             sizes.append(len(out))
         p50, p95 = percentiles(lat)
         store.close()

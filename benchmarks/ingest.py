@@ -47,11 +47,12 @@ def _change(path: Path, fraction: float) -> int:
 def run(corpus: Path, embedder: str, limit: int | None) -> None:
     with throwaway_arcadedb() as (_info, graph_cfg, tmp):
         settings = Settings(data_dir=tmp / "data", graph=graph_cfg.model_copy(update={"database": "ingest"}),
-                            embedder=EmbedderSettings(kind=embedder))  # type: ignore[arg-type]
+                            embedder=EmbedderSettings.model_validate({"kind": embedder}))
         work = tmp / f"{corpus.name}.jsonl"
         n_records = _copy(corpus / "corpus.jsonl", work, limit)
         with Platform(settings) as p:
-            _ = p.embedder, p.extractor_warmup()  # model loading is not ingestion
+            _ = p.embedder  # model loading is not ingestion
+            p.extractor_warmup()
             t = time.perf_counter()
             report = p.ingest([work])
             wall = time.perf_counter() - t

@@ -352,7 +352,7 @@ SNAPSHOT_CHUNKS = """
 MATCH (d:Document)-[:HAS_CHUNK]->(c:Chunk)
 WHERE d.status = 'complete'
 RETURN c.id AS id, c.text AS text, d.id AS document_id, d.source AS source, d.title AS title,
-       d.metadata_json AS metadata
+       d.metadata_json AS metadata, d.kind AS kind, d.uri AS uri
 """
 
 SNAPSHOT_MENTIONS = """

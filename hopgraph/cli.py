@@ -144,13 +144,22 @@ def eval_cmd(
     import re
 
     from hopgraph.platform import Platform
-    from retrieval.evaluation import DEFAULT_MODES, DatasetError, evaluate, load_dataset, write_report
+    from retrieval.evaluation import (
+        DEFAULT_MODES,
+        IMAGE_MODES,
+        DatasetError,
+        evaluate,
+        is_image_corpus,
+        load_dataset,
+        write_report,
+    )
 
-    chosen = [m.strip() for m in modes.split(",") if m.strip()] or DEFAULT_MODES
     try:
         ds = load_dataset(dataset)
     except DatasetError as exc:
         raise _fail(exc) from exc
+    images = is_image_corpus(ds.corpus)
+    chosen = [m.strip() for m in modes.split(",") if m.strip()] or (IMAGE_MODES if images else DEFAULT_MODES)
     if limit:
         ds.queries = dict(list(ds.queries.items())[:limit])
     s = _settings()
@@ -170,12 +179,17 @@ def eval_cmd(
                             progress=True)
     except _known_errors() as exc:
         raise _fail(exc) from exc
-    table = Table("mode", "R@2", "R@5", "R@10", "nDCG@10", "MRR@10", "p50 ms", "p95 ms", title=str(dataset))
+    cols = ("R@1", "R@5", "R@10", "MRR@10") if images else ("R@2", "R@5", "R@10", "nDCG@10", "MRR@10")
+    table = Table("mode", *cols, "p50 ms", "p95 ms", title=str(dataset))
     for r in reps:
         m = r.metrics
-        table.add_row(r.mode, *(f"{m[k]:.1f}" for k in ("R@2", "R@5", "R@10", "nDCG@10", "MRR@10")),
-                      f"{r.latency_ms['p50']:.0f}", f"{r.latency_ms['p95']:.0f}")
+        table.add_row(r.mode, *(f"{m[k]:.1f}" for k in cols), f"{r.latency_ms['p50']:.1f}",
+                      f"{r.latency_ms['p95']:.1f}")
     console.print(table)
+    by_mode = {r.mode: r for r in reps}
+    if "image" in by_mode and "dense" in by_mode:
+        added = by_mode["image"].latency_ms["p50"] - by_mode["dense"].latency_ms["p50"]
+        console.print(f"graph work adds {added:.1f} ms (p50) over caption-embedding-only retrieval")
     if out:
         write_report(out, dataset, reps, {"queries_evaluated": len(ds.queries)})
         console.print(f"per-query report: {out}")

@@ -138,7 +138,8 @@ class RetrievedChunk(BaseModel):
     score: float
     text: str
     citation: Citation
-    entities: list[str] = Field(default_factory=list, description="Entities that led to it (local mode).")
+    entities: list[str] = Field(default_factory=list, description="Entities that led to it (graph modes).")
+    image: str | None = Field(default=None, description="The image path or URI, for an image document.")
 
 
 class QueryFilters(BaseModel):

@@ -152,6 +152,19 @@ class IngestSettings(BaseModel):
     doc_batch: int = Field(default=64, ge=1, description="Documents per write batch (the unit of resume).")
 
 
+class ImageRetrievalSettings(BaseModel):
+    """Mode ``image`` (text -> images): caption (or CLIP) score fused with a score from the entity graph."""
+
+    kg_weight: float = Field(default=0.35, ge=0, description="Weight of the KG score against the caption score.")
+    fusion: Literal["weighted", "rrf"] = "weighted"
+    candidate_k: int = Field(default=100, ge=1, description="Images scored by caption similarity.")
+    similar_k: int = Field(default=5, ge=0, le=100, description="Similarity edges per entity (degree cap).")
+    similar_min: float = Field(default=0.7, ge=0, le=1, description="Cosine of a similarity edge.")
+    cooccur_k: int = Field(default=5, ge=0, le=100, description="Co-occurrence edges per entity (degree cap).")
+    expand_weight: float = Field(default=0.3, ge=0, le=1, description="Score an expanded entity inherits.")
+    enrich_images: int = Field(default=3, ge=0, description="Top caption hits whose entities join the seeds.")
+
+
 class RetrievalSettings(BaseModel):
     """Query-time parameters of every mode."""
 
@@ -181,6 +194,7 @@ class RetrievalSettings(BaseModel):
     reranker: str = Field(default="minilm-maxsim", description="'minilm-maxsim' or a cross-encoder name/path.")
     stage_cap_ms: float = Field(default=150.0, gt=0, description="A stage over this degrades the mode.")
     token_budget: int = Field(default=1200, ge=50, description="Tokens of cited context returned.")
+    image: ImageRetrievalSettings = Field(default_factory=ImageRetrievalSettings)
 
 
 class ApiKey(BaseModel):

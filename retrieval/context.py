@@ -31,8 +31,16 @@ def build_context(results: list[RetrievedChunk], entities: list[str], relations:
             for item in items:
                 if not take(f"- {item}"):
                     break
-    if results and take("## Passages"):
-        for r in results:
+    images = [r for r in results if r.image]
+    if images and take("## Images"):
+        for r in images:
+            via = f" (entities: {', '.join(r.entities)})" if r.entities else ""
+            captions = " | ".join(c.strip() for c in r.text.splitlines() if c.strip())
+            if not take(f"[{r.citation.document_id}] {r.image}{via}: {captions}"):
+                break
+    passages = [r for r in results if not r.image]
+    if passages and take("## Passages"):
+        for r in passages:
             cite = f"[{r.citation.document_id}#{r.citation.chunk_id}]"
             text = " ".join(r.text.split())
             if not take(f"{cite} {text}"):

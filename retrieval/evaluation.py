@@ -20,14 +20,39 @@ from typing import Any
 from hopgraph.models import QueryResult
 from hopgraph.settings import RetrievalSettings
 
-#: variants of graph mode reported beside the modes: name -> settings override
-ABLATIONS: dict[str, dict[str, Any]] = {
-    "graph-no-enrichment": {"enrichment": False},
-    "graph-0-hops": {"expansion": "none"},
-    "graph-beam": {"expansion": "beam"},
-    "graph+rerank": {"rerank": True},
+#: variants reported beside the modes: name -> (mode, settings override; "image" overrides nest)
+ABLATIONS: dict[str, tuple[str, dict[str, Any]]] = {
+    "graph-no-enrichment": ("graph", {"enrichment": False}),
+    "graph-0-hops": ("graph", {"expansion": "none"}),
+    "graph-beam": ("graph", {"expansion": "beam"}),
+    "graph+rerank": ("graph", {"rerank": True}),
+    "image-rrf": ("image", {"image": {"fusion": "rrf"}}),
+    "image-no-expansion": ("image", {"image": {"similar_k": 0, "cooccur_k": 0}}),
 }
-DEFAULT_MODES = ["bm25", "dense", "rrf", "local", "global", "hybrid", "mix", "graph", *ABLATIONS]
+DEFAULT_MODES = ["bm25", "dense", "rrf", "local", "global", "hybrid", "mix", "graph",
+                 *[a for a, (m, _) in ABLATIONS.items() if m == "graph"]]
+#: for corpora of images with captions: caption-embedding and BM25 baselines, the fused image mode
+IMAGE_MODES = ["dense", "bm25", "rrf", "image", *[a for a, (m, _) in ABLATIONS.items() if m == "image"]]
+
+
+def is_image_corpus(corpus: Path) -> bool:
+    """Whether the first record of a corpus is an image record (``image`` + ``captions``)."""
+    with corpus.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                rec = json.loads(line)
+                meta = rec.get("metadata") if isinstance(rec.get("metadata"), dict) else {}
+                return bool(rec.get("image") or meta.get("image"))
+    return False
+
+
+def settings_for(mode: str, base: RetrievalSettings) -> tuple[str, RetrievalSettings]:
+    """The real mode of a mode or ablation name, and its settings."""
+    real, override = ABLATIONS.get(mode, (mode, {}))
+    update: dict[str, Any] = {"top_k": 20, **override}
+    if "image" in override:
+        update["image"] = base.image.model_copy(update=override["image"])
+    return real, base.model_copy(update=update)
 
 
 class DatasetError(ValueError):
@@ -106,8 +131,7 @@ def evaluate(query: Callable[[str, str, RetrievalSettings], QueryResult], corpus
 
     reports = []
     for mode in modes:
-        cfg = base.model_copy(update={"top_k": 20, **ABLATIONS.get(mode, {})})
-        real = "graph" if mode in ABLATIONS else mode
+        real, cfg = settings_for(mode, base)
         rep = ModeReport(mode)
         sums: dict[str, float] = {}
         lat: list[float] = []

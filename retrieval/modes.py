@@ -24,7 +24,7 @@ import numpy as np
 from graphdb.store import GraphStore
 from hopgraph.models import Citation, QueryFilters, QueryResult, RetrievedChunk
 from hopgraph.settings import RetrievalSettings
-from retrieval import signals
+from retrieval import image, signals
 from retrieval.context import build_context
 from retrieval.fusion import normalize, ranked, rrf, weighted
 from retrieval.keyword import KeywordIndex
@@ -34,7 +34,7 @@ from retrieval.snapshot import Snapshot, SnapshotCache
 from vectors.embedders import Embedder
 from vectors.store import VectorStore
 
-Mode = Literal["naive", "dense", "bm25", "rrf", "local", "global", "hybrid", "mix", "graph"]
+Mode = Literal["naive", "dense", "bm25", "rrf", "local", "global", "hybrid", "mix", "graph", "image"]
 MODES: tuple[str, ...] = get_args(Mode)
 
 
@@ -81,8 +81,9 @@ class Retriever:
         self._modes: dict[str, Callable[[Run], dict[str, float]]] = {
             "naive": self._dense, "dense": self._dense, "bm25": self._bm25, "rrf": self._rrf,
             "local": self._local, "global": self._global, "hybrid": self._hybrid, "mix": self._mix,
-            "graph": self._graph,
+            "graph": self._graph, "image": self._image,
         }
+        self._edges: tuple[int, image.EntityEdges] | None = None
 
     # -- entry point ---------------------------------------------------------------------------
     def query(self, text: str, mode: str = "graph", top_k: int | None = None, explain: bool = False,
@@ -137,7 +138,8 @@ class Retriever:
         return RetrievedChunk(rank=rank, score=round(float(score), 6), text=snap.chunk_texts[j],
                               citation=Citation(document_id=snap.chunk_docs[j], chunk_id=cid,
                                                 source=snap.chunk_sources[j]),
-                              entities=[snap.entity_names[e] for e in via])
+                              entities=[snap.entity_names[e] for e in via],
+                              image=snap.chunk_uris[j] or None if snap.chunk_kinds[j] == "image" else None)
 
     def _over_cap(self, run: Run, ms: float, stage: str, fallback: str) -> bool:
         if ms > run.cfg.stage_cap_ms:
@@ -269,6 +271,37 @@ class Retriever:
         if cfg.fusion == "rrf":
             return rrf({name: ranked(v) for name, v in sig.items()}, k=cfg.rrf_k, weights=cfg.weights)
         return weighted(sig, cfg.weights)
+
+    def _image(self, run: Run) -> dict[str, float]:
+        """Text -> images: caption similarity fused with the entity-graph score (see retrieval.image)."""
+        cfg, snap, icfg = run.cfg, run.snap, run.cfg.image
+        rows = np.fromiter((j for j, k in enumerate(snap.chunk_kinds) if k == "image"), dtype=np.int64)
+        if rows.size == 0:
+            run.notes.append("no image documents in the graph")
+            return {}
+        t = time.perf_counter()
+        hits = signals.dense(self.vectors, run.qvec, max(run.k, icfg.candidate_k) * 2)
+        caption = {c: s for c, s in hits.items() if c in snap.chunk_index
+                   and snap.chunk_kinds[snap.chunk_index[c]] == "image"}
+        run.stage("caption", t)
+        run.signals["caption"] = caption
+        t = time.perf_counter()
+        seeds, sims = self._seeds(run)
+        if icfg.enrich_images:
+            signals.enrich(snap, seeds, ranked(caption)[: icfg.enrich_images], sims, cfg.enrich_entities_per_chunk,
+                           cfg.enrich_weight)
+        self._explain_seeds(run, seeds)
+        if self._edges is None or self._edges[0] != snap.version:
+            self._edges = (snap.version, image.entity_edges(snap, icfg))
+        scores = image.expand(seeds.weights, self._edges[1], snap.n_entities, icfg.expand_weight)
+        run.seed_weights = {int(e): float(scores[e]) for e in np.flatnonzero(scores)}  # contributing entities
+        per_row = image.kg_scores(snap, scores, rows)
+        top = np.argsort(-per_row)[: icfg.candidate_k]
+        kg = {snap.chunk_ids[int(rows[i])]: float(per_row[i]) for i in top if per_row[i] > 0}
+        if self._over_cap(run, run.stage("kg", t), "kg", "caption similarity"):
+            return caption
+        run.signals["kg"] = kg
+        return image.fuse(caption, kg, icfg, cfg.rrf_k)
 
     # -- rerank ----------------------------------------------------------------------------------
     def _rerank(self, run: Run, order: list[str]) -> list[str]:

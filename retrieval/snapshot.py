@@ -45,6 +45,8 @@ class Snapshot:
     chunk_docs: list[str]
     chunk_sources: list[str]
     chunk_corpus_ids: list[str]
+    chunk_kinds: list[str]               # 'text' or 'image' (of the chunk's document)
+    chunk_uris: list[str]                # the image path/URI of image documents
     entity_df: np.ndarray                # chunks mentioning each entity
     incidence: sp.csr_matrix             # (n_chunks, n_entities) mention weights
     adjacency: sp.csr_matrix             # (n_entities, n_entities) symmetric relation weights
@@ -166,6 +168,7 @@ def build_snapshot(graph: GraphStore, vectors: VectorStore, typed_weight: float 
         entity_vectors=evec, chunk_ids=[r["id"] for r in chunks], chunk_texts=[r["text"] or "" for r in chunks],
         chunk_docs=[r["document_id"] for r in chunks], chunk_sources=[r["source"] or "" for r in chunks],
         chunk_corpus_ids=[corpus_id(r.get("metadata")) for r in chunks], entity_df=df, incidence=incidence,
+        chunk_kinds=[r.get("kind") or "text" for r in chunks], chunk_uris=[r.get("uri") or "" for r in chunks],
         adjacency=adjacency,
         links=title_links([r["text"] or "" for r in chunks], [r.get("title") or "" for r in chunks],
                           [r["document_id"] for r in chunks]),

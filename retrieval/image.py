@@ -1,0 +1,118 @@
+"""Mode ``image`` (text -> images), entity-centric: images are documents, not graph nodes.
+
+1. Caption score: similarity of the query to the image's captions (its chunk vectors; CLIP image
+   vectors when configured).
+2. Seeds: entities named in or similar to the query, enriched with the entities of the top caption
+   hits (pseudo-relevance feedback).
+3. Expansion over the entity graph, one hop along two kinds of degree-capped edges: semantic
+   similarity (top-k cosine neighbours in embedding space) and co-occurrence (PMI-weighted
+   relations of the snapshot). An expanded entity inherits ``expand_weight`` of its seed's score.
+4. KG score of an image: ``sum(score_e / sqrt(df_e))`` over the entities its captions mention.
+5. Fusion: weighted sum of max-normalized scores (or RRF).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from hopgraph.settings import ImageRetrievalSettings
+from retrieval.fusion import ranked, rrf
+from retrieval.snapshot import Snapshot
+
+
+@dataclass(frozen=True)
+class EntityEdges:
+    """Degree-capped entity-entity edges for expansion (rows: from, cols: to, values: weight in [0, 1])."""
+
+    similar: sp.csr_matrix
+    cooccur: sp.csr_matrix
+
+
+def top_k_rows(m: sp.csr_matrix, k: int) -> sp.csr_matrix:
+    """Keep the ``k`` largest entries of each row (the degree cap)."""
+    m = m.tocsr()
+    rows, cols, vals = [], [], []
+    for i in range(m.shape[0]):
+        lo, hi = m.indptr[i], m.indptr[i + 1]
+        if hi == lo:
+            continue
+        data = m.data[lo:hi]
+        keep = np.argsort(-data)[:k]
+        rows.extend([i] * len(keep))
+        cols.extend(m.indices[lo:hi][keep].tolist())
+        vals.extend(data[keep].tolist())
+    return sp.csr_matrix((vals, (rows, cols)), shape=m.shape)
+
+
+def similarity_edges(vectors: np.ndarray, k: int, min_sim: float, block: int = 2048) -> sp.csr_matrix:
+    """Each entity's top-``k`` cosine neighbours above ``min_sim`` (vectors are unit rows)."""
+    n = vectors.shape[0]
+    if n < 2 or k == 0:
+        return sp.csr_matrix((n, n))
+    rows: list[np.ndarray] = []
+    cols: list[np.ndarray] = []
+    vals: list[np.ndarray] = []
+    kk = min(k, n - 1)
+    for start in range(0, n, block):
+        sims = vectors[start:start + block] @ vectors.T
+        idx = np.arange(sims.shape[0])
+        sims[idx, start + idx] = -1.0  # no self loops
+        top = np.argpartition(-sims, kk - 1, axis=1)[:, :kk]
+        top_vals = np.take_along_axis(sims, top, axis=1)
+        keep = top_vals >= min_sim
+        rows.append(np.repeat(start + idx, kk)[keep.ravel()])
+        cols.append(top[keep])
+        vals.append(top_vals[keep])
+    return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
+
+
+def entity_edges(snap: Snapshot, cfg: ImageRetrievalSettings) -> EntityEdges:
+    similar = similarity_edges(snap.entity_vectors, cfg.similar_k, cfg.similar_min)
+    cooc = top_k_rows(snap.adjacency, cfg.cooccur_k) if cfg.cooccur_k else sp.csr_matrix(snap.adjacency.shape)
+    if cooc.nnz:  # per-row max-normalized so weights are comparable with cosines
+        row_max = np.maximum(cooc.max(axis=1).toarray().ravel(), 1e-12)
+        cooc = sp.diags(1.0 / row_max) @ cooc
+    return EntityEdges(similar.tocsr(), cooc.tocsr())
+
+
+def expand(seeds: dict[int, float], edges: EntityEdges, n: int, weight: float) -> np.ndarray:
+    """Entity scores after one hop: a neighbour gets ``weight * edge * seed`` (max over paths)."""
+    scores = np.zeros(n)
+    if not seeds:
+        return scores
+    idx = np.fromiter(seeds.keys(), dtype=np.int64)
+    vals = np.fromiter(seeds.values(), dtype=np.float64)
+    scores[idx] = vals
+    for m in (edges.similar, edges.cooccur):
+        if m.nnz == 0:
+            continue
+        hop = sp.diags(vals) @ m[idx]  # rows: seeds, cols: neighbours
+        reached = weight * np.asarray(hop.max(axis=0).toarray()).ravel()
+        scores = np.maximum(scores, reached)
+    return scores
+
+
+def kg_scores(snap: Snapshot, entity_scores: np.ndarray, image_rows: np.ndarray) -> np.ndarray:
+    """``sum(score_e / sqrt(df_e))`` over the entities each chunk mentions."""
+    weights = entity_scores / np.sqrt(np.maximum(snap.entity_df, 1.0))
+    mentions = snap.incidence[image_rows]
+    mentions.data = np.ones_like(mentions.data)
+    return np.asarray(mentions @ weights).ravel()
+
+
+def fuse(caption: dict[str, float], kg: dict[str, float], cfg: ImageRetrievalSettings, rrf_k: int) -> dict[str, float]:
+    """Caption and KG scores of candidate images into one score."""
+    if cfg.fusion == "rrf":
+        return rrf({"caption": ranked(caption), "kg": ranked(kg)}, k=rrf_k, weights={"kg": cfg.kg_weight})
+    c_max = max(caption.values(), default=0.0)
+    c_min = min(caption.values(), default=0.0)
+    k_max = max(kg.values(), default=0.0)
+    out: dict[str, float] = {}
+    for cid in set(caption) | set(kg):
+        c = (caption.get(cid, c_min) - c_min) / (c_max - c_min) if c_max > c_min else 1.0
+        g = kg.get(cid, 0.0) / k_max if k_max > 0 else 0.0
+        out[cid] = c + cfg.kg_weight * g
+    return out
