@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.hopgraph-installed
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install test lint typecheck unit demo bench clean distclean
+.PHONY: install clip-venv test lint typecheck unit demo bench clean distclean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
@@ -19,6 +19,24 @@ $(BIN)/python:
 $(VENV)/.torch: | $(BIN)/python
 	$(BIN)/pip install -q torch==2.13.0
 	@touch $@
+
+# open_clip needs torchvision, whose only build for this torch is a CUDA one that breaks every
+# `transformers` import: the CLIP path lives in its own venv, used by tests/test_clip.py.
+CLIP_VENV  := .venv-clip
+CLIP_STAMP := $(CLIP_VENV)/.hopgraph-installed
+
+$(CLIP_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(CLIP_VENV)
+	$(CLIP_VENV)/bin/pip install -q --upgrade pip
+	$(CLIP_VENV)/bin/pip install -q torch==2.13.0
+	# --no-deps: torchvision's pin would otherwise swap the CPU torch for the CUDA build (GBs);
+	# 0.28 is the torchvision of torch 2.13 (its native ops do not load: vectors/clip.py copes)
+	$(CLIP_VENV)/bin/pip install -q --no-deps torchvision==0.28.0 "open_clip_torch>=2.24" timm
+	$(CLIP_VENV)/bin/pip install -q regex ftfy tqdm huggingface_hub safetensors pyyaml pillow "numpy<2" \
+		"pydantic>=2.7" "pydantic-settings>=2.4"
+	@touch $@
+
+clip-venv: $(CLIP_STAMP)  ## the separate environment of the CLIP path (extra `clip`)
 
 $(STAMP): pyproject.toml $(VENV)/.torch
 	$(BIN)/pip install -q -e ".[dev]"
@@ -33,7 +51,7 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-unit: install
+unit: install clip-venv
 	$(BIN)/pytest -q -ra
 
 test: lint typecheck unit  ## ruff, mypy and the whole pytest suite (real engines, no mocks)
@@ -46,4 +64,4 @@ clean:
 
 distclean: clean
 	-$(BIN)/hopgraph db stop
-	rm -rf $(VENV) .hopgraph
+	rm -rf $(VENV) $(CLIP_VENV) .hopgraph

@@ -80,6 +80,18 @@ class EmbedderSettings(BaseModel):
     cache_size: int = Field(default=4096, ge=0, description="LRU cache of embedded texts.")
 
 
+class ClipSettings(BaseModel):
+    """CLIP image and text embeddings (extra ``clip``): image vectors in the ``images`` collection,
+    text -> image search in CLIP space, and image queries. Off: caption embeddings stand in."""
+
+    enabled: bool = False
+    model: str = Field(default="ViT-B-32", description="open_clip architecture, or the path of a model-config JSON.")
+    checkpoint: str | None = Field(default=None, description="Local checkpoint file or open_clip pretrained tag.")
+    device: Literal["auto", "cpu", "cuda"] = "auto"
+    batch_size: int = Field(default=32, ge=1)
+    weight: float = Field(default=1.0, ge=0, description="Weight of the CLIP score in mode image.")
+
+
 class ChunkingSettings(BaseModel):
     """Token-aware chunking that keeps sentence boundaries."""
 
@@ -260,6 +272,7 @@ class Settings(BaseSettings):
     graph: GraphSettings = Field(default_factory=GraphSettings)
     vectors: VectorSettings = Field(default_factory=VectorSettings)
     embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
+    clip: ClipSettings = Field(default_factory=ClipSettings)
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
     extraction: ExtractionSettings = Field(default_factory=ExtractionSettings)
     resolution: ResolutionSettings = Field(default_factory=ResolutionSettings)
