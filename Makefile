@@ -32,8 +32,8 @@ $(CLIP_STAMP): pyproject.toml
 	# --no-deps: torchvision's pin would otherwise swap the CPU torch for the CUDA build (GBs);
 	# 0.28 is the torchvision of torch 2.13 (its native ops do not load: vectors/clip.py copes)
 	$(CLIP_VENV)/bin/pip install -q --no-deps torchvision==0.28.0 "open_clip_torch>=2.24" timm
-	$(CLIP_VENV)/bin/pip install -q regex ftfy tqdm huggingface_hub safetensors pyyaml pillow "numpy<2" \
-		"pydantic>=2.7" "pydantic-settings>=2.4"
+	$(CLIP_VENV)/bin/pip install -q regex ftfy tqdm huggingface_hub safetensors pyyaml pillow
+	$(CLIP_VENV)/bin/pip install -q -e .
 	@touch $@
 
 clip-venv: $(CLIP_STAMP)  ## the separate environment of the CLIP path (extra `clip`)

@@ -180,5 +180,7 @@ class IngestReport(BaseModel):
     communities: int = 0
     documents_deleted: int = 0
     skipped: dict[str, str] = Field(default_factory=dict, description="source -> reason")
+    warnings: dict[str, str] = Field(default_factory=dict,
+                                     description="source -> what was left out (e.g. an unreadable image file)")
     seconds: float = 0.0
     stage_seconds: dict[str, float] = Field(default_factory=dict, description="time per pipeline stage")

@@ -18,6 +18,7 @@ from ingest.pipeline import Ingestor
 from ingest.scheduler import run_source
 from ingest.sources import record_to_source
 from retrieval.modes import Retriever
+from vectors.clip import ClipEmbedder
 from vectors.embedders import Embedder, make_embedder
 from vectors.factory import open_vector_store
 from vectors.store import COLLECTIONS, CollectionSpec, VectorStore
@@ -69,12 +70,20 @@ class Platform:
     def embedder(self) -> Embedder:
         return make_embedder(self.settings.embedder)
 
+    @cached_property
+    def clip(self) -> ClipEmbedder | None:
+        """The CLIP embedder when ``clip.enabled`` (image vectors, text -> image search, image queries)."""
+        return ClipEmbedder(self.settings.clip) if self.settings.clip.enabled else None
+
     @property
     def vectors(self) -> VectorStore:
         if self._vectors is None:
             store = open_vector_store(self.settings)
+            clip = self.clip
             try:
-                store.ensure_collections(CollectionSpec(dim=self.embedder.dim, model=self.embedder.name))
+                store.ensure_collections(CollectionSpec(
+                    dim=self.embedder.dim, model=self.embedder.name,
+                    image_dim=clip.dim if clip else None, image_model=clip.name if clip else None))
             except Exception:
                 store.close()
                 raise
@@ -98,7 +107,8 @@ class Platform:
     def retriever(self) -> Retriever:
         """One retriever per platform: its graph snapshot is reused until the graph changes."""
         if self._retriever is None:
-            self._retriever = Retriever(self.graph, self.vectors, self.embedder, self.settings.retrieval)
+            self._retriever = Retriever(self.graph, self.vectors, self.embedder, self.settings.retrieval,
+                                        clip=self.clip)
         return self._retriever
 
     def ingest_records(self, records: Sequence[dict[str, Any]], collection: str = "api") -> IngestReport:
@@ -129,5 +139,5 @@ class Platform:
     def _ingestor(self) -> Ingestor:
         """One ingestor per platform: the spaCy model and the alias map are loaded once."""
         if self._ingest is None:
-            self._ingest = Ingestor(self.graph, self.vectors, self.embedder, self.settings)
+            self._ingest = Ingestor(self.graph, self.vectors, self.embedder, self.settings, clip=self.clip)
         return self._ingest

@@ -89,7 +89,6 @@ class ClipSettings(BaseModel):
     checkpoint: str | None = Field(default=None, description="Local checkpoint file or open_clip pretrained tag.")
     device: Literal["auto", "cpu", "cuda"] = "auto"
     batch_size: int = Field(default=32, ge=1)
-    weight: float = Field(default=1.0, ge=0, description="Weight of the CLIP score in mode image.")
 
 
 class ChunkingSettings(BaseModel):
@@ -168,6 +167,7 @@ class ImageRetrievalSettings(BaseModel):
     """Mode ``image`` (text -> images): caption (or CLIP) score fused with a score from the entity graph."""
 
     kg_weight: float = Field(default=0.35, ge=0, description="Weight of the KG score against the caption score.")
+    clip_weight: float = Field(default=1.0, ge=0, description="Weight of the CLIP score (when CLIP is configured).")
     fusion: Literal["weighted", "rrf"] = "weighted"
     candidate_k: int = Field(default=100, ge=1, description="Images scored by caption similarity.")
     similar_k: int = Field(default=5, ge=0, le=100, description="Similarity edges per entity (degree cap).")

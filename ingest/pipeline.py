@@ -22,7 +22,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from graphdb.store import COMPLETE, DELETING, PENDING, GraphStore, RemovalPlan
-from hopgraph.models import Chunk, IngestReport, Relation
+from hopgraph.models import Chunk, Document, IngestReport, Relation
 from hopgraph.settings import Settings
 from ingest.chunking import Chunker
 from ingest.communities import CommunityBuilder
@@ -30,6 +30,7 @@ from ingest.extraction import CO_OCCURS, Extraction, SpacyExtractor
 from ingest.resolution import EntityResolver
 from ingest.sources import Skipped, SourceText, read_sources
 from ingest.texts import merge_relations, relation_point, relation_text
+from vectors.clip import ClipEmbedder
 from vectors.embedders import Embedder
 from vectors.store import VectorPoint, VectorStore
 
@@ -46,13 +47,23 @@ def stage(report: IngestReport, name: str) -> Iterator[None]:
         report.stage_seconds[name] = report.stage_seconds.get(name, 0.0) + time.perf_counter() - t
 
 
+def image_path(doc: Document) -> Path:
+    """The image file of an image document (a relative ``uri`` is relative to its source file)."""
+    p = Path(doc.uri or "")
+    if p.is_absolute():
+        return p
+    return Path((doc.source or "").split("#", 1)[0]).parent / p
+
+
 class Ingestor:
     """Writes documents into the graph and vector stores."""
 
-    def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder, settings: Settings) -> None:
+    def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder, settings: Settings,
+                 clip: ClipEmbedder | None = None) -> None:
         self.graph = graph
         self.vectors = vectors
         self.embedder = embedder
+        self.clip = clip
         self.settings = settings
         self.chunker = Chunker(embedder.count_tokens, settings.chunking.max_tokens,
                                settings.chunking.overlap_tokens)
@@ -172,6 +183,8 @@ class Ingestor:
 
     # -- internals ---------------------------------------------------------------------------
     def _remove(self, plan: RemovalPlan, document_ids: Sequence[str] = ()) -> None:
+        if document_ids:
+            self.vectors.delete("images", list(document_ids))
         self.vectors.delete("chunks", plan.chunk_ids)
         self.vectors.delete("entities", plan.entity_ids)
         self.vectors.delete("relationships", plan.relation_ids)
@@ -200,6 +213,9 @@ class Ingestor:
         relations = merge_relations(extraction.relations)
         with stage(report, "embed"):
             points = self._embed(chunks, extraction, relations)
+        if self.clip is not None:
+            with stage(report, "image_embed"):
+                points["images"] = self._embed_images(todo, report)
         with stage(report, "graph_write"):
             self._write_graph(todo, per_doc, chunks, extraction, relations)
         with stage(report, "vector_write"):
@@ -229,6 +245,20 @@ class Ingestor:
                          for e, v in zip(entities, entity_vecs, strict=True)],
             "relationships": [relation_point(r, v) for r, v in zip(embedded, relation_vecs, strict=True)],
         }
+
+    def _embed_images(self, todo: list[SourceText], report: IngestReport) -> list[VectorPoint]:
+        """CLIP vectors of the image files of image documents; an unreadable file is a warning (the
+        document stays searchable by its captions)."""
+        assert self.clip is not None
+        docs = {str(image_path(s.document)): s.document for s in todo if s.document.kind == "image"}
+        if not docs:
+            return []
+        got = self.clip.embed_images(list(docs))
+        for path, why in got.errors.items():
+            report.warnings[docs[path].source] = why
+            log.warning("image of %s not embedded: %s", docs[path].source, why)
+        return [VectorPoint(docs[p].id, v, {"document_id": docs[p].id, "source": docs[p].source})
+                for p, v in zip(got.paths, got.vectors, strict=True)]
 
     def _write_graph(self, todo: list[SourceText], per_doc: dict[str, list[str]], chunks: list[Chunk],
                      extraction: Extraction, relations: list[Relation]) -> None:

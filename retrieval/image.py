@@ -103,16 +103,38 @@ def kg_scores(snap: Snapshot, entity_scores: np.ndarray, image_rows: np.ndarray)
     return np.asarray(mentions @ weights).ravel()
 
 
-def fuse(caption: dict[str, float], kg: dict[str, float], cfg: ImageRetrievalSettings, rrf_k: int) -> dict[str, float]:
-    """Caption and KG scores of candidate images into one score."""
-    if cfg.fusion == "rrf":
-        return rrf({"caption": ranked(caption), "kg": ranked(kg)}, k=rrf_k, weights={"kg": cfg.kg_weight})
-    c_max = max(caption.values(), default=0.0)
-    c_min = min(caption.values(), default=0.0)
-    k_max = max(kg.values(), default=0.0)
+def fuse(signals: dict[str, dict[str, float]], weights: dict[str, float], fusion: str, rrf_k: int
+         ) -> dict[str, float]:
+    """Visual (caption, CLIP) and KG scores of candidate images into one score. Visual scores are
+    min-max normalized (a missing image gets the signal's minimum); the KG score is max-normalized
+    (a missing image has no matching entity: 0)."""
+    if fusion == "rrf":
+        return rrf({name: ranked(s) for name, s in signals.items()}, k=rrf_k, weights=weights)
     out: dict[str, float] = {}
-    for cid in set(caption) | set(kg):
-        c = (caption.get(cid, c_min) - c_min) / (c_max - c_min) if c_max > c_min else 1.0
-        g = kg.get(cid, 0.0) / k_max if k_max > 0 else 0.0
-        out[cid] = c + cfg.kg_weight * g
+    items = set().union(*signals.values()) if signals else set()
+    for name, scores in signals.items():
+        w = weights.get(name, 1.0)
+        if not scores or w == 0:
+            continue
+        hi, lo = max(scores.values()), min(scores.values())
+        floor = 0.0 if name == "kg" else lo
+        span = (hi - floor) or 1.0
+        for cid in items:
+            out[cid] = out.get(cid, 0.0) + w * (scores.get(cid, floor) - floor) / span
     return out
+
+
+@dataclass(frozen=True)
+class ImageIndex:
+    """The image chunks of a snapshot: their rows, and the chunk of each image document."""
+
+    rows: np.ndarray
+    chunk_of: dict[str, str]
+
+    @staticmethod
+    def of(snap: Snapshot) -> ImageIndex:
+        rows = np.fromiter((j for j, k in enumerate(snap.chunk_kinds) if k == "image"), dtype=np.int64)
+        chunk_of: dict[str, str] = {}
+        for j in rows:
+            chunk_of.setdefault(snap.chunk_docs[int(j)], snap.chunk_ids[int(j)])
+        return ImageIndex(rows, chunk_of)

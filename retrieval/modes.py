@@ -31,6 +31,7 @@ from retrieval.keyword import KeywordIndex
 from retrieval.ppr import joint_transition
 from retrieval.rerank import Reranker, make_reranker
 from retrieval.snapshot import Snapshot, SnapshotCache
+from vectors.clip import ClipEmbedder
 from vectors.embedders import Embedder
 from vectors.store import VectorStore
 
@@ -70,8 +71,9 @@ class Retriever:
     """Answers queries over a snapshot of the graph and the vector store."""
 
     def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder, cfg: RetrievalSettings,
-                 cache: SnapshotCache | None = None) -> None:
+                 cache: SnapshotCache | None = None, clip: ClipEmbedder | None = None) -> None:
         self.graph = graph
+        self.clip = clip
         self.vectors = vectors
         self.embedder = embedder
         self.cfg = cfg
@@ -84,6 +86,7 @@ class Retriever:
             "graph": self._graph, "image": self._image,
         }
         self._edges: tuple[int, image.EntityEdges] | None = None
+        self._images: tuple[int, image.ImageIndex] | None = None
 
     # -- entry point ---------------------------------------------------------------------------
     def query(self, text: str, mode: str = "graph", top_k: int | None = None, explain: bool = False,
@@ -273,35 +276,79 @@ class Retriever:
         return weighted(sig, cfg.weights)
 
     def _image(self, run: Run) -> dict[str, float]:
-        """Text -> images: caption similarity fused with the entity-graph score (see retrieval.image)."""
-        cfg, snap, icfg = run.cfg, run.snap, run.cfg.image
-        rows = np.fromiter((j for j, k in enumerate(snap.chunk_kinds) if k == "image"), dtype=np.int64)
-        if rows.size == 0:
+        """Text -> images: caption similarity (and CLIP text -> image similarity when configured)
+        fused with the entity-graph score (see retrieval.image)."""
+        snap, icfg = run.snap, run.cfg.image
+        index = self._image_index(snap)
+        if not index.rows.size:
             run.notes.append("no image documents in the graph")
             return {}
         t = time.perf_counter()
         hits = signals.dense(self.vectors, run.qvec, max(run.k, icfg.candidate_k) * 2)
-        caption = {c: s for c, s in hits.items() if c in snap.chunk_index
-                   and snap.chunk_kinds[snap.chunk_index[c]] == "image"}
+        visual = {"caption": {c: s for c, s in hits.items() if c in snap.chunk_index
+                              and snap.chunk_kinds[snap.chunk_index[c]] == "image"}}
+        if self.clip is not None:
+            visual["clip"] = self._clip_scores(index, self.clip.embed_texts([run.text])[0], icfg.candidate_k)
         run.stage("caption", t)
-        run.signals["caption"] = caption
+        run.signals.update(visual)
+        first = ranked(visual.get("clip") or visual["caption"])
+        return self._fuse_with_kg(run, index, visual, first, seeds_from_query=True)
+
+    def query_image(self, path: str, top_k: int | None = None, cfg: RetrievalSettings | None = None
+                    ) -> QueryResult:
+        """Image -> images (needs CLIP): CLIP image similarity fused with the KG score of the entities
+        of the nearest images."""
+        if self.clip is None:
+            raise QueryError("image queries need CLIP: set clip.enabled with a model and checkpoint")
+        got = self.clip.embed_images([path])
+        if got.errors:
+            raise QueryError(next(iter(got.errors.values())))
+        cfg = cfg or self.cfg
+        t0 = time.perf_counter()
+        run = Run(f"[image {path}]", np.zeros(0), top_k or cfg.top_k, cfg, self.cache.get())
+        index = self._image_index(run.snap)
+        visual = {"clip": self._clip_scores(index, got.vectors[0], cfg.image.candidate_k)}
+        run.signals.update(visual)
+        scores = self._fuse_with_kg(run, index, visual, ranked(visual["clip"]), seeds_from_query=False)
+        results = [self._result(run.snap, i + 1, scores[c], c, run) for i, c in enumerate(ranked(scores)[:run.k])]
+        run.timings["total"] = round((time.perf_counter() - t0) * 1000, 2)
+        return QueryResult(query=path, mode="image", results=results, timings_ms=run.timings, notes=run.notes,
+                           context=build_context(results, run.entities[:12], [], [], cfg.token_budget))
+
+    def _image_index(self, snap: Snapshot) -> image.ImageIndex:
+        if self._images is None or self._images[0] != snap.version:
+            self._images = (snap.version, image.ImageIndex.of(snap))
+        return self._images[1]
+
+    def _clip_scores(self, index: image.ImageIndex, vector: np.ndarray, k: int) -> dict[str, float]:
+        hits = self.vectors.search("images", vector, limit=k)
+        return {index.chunk_of[str(h.payload.get("document_id"))]: h.score for h in hits
+                if str(h.payload.get("document_id")) in index.chunk_of}
+
+    def _fuse_with_kg(self, run: Run, index: image.ImageIndex, visual: dict[str, dict[str, float]],
+                      first: list[str], seeds_from_query: bool) -> dict[str, float]:
+        cfg, snap, icfg = run.cfg, run.snap, run.cfg.image
         t = time.perf_counter()
-        seeds, sims = self._seeds(run)
+        if seeds_from_query:
+            seeds, sims = self._seeds(run)
+        else:  # an image query has no words: the nearest images' entities are the seeds
+            seeds, sims = signals.Seeds(), np.zeros(0)
         if icfg.enrich_images:
-            signals.enrich(snap, seeds, ranked(caption)[: icfg.enrich_images], sims, cfg.enrich_entities_per_chunk,
+            signals.enrich(snap, seeds, first[: icfg.enrich_images], sims, cfg.enrich_entities_per_chunk,
                            cfg.enrich_weight)
         self._explain_seeds(run, seeds)
         if self._edges is None or self._edges[0] != snap.version:
             self._edges = (snap.version, image.entity_edges(snap, icfg))
         scores = image.expand(seeds.weights, self._edges[1], snap.n_entities, icfg.expand_weight)
         run.seed_weights = {int(e): float(scores[e]) for e in np.flatnonzero(scores)}  # contributing entities
-        per_row = image.kg_scores(snap, scores, rows)
+        per_row = image.kg_scores(snap, scores, index.rows)
         top = np.argsort(-per_row)[: icfg.candidate_k]
-        kg = {snap.chunk_ids[int(rows[i])]: float(per_row[i]) for i in top if per_row[i] > 0}
+        kg = {snap.chunk_ids[int(index.rows[i])]: float(per_row[i]) for i in top if per_row[i] > 0}
+        weights = {"caption": 1.0, "clip": run.cfg.image.clip_weight, "kg": icfg.kg_weight}
         if self._over_cap(run, run.stage("kg", t), "kg", "caption similarity"):
-            return caption
+            return image.fuse(visual, weights, icfg.fusion, cfg.rrf_k)
         run.signals["kg"] = kg
-        return image.fuse(caption, kg, icfg, cfg.rrf_k)
+        return image.fuse({**visual, "kg": kg}, weights, icfg.fusion, cfg.rrf_k)
 
     # -- rerank ----------------------------------------------------------------------------------
     def _rerank(self, run: Run, order: list[str]) -> list[str]:

@@ -22,7 +22,8 @@ TINY = {"embed_dim": 32,
         "text_cfg": {"context_length": 77, "vocab_size": 49408, "width": 64, "heads": 2, "layers": 2}}
 
 
-def main(tmp: Path) -> None:
+def build_tiny(tmp: Path) -> tuple[Path, Path, object]:
+    """A tiny random open_clip model: its config JSON, its saved checkpoint, and the model."""
     config = tmp / "tiny-clip-test.json"
     config.write_text(json.dumps(TINY))
     open_clip.add_model_config(config)
@@ -31,6 +32,11 @@ def main(tmp: Path) -> None:
     ckpt = tmp / "tiny-clip.pt"
     torch.save(model.state_dict(), ckpt)
     model.eval()
+    return config, ckpt, model
+
+
+def main(tmp: Path) -> None:
+    config, ckpt, model = build_tiny(tmp)
 
     rng = np.random.default_rng(0)
     images = []

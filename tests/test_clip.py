@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from graphdb.arcadedb_server import ServerInfo
 from hopgraph.settings import REPO_ROOT
 
 CLIP_PYTHON = REPO_ROOT / ".venv-clip" / "bin" / "python"
@@ -30,3 +31,22 @@ def test_tiny_clip_model_saves_reloads_and_embeds(tmp_path: Path) -> None:
     assert set(found["errors"]) == {str(tmp_path / "broken.jpg"), str(tmp_path / "missing.png")}
     assert all("unreadable image" in why for why in found["errors"].values())
     assert "cannot load open_clip model" in found["bad_checkpoint"]
+
+
+def test_clip_ingest_and_image_queries(arcadedb: ServerInfo, tmp_path: Path) -> None:
+    """With CLIP configured: image vectors land in `images`, an unreadable image is a warning (its
+    captions stay searchable), text and image queries find the right image, deletion removes it."""
+    if not CLIP_PYTHON.exists():
+        pytest.skip("the CLIP environment is missing: run `make clip-venv`")
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "HF_HUB_OFFLINE": "1", "HOPGRAPH_CONFIG": "/nonexistent",
+           "HOPGRAPH_GRAPH__URI": arcadedb.uri, "HOPGRAPH_GRAPH__PASSWORD": arcadedb.password,
+           "HOPGRAPH_GRAPH__HTTP_PORT": str(arcadedb.http_port), "HOPGRAPH_GRAPH__DATABASE": "cliptest"}
+    out = subprocess.run([str(CLIP_PYTHON), str(REPO_ROOT / "tests" / "clip_pipeline_check.py"), str(tmp_path)],
+                         capture_output=True, text=True, env=env, timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    found = json.loads(out.stdout.strip().splitlines()[-1])
+    assert found["ingested"] == 4 and found["images_after_ingest"] == 3 and found["images_after_delete"] == 2
+    assert list(found["warnings"]) == [str(tmp_path / "photos" / "broken.jpg")]
+    assert "unreadable image" in found["warnings"][str(tmp_path / "photos" / "broken.jpg")]
+    assert found["image_top"].endswith("green.png") and found["image_entities"]
+    assert found["text_top"].endswith("red.png") and "kg" in found["text_signals"]

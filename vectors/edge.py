@@ -78,19 +78,22 @@ class EdgeVectorStore:
     # -- collections -------------------------------------------------------------------------
     def ensure_collections(self, spec: CollectionSpec) -> None:
         meta_path = self.root / "meta.json"
+        want: dict[str, Any] = {"dim": spec.dim, "model": spec.model,
+                                "images": {"dim": spec.of("images")[0], "model": spec.of("images")[1]}}
         if meta_path.exists():
             meta = json.loads(meta_path.read_text())
-            if (meta["dim"], meta["model"]) != (spec.dim, spec.model):
-                raise VectorStoreError(
-                    f"the vector store {self.root} holds {meta['dim']}-d vectors of {meta['model']!r}, but "
-                    f"the configured embedder is {spec.model!r} ({spec.dim}-d); re-ingest into a new data "
-                    "dir or configure the original embedder"
-                )
+            images = meta.get("images", {"dim": meta["dim"], "model": meta["model"]})
+            for what, have, need in (("", meta, want), ("images ", images, want["images"])):
+                if (have["dim"], have["model"]) != (need["dim"], need["model"]):
+                    raise VectorStoreError(
+                        f"the vector store {self.root} holds {what}{have['dim']}-d vectors of {have['model']!r}, "
+                        f"but the configured {what}embedder is {need['model']!r} ({need['dim']}-d); re-ingest "
+                        "into a new data dir or configure the original embedder")
         else:
-            meta_path.write_text(json.dumps({"dim": spec.dim, "model": spec.model}))
+            meta_path.write_text(json.dumps(want))
         self._spec = spec
         for name, fields in COLLECTIONS.items():
-            self._open(name, spec.dim, fields)
+            self._open(name, spec.of(name)[0], fields)
 
     def _open(self, name: str, dim: int, fields: Mapping[str, str]) -> None:
         path = self.root / name
@@ -179,7 +182,7 @@ class EdgeVectorStore:
                 rows.append(r.vector if isinstance(r.vector, list) else list(r.vector))  # type: ignore[arg-type]
             if offset is None:
                 break
-        dim = self._spec.dim if self._spec else 0
+        dim = self._spec.of(collection)[0] if self._spec else 0
         return ids, (np.asarray(rows, dtype=np.float32) if rows else np.zeros((0, dim), dtype=np.float32))
 
     # -- lifecycle ---------------------------------------------------------------------------

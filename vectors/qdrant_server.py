@@ -55,20 +55,21 @@ class QdrantClientVectorStore:
     def ensure_collections(self, spec: CollectionSpec) -> None:
         for name, fields in COLLECTIONS.items():
             full = self._name(name)
+            want_dim, want_model = spec.of(name)
             if self.client.collection_exists(full):
                 info = self.client.get_collection(full)
                 meta = info.config.metadata or {}
                 vec = info.config.params.vectors
                 dim = vec.size if isinstance(vec, qm.VectorParams) else None
-                if dim != spec.dim or meta.get("model", spec.model) != spec.model:
+                if dim != want_dim or meta.get("model", want_model) != want_model:
                     raise VectorStoreError(
                         f"collection {full} holds {dim}-d vectors of {meta.get('model')!r}, but the configured "
-                        f"embedder is {spec.model!r} ({spec.dim}-d)"
+                        f"embedder is {want_model!r} ({want_dim}-d)"
                     )
                 continue
             self.client.create_collection(
-                full, vectors_config=qm.VectorParams(size=spec.dim, distance=qm.Distance.COSINE),
-                metadata={"model": spec.model, "dim": spec.dim},
+                full, vectors_config=qm.VectorParams(size=want_dim, distance=qm.Distance.COSINE),
+                metadata={"model": want_model, "dim": want_dim},
             )
             for field_name, kind in fields.items():
                 self.client.create_payload_index(full, field_name, field_schema=_KINDS[kind])

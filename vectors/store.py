@@ -54,10 +54,19 @@ class Hit:
 
 @dataclass(frozen=True)
 class CollectionSpec:
-    """What a collection holds: dimension and the embedder that produced its vectors."""
+    """What the collections hold: dimension and the embedder that produced their vectors; the
+    ``images`` collection may hold another space (CLIP image vectors)."""
 
     dim: int
     model: str
+    image_dim: int | None = None
+    image_model: str | None = None
+
+    def of(self, collection: str) -> tuple[int, str]:
+        """(dimension, model) of one collection."""
+        if collection == "images" and self.image_dim is not None:
+            return self.image_dim, self.image_model or "image"
+        return self.dim, self.model
 
 
 class VectorStore(Protocol):
