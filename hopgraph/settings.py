@@ -166,7 +166,7 @@ class IngestSettings(BaseModel):
 class ImageRetrievalSettings(BaseModel):
     """Mode ``image`` (text -> images): caption (or CLIP) score fused with a score from the entity graph."""
 
-    kg_weight: float = Field(default=0.35, ge=0, description="Weight of the KG score against the caption score.")
+    kg_weight: float = Field(default=0.15, ge=0, description="Weight of the KG score against the caption score.")
     clip_weight: float = Field(default=1.0, ge=0, description="Weight of the CLIP score (when CLIP is configured).")
     fusion: Literal["weighted", "rrf"] = "weighted"
     candidate_k: int = Field(default=100, ge=1, description="Images scored by caption similarity.")

@@ -132,6 +132,7 @@ def evaluate(query: Callable[[str, str, RetrievalSettings], QueryResult], corpus
     reports = []
     for mode in modes:
         real, cfg = settings_for(mode, base)
+        query(next(iter(ds.queries.values())), real, cfg)  # warm-up (caches, derived indexes): not timed
         rep = ModeReport(mode)
         sums: dict[str, float] = {}
         lat: list[float] = []

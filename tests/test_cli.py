@@ -49,6 +49,10 @@ def test_ingest_query_status_delete(arcadedb: ServerInfo, tmp_path: Path) -> Non
     out = _run(["query", "Who founded Vexmoor?", "--mode", "local"], env)
     assert out.returncode == 0, out.stderr
     assert "Zorblax Quintana" in out.stdout and "fact.txt" in out.stdout
+    photo = tmp_path / "photo.png"
+    photo.write_bytes(bytes.fromhex("89504e470d0a1a0a"))  # only the image query's CLIP check is reached
+    out = _run(["query", str(photo), "--image"], env)
+    assert out.returncode == 1 and "image queries need CLIP" in out.stderr
     out = _run(["status", "--json"], env)
     assert '"Document": 1' in out.stdout
     listing = _run(["documents"], env)
