@@ -132,6 +132,7 @@ def main() -> None:
 
 
 def _run_phases(url: str, platform: Platform, queries: list[str], args: argparse.Namespace) -> None:
+    platform.embedder.embed(queries)  # in-process and HTTP runs both find the query vectors cached
     print(f"\n{'phase':<22} {'req/s':>8} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'n':>7} {'errors':>6}")
     health = _load_in_child(url, "/health", None, args.clients, min(args.seconds, 5))
     _row("GET /health (floor)", health)
