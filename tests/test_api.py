@@ -175,7 +175,9 @@ def test_scheduled_job_picks_up_a_changed_file(arcadedb: ServerInfo, embedder: S
             httpx.Client(base_url=url, timeout=60) as client:
         first = _wait_run(client, lambda r: r["result"].get("documents_ingested") == 1)
         note.write_text("# Ledger\nThe Quillfeather Ledger was kept by Tobias Wrenfield in Lisbon.")
-        _wait_run(client, lambda r: r["result"].get("documents_ingested") == 1 and r["id"] != first["id"])
+        _wait_run(client, lambda r: r["result"].get("documents_ingested") == 1
+                  and r["result"].get("run_id", r["id"]) != first["result"].get("run_id", first["id"])
+                  and r["created_at"] > first["created_at"])
         hit = client.post("/query", json={"text": "Who kept the Quillfeather Ledger?", "mode": "local"}).json()
         assert "Tobias Wrenfield" in hit["results"][0]["text"] and len(hit["results"]) == 1
         listing = client.get("/jobs").json()

@@ -127,10 +127,13 @@ def list_jobs(request: Request, limit: int = Query(50, ge=1, le=1000)) -> JobLis
     hg = state(request)
     jobs = hg.jobs.list()
     known = {j.result.get("run_id") for j in jobs if j.kind == "reingest"}
-    active = {j.detail for j in jobs if j.kind == "reingest" and j.status in ("queued", "running")}
+    active: dict[str, float] = {}  # source -> creation of its oldest queued/running job here
+    for j in jobs:
+        if j.kind == "reingest" and j.status in ("queued", "running"):
+            active[j.detail] = min(active.get(j.detail, j.created_at), j.created_at)
     for run in hg.platform.graph.ingest_runs(limit=limit):
-        if run.id in known or (run.status == "running" and run.source in active):
-            continue
+        if run.id in known or (run.source in active and run.started_at >= active[run.source]):
+            continue  # shown as this server's job (its record may land a moment before the job ends)
         jobs.append(JobOut(id=run.id, kind="reingest", status="running" if run.status == "running" else
                            ("succeeded" if run.status == "succeeded" else "failed"), detail=run.id,
                            created_at=run.started_at, started_at=run.started_at, finished_at=run.finished_at,
