@@ -341,6 +341,9 @@ class Retriever:
             self._edges = (snap.version, image.entity_edges(snap, icfg))
         scores = image.expand(seeds.weights, self._edges[1], snap.n_entities, icfg.expand_weight)
         run.seed_weights = {int(e): float(scores[e]) for e in np.flatnonzero(scores)}  # contributing entities
+        run.explain["entity_stats"] = [
+            {"entity": snap.entity_names[e], "score": round(float(scores[e]), 4), "df": int(snap.entity_df[e]),
+             "cf": int(snap.entity_cf[e])} for e in np.argsort(-scores)[:10] if scores[e] > 0]
         per_row = image.kg_scores(snap, scores, index.rows)
         top = np.argsort(-per_row)[: icfg.candidate_k]
         kg = {snap.chunk_ids[int(index.rows[i])]: float(per_row[i]) for i in top if per_row[i] > 0}

@@ -47,7 +47,8 @@ class Snapshot:
     chunk_corpus_ids: list[str]
     chunk_kinds: list[str]               # 'text' or 'image' (of the chunk's document)
     chunk_uris: list[str]                # the image path/URI of image documents
-    entity_df: np.ndarray                # chunks mentioning each entity
+    entity_df: np.ndarray                # chunks mentioning each entity (document frequency)
+    entity_cf: np.ndarray                # mentions of each entity over all chunks (collection frequency)
     incidence: sp.csr_matrix             # (n_chunks, n_entities) mention weights
     adjacency: sp.csr_matrix             # (n_entities, n_entities) symmetric relation weights
     links: sp.csr_matrix                 # (n_chunks, n_chunks) symmetric title links
@@ -112,6 +113,7 @@ def build_snapshot(graph: GraphStore, vectors: VectorStore, typed_weight: float 
             rows.append(c_index[cid])
             cols.append(e_index[eid])
             vals.append(float(count))
+    cf = np.bincount(np.asarray(cols, dtype=np.int64), weights=np.asarray(vals), minlength=n_e)  # mentions
     names: dict[str, int] = {}
     for i, name in enumerate(topo.names):
         names.setdefault(normalize_name(name), i)
@@ -167,7 +169,8 @@ def build_snapshot(graph: GraphStore, vectors: VectorStore, typed_weight: float 
         version=topo.version, entity_ids=topo.entity_ids, entity_names=topo.names, entity_types=topo.types,
         entity_vectors=evec, chunk_ids=[r["id"] for r in chunks], chunk_texts=[r["text"] or "" for r in chunks],
         chunk_docs=[r["document_id"] for r in chunks], chunk_sources=[r["source"] or "" for r in chunks],
-        chunk_corpus_ids=[corpus_id(r.get("metadata")) for r in chunks], entity_df=df, incidence=incidence,
+        chunk_corpus_ids=[corpus_id(r.get("metadata")) for r in chunks], entity_df=df, entity_cf=cf,
+        incidence=incidence,
         chunk_kinds=[r.get("kind") or "text" for r in chunks], chunk_uris=[r.get("uri") or "" for r in chunks],
         adjacency=adjacency,
         links=title_links([r["text"] or "" for r in chunks], [r.get("title") or "" for r in chunks],

@@ -64,6 +64,8 @@ def test_image_mode_ranks_images_with_their_entities(platform: Platform, tmp_pat
     res = platform.query("a dog running through the grass", mode="image", top_k=3, explain=True)
     assert "## Images" in res.context and any(r.entities for r in res.results)
     assert {"caption", "kg"} <= set(res.explain["signals"]) and res.timings_ms["kg"] > 0
+    stats = res.explain["entity_stats"]
+    assert stats and all(1 <= s["df"] <= s["cf"] for s in stats)
 
 
 def test_image_mode_without_images_says_so(platform: Platform, tmp_path: Path) -> None:
