@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 
 import typer
@@ -9,8 +10,7 @@ import typer
 from hopgraph.settings import Settings
 
 
-def register(app: typer.Typer, settings: typer.models.CommandFunctionType, fail: typer.models.CommandFunctionType
-             ) -> None:
+def register(app: typer.Typer, settings: Callable[[], Settings], fail: Callable[[Exception], typer.Exit]) -> None:
     """Add the service commands to the main app (``settings``/``fail``: the CLI's helpers)."""
     from rich.console import Console
 
@@ -28,7 +28,7 @@ def register(app: typer.Typer, settings: typer.models.CommandFunctionType, fail:
         from api.server import ServeError
         from api.server import serve as run
 
-        s: Settings = settings()
+        s = settings()
         update = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
         if update:
             s = s.model_copy(update={"api": s.api.model_copy(update=update)})
@@ -46,7 +46,7 @@ def register(app: typer.Typer, settings: typer.models.CommandFunctionType, fail:
         from hopgraph.platform import Platform
         from ingest.scheduler import ReingestScheduler
 
-        s: Settings = settings()
+        s = settings()
         if not s.scheduler.sources:
             raise fail(ValueError("no scheduled sources: set scheduler.sources in hopgraph.toml "
                                   "(name, paths, and cron or interval_s)"))
