@@ -85,7 +85,7 @@ class Retriever:
             "local": self._local, "global": self._global, "hybrid": self._hybrid, "mix": self._mix,
             "graph": self._graph, "image": self._image,
         }
-        self._edges: tuple[int, image.EntityEdges] | None = None
+        self._edges: tuple[tuple[int, int, float, int], image.EntityEdges] | None = None
         self._images: tuple[int, image.ImageIndex] | None = None
 
     # -- entry point ---------------------------------------------------------------------------
@@ -337,8 +337,9 @@ class Retriever:
             signals.enrich(snap, seeds, first[: icfg.enrich_images], sims, cfg.enrich_entities_per_chunk,
                            cfg.enrich_weight)
         self._explain_seeds(run, seeds)
-        if self._edges is None or self._edges[0] != snap.version:
-            self._edges = (snap.version, image.entity_edges(snap, icfg))
+        key = (snap.version, icfg.similar_k, icfg.similar_min, icfg.cooccur_k)
+        if self._edges is None or self._edges[0] != key:  # per graph version and edge settings
+            self._edges = (key, image.entity_edges(snap, icfg))
         scores = image.expand(seeds.weights, self._edges[1], snap.n_entities, icfg.expand_weight)
         run.seed_weights = {int(e): float(scores[e]) for e in np.flatnonzero(scores)}  # contributing entities
         run.explain["entity_stats"] = [
