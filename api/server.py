@@ -11,12 +11,17 @@ import ipaddress
 import json
 import logging
 import os
+import threading
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import uvicorn
+from fastapi import FastAPI
 
 from api.app import create_app
+from graphdb.arcadedb_server import pid_alive
 from hopgraph.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -36,16 +41,6 @@ def _record_path(settings: Settings) -> Path:
     return settings.data_dir / "serve.json"
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def running_server(settings: Settings) -> RunningServer | None:
     """The ``hopgraph serve`` process that owns this data dir, if one is running."""
     try:
@@ -53,7 +48,14 @@ def running_server(settings: Settings) -> RunningServer | None:
         server = RunningServer(int(rec["pid"]), str(rec["url"]))
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return server if server.pid != os.getpid() and _alive(server.pid) else None
+    return server if server.pid != os.getpid() and pid_alive(server.pid) else None
+
+
+def embedded_owner(settings: Settings) -> RunningServer | None:
+    """The running ``hopgraph serve`` that owns these embedded stores (None with server backends,
+    where several processes may write)."""
+    other = running_server(settings)
+    return other if other is not None and settings.vectors.backend == "edge" else None
 
 
 def _is_loopback(host: str) -> bool:
@@ -70,6 +72,25 @@ def check_config(settings: Settings) -> None:
     if not settings.api.api_keys and not _is_loopback(settings.api.host):
         raise ServeError(f"refusing to serve on {settings.api.host} without API keys: add keys to "
                          "settings (hopgraph api-key makes one) or bind to 127.0.0.1")
+
+
+@contextlib.contextmanager
+def background_server(app: FastAPI, port: int, host: str = "127.0.0.1", start_timeout_s: float = 120.0
+                      ) -> Iterator[str]:
+    """Serve ``app`` with uvicorn in a daemon thread (tests, benchmarks); yields the base URL."""
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + start_timeout_s
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise ServeError(f"the API server did not start on {host}:{port}")
+        time.sleep(0.05)
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=60)
 
 
 def serve(settings: Settings, scheduler: bool | None = None) -> None:

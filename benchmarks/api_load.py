@@ -18,14 +18,13 @@ import asyncio
 import json
 import multiprocessing
 import statistics
-import threading
 import time
 from typing import Any
 
 import httpx
-import uvicorn
 
 from api.app import create_app
+from api.server import background_server
 from benchmarks.common import free_port, throwaway_arcadedb
 from hopgraph.platform import Platform
 from hopgraph.settings import REPO_ROOT, Settings
@@ -116,19 +115,9 @@ def main() -> None:
             print(f"corpus: {report.documents_ingested} passages, {report.chunks} chunks "
                   f"in {time.perf_counter() - t:.0f}s; {len(queries)} queries; {args.clients} clients, "
                   f"{args.seconds:g}s per mode, {settings.api.host} loopback")
-            port = free_port()
-            server = uvicorn.Server(uvicorn.Config(create_app(settings, platform=platform, scheduler=False),
-                                                   host="127.0.0.1", port=port, log_level="warning"))
-            thread = threading.Thread(target=server.run, daemon=True)
-            thread.start()
-            while not server.started:
-                time.sleep(0.05)
-            url = f"http://127.0.0.1:{port}"
-            try:
+            app = create_app(settings, platform=platform, scheduler=False)
+            with background_server(app, free_port()) as url:
                 _run_phases(url, platform, queries, args)
-            finally:
-                server.should_exit = True
-                thread.join(timeout=60)
 
 
 def _run_phases(url: str, platform: Platform, queries: list[str], args: argparse.Namespace) -> None:

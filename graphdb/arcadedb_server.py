@@ -124,9 +124,9 @@ class EmbeddedArcadeDB:
                 return False
             os.kill(info.pid, signal.SIGTERM)
             deadline = time.monotonic() + self.cfg.stop_timeout_s
-            while time.monotonic() < deadline and _pid_alive(info.pid):
+            while time.monotonic() < deadline and pid_alive(info.pid):
                 time.sleep(0.1)
-            if _pid_alive(info.pid):
+            if pid_alive(info.pid):
                 log.warning("graph server pid %d ignored SIGTERM for %.0fs; killing it", info.pid,
                             self.cfg.stop_timeout_s)
                 os.kill(info.pid, signal.SIGKILL)
@@ -164,7 +164,7 @@ class EmbeddedArcadeDB:
             log.warning("unreadable %s (%s); treating the server as stopped", self.state_file, exc)
             self.state_file.unlink(missing_ok=True)
             return None
-        if not _pid_alive(pid) or not self._is_our_server(pid):
+        if not pid_alive(pid) or not self._is_our_server(pid):
             log.warning("removing stale graph server pid file %s (pid %d is not this data dir's "
                         "ArcadeDB server)", self.state_file, pid)
             self.state_file.unlink(missing_ok=True)
@@ -239,7 +239,7 @@ class EmbeddedArcadeDB:
             return "(no log)"
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -388,10 +388,10 @@ def db_status() -> None:
 
 def _not_served(s: Settings) -> None:
     """Writes while `hopgraph serve` owns the embedded stores must go through its API."""
-    from api.server import running_server
+    from api.server import embedded_owner
 
-    other = running_server(s)
-    if other is not None and s.vectors.backend == "edge":
+    other = embedded_owner(s)
+    if other is not None:
         raise _fail(RuntimeError(
             f"hopgraph serve (pid {other.pid}) owns the stores in {s.data_dir}; send the work through its API "
             f"(POST {other.url}/documents, DELETE {other.url}/documents/ID) or stop it first"))

@@ -42,7 +42,7 @@ def register(app: typer.Typer, settings: Callable[[], Settings], fail: Callable[
         """Run the scheduled re-ingestion sources (settings scheduler.sources) without the API.
         Each run is incremental and recorded in the graph; see GET /jobs or `hopgraph cypher
         "MATCH (r:IngestRun) RETURN r ORDER BY r.started_at DESC LIMIT 10"`."""
-        from api.server import running_server
+        from api.server import embedded_owner
         from hopgraph.platform import Platform
         from ingest.scheduler import ReingestScheduler
 
@@ -50,8 +50,8 @@ def register(app: typer.Typer, settings: Callable[[], Settings], fail: Callable[
         if not s.scheduler.sources:
             raise fail(ValueError("no scheduled sources: set scheduler.sources in hopgraph.toml "
                                   "(name, paths, and cron or interval_s)"))
-        other = running_server(s)
-        if other is not None and s.vectors.backend == "edge":
+        other = embedded_owner(s)
+        if other is not None:
             raise fail(RuntimeError(f"hopgraph serve (pid {other.pid}, {other.url}) owns the embedded stores "
                                     "and runs the schedules itself; stop it to run a separate worker"))
         with Platform(s) as p:

@@ -15,24 +15,27 @@ def rrf(rankings: Mapping[str, list[str]], k: int = 60, weights: Mapping[str, fl
     return out
 
 
-def normalize(scores: Mapping[str, float]) -> dict[str, float]:
-    """Min-max to [0, 1] (all equal -> 1)."""
+def normalize(scores: Mapping[str, float], floor: float | None = None) -> dict[str, float]:
+    """Min-max to [0, 1] (all equal -> 1); with ``floor``, (v - floor) / (max - floor) instead."""
     if not scores:
         return {}
-    lo, hi = min(scores.values()), max(scores.values())
+    lo = min(scores.values()) if floor is None else floor
+    hi = max(scores.values())
     if hi - lo < 1e-12:
         return dict.fromkeys(scores, 1.0)
     return {k: (v - lo) / (hi - lo) for k, v in scores.items()}
 
 
-def weighted(signals: Mapping[str, Mapping[str, float]], weights: Mapping[str, float]) -> dict[str, float]:
-    """Weighted sum of min-max normalized signals; an item missing from a signal scores 0 there."""
+def weighted(signals: Mapping[str, Mapping[str, float]], weights: Mapping[str, float],
+             floors: Mapping[str, float] | None = None) -> dict[str, float]:
+    """Weighted sum of min-max normalized signals (normalized from ``floors[name]`` instead of the
+    minimum where given); an item missing from a signal scores 0 there."""
     out: dict[str, float] = {}
     for name, scores in signals.items():
         w = weights.get(name, 0.0)
         if w == 0:
             continue
-        for item, v in normalize(scores).items():
+        for item, v in normalize(scores, (floors or {}).get(name)).items():
             out[item] = out.get(item, 0.0) + w * v
     return out
 

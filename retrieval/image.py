@@ -19,7 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from hopgraph.settings import ImageRetrievalSettings
-from retrieval.fusion import ranked, rrf
+from retrieval.fusion import ranked, rrf, weighted
 from retrieval.snapshot import Snapshot
 
 
@@ -105,23 +105,12 @@ def kg_scores(snap: Snapshot, entity_scores: np.ndarray, image_rows: np.ndarray)
 
 def fuse(signals: dict[str, dict[str, float]], weights: dict[str, float], fusion: str, rrf_k: int
          ) -> dict[str, float]:
-    """Visual (caption, CLIP) and KG scores of candidate images into one score. Visual scores are
-    min-max normalized (a missing image gets the signal's minimum); the KG score is max-normalized
-    (a missing image has no matching entity: 0)."""
+    """Visual (caption, CLIP) and KG scores of candidate images into one score: visual scores
+    min-max normalized, the KG score divided by its maximum (no matching entity: 0)."""
     if fusion == "rrf":
         return rrf({name: ranked(s) for name, s in signals.items()}, k=rrf_k, weights=weights)
-    out: dict[str, float] = {}
     items = set().union(*signals.values()) if signals else set()
-    for name, scores in signals.items():
-        w = weights.get(name, 1.0)
-        if not scores or w == 0:
-            continue
-        hi, lo = max(scores.values()), min(scores.values())
-        floor = 0.0 if name == "kg" else lo
-        span = (hi - floor) or 1.0
-        for cid in items:
-            out[cid] = out.get(cid, 0.0) + w * (scores.get(cid, floor) - floor) / span
-    return out
+    return {**dict.fromkeys(items, 0.0), **weighted(signals, weights, floors={"kg": 0.0})}
 
 
 @dataclass(frozen=True)

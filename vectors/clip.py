@@ -21,11 +21,12 @@ from typing import Any
 import numpy as np
 
 from hopgraph.settings import ClipSettings
+from vectors.embedders import EmbedderError, pick_device
 
 log = logging.getLogger(__name__)
 
 
-class ClipError(RuntimeError):
+class ClipError(EmbedderError):
     """open_clip is missing, or the model or checkpoint cannot be loaded."""
 
 
@@ -67,16 +68,6 @@ def import_open_clip() -> Any:
 _KEEP: list[Any] = []  # the op declarations must outlive the import
 
 
-def _device(choice: str) -> str:
-    import torch
-
-    if choice == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if choice == "cuda" and not torch.cuda.is_available():
-        raise ClipError("device 'cuda' was asked for but torch sees no GPU")
-    return choice
-
-
 class ClipEmbedder:
     """Text and image towers of one open_clip model, normalized, batched, on the chosen device."""
 
@@ -93,7 +84,7 @@ class ClipEmbedder:
                 raise ClipError(f"no open_clip model config at {config}")
             open_clip.add_model_config(config)
             name = config.stem
-        self.device = _device(cfg.device)
+        self.device = pick_device(cfg.device)
         try:
             model, _, preprocess = open_clip.create_model_and_transforms(
                 name, pretrained=cfg.checkpoint, device=self.device)

@@ -54,12 +54,16 @@ def resolve_model_path(model: str) -> str:
 
 
 def pick_device(device: str) -> str:
-    """'auto' means cuda when present."""
-    if device != "auto":
+    """'auto' means cuda when present; 'cuda' without a GPU is a clear error."""
+    if device == "cpu":
         return device
     import torch
 
-    return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        raise EmbedderError("device 'cuda' was asked for but torch sees no GPU")
+    return device
 
 
 class _CachedEmbedder:
