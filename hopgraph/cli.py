@@ -14,6 +14,7 @@ from rich.logging import RichHandler
 from rich.markup import escape
 from rich.table import Table
 
+from hopgraph import cli_gnn as _gnn
 from hopgraph import cli_service as _service
 from hopgraph.settings import Settings
 
@@ -143,10 +144,11 @@ def eval_cmd(
     modes: Annotated[str, typer.Option(help="Comma-separated modes and ablations (default: all).")] = "",
     out: Annotated[Path | None, typer.Option(help="Write the per-query JSON report here.")] = None,
     limit: Annotated[int, typer.Option(min=0, help="Only the first N queries (0 = all).")] = 0,
+    holdout: Annotated[bool, typer.Option(help="Only the test queries of the GNN checkpoint (never trained on).")
+                       ] = False,
 ) -> None:
     """Ingest a BEIR corpus (once; reruns reuse it) and report R@2/5/10, nDCG@10, MRR@10 and latency
     for every mode, the BM25/dense/RRF baselines and the ablations of graph mode, in one run."""
-    import re
     import time
 
     from hopgraph.platform import Platform
@@ -165,18 +167,19 @@ def eval_cmd(
     except DatasetError as exc:
         raise _fail(exc) from exc
     images = is_image_corpus(ds.corpus)
-    chosen = [m.strip() for m in modes.split(",") if m.strip()] or (IMAGE_MODES if images else DEFAULT_MODES)
+    chosen = [m.strip() for m in modes.split(",") if m.strip()] or list(IMAGE_MODES if images else DEFAULT_MODES)
     if limit:
         ds.queries = dict(list(ds.queries.items())[:limit])
-    s = _settings()
-    slug = re.sub(r"[^a-z0-9]+", "_", dataset.resolve().name.lower()).strip("_") or "dataset"
-    s = s.model_copy(update={
-        "graph": s.graph.model_copy(update={"database": f"eval_{slug}"}),
-        "vectors": s.vectors.model_copy(update={"path": s.data_dir / "eval" / slug / "vectors"}),
-        "chunking": s.chunking.model_copy(update={"max_tokens": 256, "overlap_tokens": 32}),
-        # every query embedding stays cached, so each mode is timed on its own work
-        "embedder": s.embedder.model_copy(update={"cache_size": max(s.embedder.cache_size, len(ds.queries) + 64)}),
-    })
+    s = _gnn.eval_settings(_settings(), dataset, len(ds.queries))
+    if holdout:
+        try:
+            held = _gnn.holdout_queries(s)
+        except ValueError as exc:
+            raise _fail(exc) from exc
+        ds.queries = {q: t for q, t in ds.queries.items() if q in held}
+        console.print(f"--holdout: {len(ds.queries)} queries the GNN never saw in training")
+    if not modes and not images and _gnn.gnn_checkpoint(s).is_file():
+        chosen.append("gnn")
     try:
         with Platform(s) as p:
             report = p.ingest([ds.corpus], progress=True)
@@ -398,6 +401,7 @@ def _not_served(s: Settings) -> None:
 
 
 _service.register(app, _settings, _fail)
+_gnn.register(app, _settings, _fail, _known_errors)
 
 if __name__ == "__main__":
     app()

@@ -29,7 +29,7 @@ ABLATIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "image-rrf": ("image", {"image": {"fusion": "rrf"}}),
     "image-no-expansion": ("image", {"image": {"similar_k": 0, "cooccur_k": 0}}),
 }
-DEFAULT_MODES = ["bm25", "dense", "rrf", "local", "global", "hybrid", "mix", "graph",
+DEFAULT_MODES = ["bm25", "dense", "rrf", "local", "global", "hybrid", "mix", "graph", "pcst",
                  *[a for a, (m, _) in ABLATIONS.items() if m == "graph"]]
 #: for corpora of images with captions: caption-embedding and BM25 baselines, the fused image mode
 IMAGE_MODES = ["dense", "bm25", "rrf", "image", *[a for a, (m, _) in ABLATIONS.items() if m == "image"]]

@@ -7,6 +7,9 @@
 - ``hybrid``: local + global.                      - ``mix``: hybrid + dense.
 - ``graph``: dense + BM25 first pass, query enrichment, expansion over the entity graph (PPR by
   default, or beam search), fused with the first pass - the strongest mode.
+- ``pcst``: graph's expansion candidates -> a prize-collecting Steiner tree (G-Retriever) -> the
+  chunks behind its entities, fused with graph's signals; the tree's triples go to the context.
+- ``gnn``: graph's expansion candidates rescored by the trained GNN (``hopgraph train-gnn``).
 
 Every mode runs on the in-memory snapshot (no Cypher per hop) and degrades to a cheaper mode
 when a stage overruns ``stage_cap_ms``, saying so in ``notes``.
@@ -20,11 +23,14 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 import numpy as np
+import torch
 
+from gpu.device import resolve as resolve_device
+from gpu.train import Example
 from graphdb.store import GraphStore
 from hopgraph.models import Citation, QueryFilters, QueryResult, RetrievedChunk
-from hopgraph.settings import RetrievalSettings
-from retrieval import image, signals
+from hopgraph.settings import GpuSettings, RetrievalSettings
+from retrieval import image, signals, subgraph, subgraph_modes
 from retrieval.context import build_context
 from retrieval.fusion import normalize, ranked, rrf, weighted
 from retrieval.keyword import KeywordIndex
@@ -35,12 +41,32 @@ from vectors.clip import ClipEmbedder
 from vectors.embedders import Embedder
 from vectors.store import VectorStore
 
-Mode = Literal["naive", "dense", "bm25", "rrf", "local", "global", "hybrid", "mix", "graph", "image"]
+Mode = Literal["naive", "dense", "bm25", "rrf", "local", "global", "hybrid", "mix", "graph", "pcst", "gnn", "image"]
 MODES: tuple[str, ...] = get_args(Mode)
 
 
 class QueryError(ValueError):
     """A query cannot be answered as asked (bad mode, empty text...)."""
+
+
+@dataclass
+class GraphPass:
+    """graph mode's intermediate signals, which the pcst and gnn modes build on."""
+
+    dense: dict[str, float]
+    bm25: dict[str, float]
+    first: list[str]                               # the RRF first pass, best first
+    seeds: signals.Seeds = field(default_factory=signals.Seeds)
+    sims: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    entity_mass: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    graph: dict[str, float] | None = None          # None: degraded before expansion
+
+
+def _dense_weights(n: int, weights: dict[int, float]) -> np.ndarray:
+    out = np.zeros(n)
+    for e, w in weights.items():
+        out[e] = w
+    return out
 
 
 @dataclass
@@ -71,8 +97,11 @@ class Retriever:
     """Answers queries over a snapshot of the graph and the vector store."""
 
     def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder, cfg: RetrievalSettings,
-                 cache: SnapshotCache | None = None, clip: ClipEmbedder | None = None) -> None:
+                 cache: SnapshotCache | None = None, clip: ClipEmbedder | None = None,
+                 gpu: GpuSettings | None = None, gnn_checkpoint: str | None = None) -> None:
         self.graph = graph
+        gcfg = gpu or GpuSettings()
+        self.gpu = subgraph.GpuParts(gcfg, vectors, embedder.name, gnn_checkpoint, resolve_device(gcfg.device))
         self.clip = clip
         self.vectors = vectors
         self.embedder = embedder
@@ -83,7 +112,7 @@ class Retriever:
         self._modes: dict[str, Callable[[Run], dict[str, float]]] = {
             "naive": self._dense, "dense": self._dense, "bm25": self._bm25, "rrf": self._rrf,
             "local": self._local, "global": self._global, "hybrid": self._hybrid, "mix": self._mix,
-            "graph": self._graph, "image": self._image,
+            "graph": self._graph, "pcst": self._pcst, "gnn": self._gnn, "image": self._image,
         }
         self._edges: tuple[tuple[int, int, float, int], image.EntityEdges] | None = None
         self._images: tuple[int, image.ImageIndex] | None = None
@@ -239,41 +268,94 @@ class Retriever:
         h = self._hybrid(run)
         return rrf({"hybrid": ranked(h), "dense": ranked(self._dense(run))}, k=run.cfg.rrf_k)
 
-    def _graph(self, run: Run) -> dict[str, float]:
+    def _graph_pass(self, run: Run) -> GraphPass:
+        """Dense + BM25 first pass, seeding with enrichment, expansion (PPR, beam or none)."""
         cfg, snap = run.cfg, run.snap
         dense, bm25 = self._dense(run), self._bm25(run)
-        first = ranked(rrf({"dense": ranked(dense), "bm25": ranked(bm25)}, k=cfg.rrf_k))
+        gp = GraphPass(dense, bm25, ranked(rrf({"dense": ranked(dense), "bm25": ranked(bm25)}, k=cfg.rrf_k)))
         t = time.perf_counter()
-        seeds, sims = self._seeds(run)
+        gp.seeds, gp.sims = self._seeds(run)
         if cfg.enrichment and cfg.enrich_chunks:
-            signals.enrich(snap, seeds, first[: cfg.enrich_chunks], sims, cfg.enrich_entities_per_chunk,
+            signals.enrich(snap, gp.seeds, gp.first[: cfg.enrich_chunks], gp.sims, cfg.enrich_entities_per_chunk,
                            cfg.enrich_weight)
-        self._explain_seeds(run, seeds)
+        self._explain_seeds(run, gp.seeds)
         if self._over_cap(run, run.stage("seeding", t), "seeding", "rrf"):
-            return rrf({"dense": ranked(dense), "bm25": ranked(bm25)}, k=cfg.rrf_k)
+            return gp
         t = time.perf_counter()
         if cfg.expansion == "ppr":
             _, transition = self._derived_of(snap)
-            graph = signals.ppr_scores(snap, transition, seeds, dense, cfg.passage_weight, cfg.damping)
+            engine = self.gpu.ppr_engine(snap, transition)
+            graph, gp.entity_mass = signals.ppr_scores(snap, transition, gp.seeds, dense, cfg.passage_weight,
+                                                       cfg.damping, engine)
         elif cfg.expansion == "beam":
             deadline = time.perf_counter() + cfg.stage_cap_ms / 1000
-            res = signals.beam_expand(snap, seeds.weights, cfg.hops, cfg.beam, cfg.decay, cfg.type_weights, deadline)
+            res = signals.beam_expand(snap, gp.seeds.weights, cfg.hops, cfg.beam, cfg.decay, cfg.type_weights,
+                                      deadline)
             if res.truncated:
                 run.notes.append(f"degraded: beam expansion stopped at the {cfg.stage_cap_ms:.0f} ms cap; "
                                  "returning what it found")
             run.explain["paths"] = [" -> ".join(snap.entity_names[e] for e in p) for p in res.paths]
             graph = signals.specific_scores(snap, res.scores)
+            gp.entity_mass = _dense_weights(snap.n_entities, res.scores)
         else:
-            graph = signals.specific_scores(snap, seeds.weights)
+            graph = signals.specific_scores(snap, gp.seeds.weights)
+            gp.entity_mass = _dense_weights(snap.n_entities, gp.seeds.weights)
         if self._over_cap(run, run.stage("expansion", t), "expansion", "rrf"):
-            return rrf({"dense": ranked(dense), "bm25": ranked(bm25)}, k=cfg.rrf_k)
+            return gp
         run.signals["graph"] = graph
-        pool = set(first[: cfg.candidate_k]) | set(ranked(graph)[: cfg.candidate_k])
-        sig = {name: {c: s for c, s in v.items() if c in pool} for name, v in
-               (("dense", dense), ("bm25", bm25), ("graph", graph))}
+        gp.graph = graph
+        return gp
+
+    def _fuse(self, run: Run, gp: GraphPass, extra: dict[str, dict[str, float]]) -> dict[str, float]:
+        """Fuse the first pass, the graph signal and ``extra`` signals over their candidate pool."""
+        cfg = run.cfg
+        if gp.graph is None:  # degraded before expansion
+            return rrf({"dense": ranked(gp.dense), "bm25": ranked(gp.bm25)}, k=cfg.rrf_k)
+        named = {"dense": gp.dense, "bm25": gp.bm25, "graph": gp.graph, **extra}
+        pool = set(gp.first[: cfg.candidate_k])
+        for name in ("graph", *extra):
+            pool |= set(ranked(named[name])[: cfg.candidate_k])
+        sig = {name: {c: s for c, s in v.items() if c in pool} for name, v in named.items()}
+        weights = {**cfg.weights, "pcst": self.gpu.cfg.pcst_weight, "gnn": self.gpu.cfg.gnn_weight}
         if cfg.fusion == "rrf":
-            return rrf({name: ranked(v) for name, v in sig.items()}, k=cfg.rrf_k, weights=cfg.weights)
-        return weighted(sig, cfg.weights)
+            return rrf({name: ranked(v) for name, v in sig.items()}, k=cfg.rrf_k, weights=weights)
+        return weighted(sig, weights)
+
+    def _graph(self, run: Run) -> dict[str, float]:
+        return self._fuse(run, self._graph_pass(run), {})
+
+    def _pcst(self, run: Run) -> dict[str, float]:
+        """graph mode's candidates -> a PCST subgraph (G-Retriever) -> its triples and the chunks behind them."""
+        return self._on_candidates(run, "pcst", subgraph_modes.pcst_signal)
+
+    def _gnn(self, run: Run) -> dict[str, float]:
+        """graph mode's expansion candidates rescored by the trained GNN."""
+        return self._on_candidates(run, "gnn", subgraph_modes.gnn_signal)
+
+    def _on_candidates(self, run: Run, name: str,
+                       signal: Callable[[Run, GraphPass, subgraph.GpuParts], dict[str, float]]) -> dict[str, float]:
+        """graph's pass, then ``signal`` over its expansion candidates, fused with graph's signals."""
+        gp = self._graph_pass(run)
+        if gp.graph is None:
+            return self._fuse(run, gp, {})
+        t = time.perf_counter()
+        out = signal(run, gp, self.gpu)
+        run.stage(name, t)
+        run.signals[name] = out
+        return self._fuse(run, gp, {name: out})
+
+    def gnn_example(self, text: str, gold_chunk_ids: set[str], query_id: str = "") -> Example | None:
+        """The GNN training example of a query (None when no candidate entity is in a gold chunk)."""
+        snap = self.cache.get()
+        run = Run(text.strip(), self.embedder.embed([text.strip()])[0], self.cfg.top_k,
+                  self.cfg.model_copy(update={"stage_cap_ms": 1e9}), snap)
+        gp = self._graph_pass(run)
+        cand = self.gpu.candidates(snap, gp.entity_mass, gp.seeds, gp.sims)
+        gold = [snap.chunk_index[c] for c in gold_chunk_ids if c in snap.chunk_index]
+        labels = subgraph.gold_labels(snap, cand.nodes.numpy(), gold)
+        if not bool(labels.any()):
+            return None
+        return Example(query_id, cand.sub, torch.from_numpy(run.qvec.astype(np.float32)), cand.scalars, labels)
 
     def _image(self, run: Run) -> dict[str, float]:
         """Text -> images: caption similarity (and CLIP text -> image similarity when configured)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from gpu.ppr import TorchPPR
 from hopgraph.models import normalize_name
 from retrieval.keyword import KeywordIndex
 from retrieval.ppr import personalized_pagerank
@@ -87,8 +88,11 @@ def specificity(snap: Snapshot, e: int) -> float:
 
 
 def ppr_scores(snap: Snapshot, transition: sp.csr_matrix, seeds: Seeds, chunk_seeds: dict[str, float],
-               passage_weight: float, damping: float) -> dict[str, float]:
-    """HippoRAG-style PPR from entity seeds (times specificity) and chunk seeds; chunk scores = mass."""
+               passage_weight: float, damping: float, engine: TorchPPR | None = None
+               ) -> tuple[dict[str, float], np.ndarray]:
+    """HippoRAG-style PPR from entity seeds (times specificity) and chunk seeds: chunk scores = mass,
+    and the entities' mass (the expansion candidates of the pcst and gnn modes). ``engine`` runs it
+    in torch (gpu/) instead of scipy."""
     n_e = snap.n_entities
     p = np.zeros(n_e + snap.n_chunks)
     for e, w in seeds.weights.items():
@@ -99,10 +103,13 @@ def ppr_scores(snap: Snapshot, transition: sp.csr_matrix, seeds: Seeds, chunk_se
             j = snap.chunk_index.get(cid)
             if j is not None:
                 p[n_e + j] = passage_weight * s / max(top, 1e-9)
-    x = personalized_pagerank(transition, p, damping=damping)
+    if engine is not None:
+        x = engine.run(p.astype(np.float32), damping=damping).cpu().numpy().astype(np.float64)
+    else:
+        x = personalized_pagerank(transition, p, damping=damping)
     mass = x[n_e:]
     nz = np.nonzero(mass)[0]
-    return {snap.chunk_ids[j]: float(mass[j]) for j in nz}
+    return {snap.chunk_ids[j]: float(mass[j]) for j in nz}, x[:n_e]
 
 
 def direct_scores(snap: Snapshot, weights: dict[int, float]) -> dict[str, float]:

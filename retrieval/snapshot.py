@@ -53,6 +53,7 @@ class Snapshot:
     adjacency: sp.csr_matrix             # (n_entities, n_entities) symmetric relation weights
     links: sp.csr_matrix                 # (n_chunks, n_chunks) symmetric title links
     edge_types: dict[tuple[int, int], str] = field(default_factory=dict)
+    relation_ids: dict[tuple[int, int], str] = field(default_factory=dict)  # typed pair -> relation id
     entity_index: dict[str, int] = field(default_factory=dict)
     chunk_index: dict[str, int] = field(default_factory=dict)
     name_index: dict[str, list[int]] = field(default_factory=dict)
@@ -130,8 +131,10 @@ def build_snapshot(graph: GraphStore, vectors: VectorStore, typed_weight: float 
 
     a_rows, a_cols, a_vals = [], [], []
     edge_types: dict[tuple[int, int], str] = {}
+    relation_ids: dict[tuple[int, int], str] = {}
     n = max(n_c, 1)
-    for s, t, typ, w in zip(topo.sources, topo.targets, topo.edge_types, topo.weights, strict=True):
+    for s, t, typ, w, rid in zip(topo.sources, topo.targets, topo.edge_types, topo.weights, topo.edge_ids,
+                                 strict=True):
         if s == t:
             continue
         if typ == "co_occurs":
@@ -140,6 +143,7 @@ def build_snapshot(graph: GraphStore, vectors: VectorStore, typed_weight: float 
         else:
             weight = typed_weight * w
             edge_types[(s, t)] = typ
+            relation_ids[(s, t)] = rid
         if weight > 0:
             a_rows += [s, t]
             a_cols += [t, s]
@@ -175,7 +179,7 @@ def build_snapshot(graph: GraphStore, vectors: VectorStore, typed_weight: float 
         adjacency=adjacency,
         links=title_links([r["text"] or "" for r in chunks], [r.get("title") or "" for r in chunks],
                           [r["document_id"] for r in chunks]),
-        edge_types=edge_types, entity_index=e_index, chunk_index=c_index,
+        edge_types=edge_types, relation_ids=relation_ids, entity_index=e_index, chunk_index=c_index,
         name_index=name_index,
     )
     snap.build_seconds = time.perf_counter() - t0

@@ -1,0 +1,106 @@
+"""The evaluation index settings shared by ``hopgraph eval`` and ``hopgraph train-gnn``, and the
+``train-gnn`` command (registered on the main app by ``register``)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from hopgraph.settings import Settings
+
+console = Console()
+
+
+def eval_settings(s: Settings, dataset: Path, n_queries: int) -> Settings:
+    """The settings of a dataset's evaluation index: its own graph database, vector folder and GNN
+    checkpoint under ``<data_dir>/eval/<slug>/``, passages kept whole, every query embedding cached."""
+    slug = re.sub(r"[^a-z0-9]+", "_", dataset.resolve().name.lower()).strip("_") or "dataset"
+    return s.model_copy(update={
+        "graph": s.graph.model_copy(update={"database": f"eval_{slug}"}),
+        "vectors": s.vectors.model_copy(update={"path": s.data_dir / "eval" / slug / "vectors"}),
+        "chunking": s.chunking.model_copy(update={"max_tokens": 256, "overlap_tokens": 32}),
+        "embedder": s.embedder.model_copy(update={"cache_size": max(s.embedder.cache_size, n_queries + 64)}),
+        "gpu": s.gpu.model_copy(update={"gnn_checkpoint": s.gpu.gnn_checkpoint
+                                        or s.data_dir / "eval" / slug / "gnn.pt"}),
+    })
+
+
+def gnn_checkpoint(s: Settings) -> Path:
+    return s.gpu.gnn_checkpoint or s.data_dir / "gnn.pt"
+
+
+def holdout_queries(s: Settings) -> set[str]:
+    """The test split saved in the GNN checkpoint (queries never used in training)."""
+    import torch
+
+    from gpu.gnn import CheckpointError
+
+    path = gnn_checkpoint(s)
+    if not path.is_file():
+        raise CheckpointError(f"--holdout needs a GNN checkpoint; none at {path} (run `hopgraph train-gnn`)")
+    meta = torch.load(path, map_location="cpu", weights_only=True)["meta"]
+    return set(meta["splits"]["test"])
+
+
+def register(app: typer.Typer, settings: Callable[[], Settings], fail: Callable[[Exception], typer.Exit],
+             known_errors: Callable[[], tuple[type[Exception], ...]]) -> None:
+    """Add ``train-gnn`` to ``app``."""
+
+    @app.command("train-gnn")
+    def train_gnn_cmd(
+        dataset: Annotated[Path, typer.Argument(help="A BEIR-layout QA folder (corpus, queries, qrels).")],
+        epochs: Annotated[int, typer.Option(min=1, help="Most epochs (early stopping may end sooner).")] = 60,
+        patience: Annotated[int, typer.Option(min=1, help="Epochs without a better validation loss.")] = 8,
+        lr: Annotated[float, typer.Option(help="AdamW learning rate.")] = 2e-3,
+        seed: Annotated[int, typer.Option(help="Seed of the split, the weights and the shuffling.")] = 42,
+        out: Annotated[Path | None, typer.Option(help="Checkpoint file (default: the eval index's gnn.pt).")
+                       ] = None,
+    ) -> None:
+        """Train the GNN scorer of mode `gnn` on a BEIR-layout QA set: the corpus is ingested (as by
+        `hopgraph eval`), queries are split 60/20/20 (seeded), entities of gold passages are the
+        positives; focal loss, AdamW, early stopping on the validation split. The test split is
+        saved in the checkpoint: `hopgraph eval DATASET --holdout` scores every mode on it."""
+        from rich.progress import Progress
+
+        from gpu.gnn import CheckpointError
+        from gpu.train import TrainConfig
+        from hopgraph.platform import Platform
+        from retrieval.evaluation import DatasetError, load_dataset
+        from retrieval.gnn_training import train_gnn
+
+        try:
+            ds = load_dataset(dataset)
+        except DatasetError as exc:
+            raise fail(exc) from exc
+        s = eval_settings(settings(), dataset, len(ds.queries))
+        path = out or gnn_checkpoint(s)
+        g = s.gpu
+        try:
+            with Platform(s) as p:
+                p.ingest([ds.corpus], progress=True)
+                ids = p.corpus_ids()
+                with Progress(console=console) as bar:
+                    task = bar.add_task("building examples", total=len(ds.queries))
+                    done = {"n": 0}
+
+                    def step(split: str, i: int, n: int) -> None:
+                        done["n"] += 1
+                        bar.update(task, completed=done["n"], description=f"examples ({split})")
+
+                    def epoch(e: int, tr: float, va: float) -> None:
+                        console.print(f"epoch {e:3d}  train loss {tr:.4f}  val loss {va:.4f}")
+
+                    rep = train_gnn(p.retriever, ds, ids, path, TrainConfig(epochs=epochs, patience=patience, lr=lr,
+                                                                            seed=seed),
+                                    g.gnn_hidden, g.gnn_heads, g.gnn_layers, progress=step, on_epoch=epoch)
+        except (*known_errors(), CheckpointError, ValueError) as exc:  # type: ignore[misc]
+            raise fail(exc) from exc
+        console.print(f"examples {rep.examples} ({rep.skipped_queries} queries without a gold entity among "
+                      f"their candidates); best epoch {rep.best_epoch}: val loss {min(rep.val_loss):.4f} "
+                      f"(untrained {rep.untrained_val_loss:.4f}), test loss {rep.test_loss:.4f}")
+        console.print(f"checkpoint: {rep.path}")

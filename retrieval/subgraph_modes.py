@@ -1,0 +1,65 @@
+"""The signals of the ``pcst`` and ``gnn`` modes, computed on graph mode's expansion candidates.
+
+Both return ``{chunk_id: score}`` (entities -> the chunks that mention them, damped by specificity)
+and leave the verbalized triples of their subgraph in ``run.relations`` for the cited context.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import torch
+
+from gpu import pcst, verbalize
+from gpu.export import RELATED
+from gpu.gnn import CheckpointError
+from retrieval import signals
+
+if TYPE_CHECKING:
+    from retrieval.modes import GraphPass, Run
+    from retrieval.subgraph import GpuParts
+
+
+def pcst_signal(run: Run, gp: GraphPass, parts: GpuParts) -> dict[str, float]:
+    """PCST over the candidate subgraph; the tree's entities score the chunks that mention them."""
+    snap, g = run.snap, parts.cfg
+    cand = parts.candidates(snap, gp.entity_mass, gp.seeds, gp.sims)
+    export = parts.export(snap)
+    res = pcst.extract(cand.sub, export.relation_types, run.qvec, snap.entity_names, g.pcst_topk,
+                       g.pcst_topk_edges, g.pcst_edge_cost)
+    run.relations = [f"{snap.entity_names[t.source]} {t.relation.replace('_', ' ')} {snap.entity_names[t.target]}"
+                     for t in sorted(res.triples, key=lambda t: -t.weight)]
+    run.explain["pcst"] = {"candidates": int(cand.nodes.numel()), "nodes": [snap.entity_names[e] for e in res.nodes],
+                           "triples": run.relations[:30], "ms": round(res.seconds * 1000, 2)}
+    return signals.specific_scores(snap, {e: 1.0 for e in res.nodes})
+
+
+def gnn_signal(run: Run, gp: GraphPass, parts: GpuParts) -> dict[str, float]:
+    """The GNN's relevance of each candidate entity scores the chunks that mention it; the triples it
+    attended to most become the context's relations."""
+    from retrieval.modes import QueryError
+
+    snap = run.snap
+    try:
+        scorer = parts.scorer(snap)
+    except CheckpointError as exc:
+        raise QueryError(str(exc)) from exc
+    cand = parts.candidates(snap, gp.entity_mass, gp.seeds, gp.sims)
+    probs, attn = scorer.score(cand.sub, torch.from_numpy(np.asarray(run.qvec, dtype=np.float32)), cand.scalars,
+                               attention=True)
+    probs = probs.cpu()
+    nodes = cand.nodes.numpy()
+    weights = {int(nodes[i]): float(p) for i, p in enumerate(probs.tolist()) if p > 0.01}
+    export = parts.export(snap)
+    types = cand.sub[RELATED].edge_type.cpu().tolist()
+    labels = {k: export.relation_types[t] for k, t in enumerate(types)}
+    attn_cpu = {et: [(ei.cpu(), a.cpu()) for ei, a in layers] for et, layers in attn.items()}
+    triples = verbalize.ranked_triples(attn_cpu, probs, snap.entity_names, labels, run.cfg.token_budget // 3,
+                                       node_idx=cand.nodes)
+    run.relations = [t for t, _ in triples]
+    top = np.argsort(-probs.numpy())[:15]
+    run.explain["gnn"] = {"candidates": len(nodes), "entities": [
+        {"entity": snap.entity_names[int(nodes[i])], "relevance": round(float(probs[i]), 4)} for i in top],
+        "triples": triples[:20]}
+    return signals.specific_scores(snap, weights)
