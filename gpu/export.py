@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 import torch
 from torch_geometric.data import HeteroData
 
@@ -127,8 +128,7 @@ def export(graph: EntityGraph, device: torch.device, similar_k: int = 5, similar
     new_rows = torch.arange(n, device=device)
     kept_sim: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None
     if previous is not None and previous.data[ENTITY].x.shape[1] == x_host.shape[1]:
-        old_index = {e: i for i, e in enumerate(previous.entity_ids)}
-        old_of = np.fromiter((old_index.get(e, -1) for e in graph.entity_ids), dtype=np.int64, count=n)
+        old_of = pd.Index(previous.entity_ids).get_indexer(graph.entity_ids).astype(np.int64)  # -1: new
         kept = np.flatnonzero(old_of >= 0)
         x = torch.empty((n, x_host.shape[1]), dtype=torch.float32, device=device)
         if kept.size:

@@ -1,4 +1,4 @@
-"""Prize-collecting Steiner tree subgraphs (G-Retriever), on PyG's ``retrieval_via_pcst``.
+"""Prize-collecting Steiner tree subgraphs (G-Retriever), with PyG's ``retrieval_via_pcst`` scheme.
 
 The candidate subgraph's three edge types are folded into one undirected edge list for PCST; a
 typed relation's edge features are its relation embedding, a co-occurrence's or similarity's the
@@ -14,10 +14,8 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 import torch
 from torch_geometric.data import Data, HeteroData
-from torch_geometric.llm.utils.backend_utils import retrieval_via_pcst
 
 from gpu.export import CO_OCCURS, ENTITY, RELATED, SIMILAR
 
@@ -77,7 +75,52 @@ def fold(sub: HeteroData, relation_types: list[str]) -> tuple[Data, list[tuple[i
     return data, [(int(a), labels[int(k)], int(b)) for a, b, k in zip(src, dst, first, strict=True)]
 
 
-def extract(sub: HeteroData, relation_types: list[str], query: np.ndarray, names: list[str], topk: int = 10,
+def g_retriever_pcst(x: torch.Tensor, edge_index: torch.Tensor, edge_attr: torch.Tensor, query: torch.Tensor,
+                     topk: int, topk_edges: int, edge_cost: float) -> tuple[np.ndarray, np.ndarray]:
+    """G-Retriever's prize/cost scheme and PCST, as ``retrieval_via_pcst`` of ``torch_geometric.llm``
+    computes it, vectorized (that function walks the edges in a Python loop and sums tensors with
+    the builtin ``sum``: most of its time on subgraphs of thousands of edges). Returns the chosen
+    node and edge positions."""
+    from pcst_fast import pcst_fast
+
+    c = 0.01
+    n, m = x.shape[0], edge_index.shape[1]
+    node_prize = torch.nn.functional.cosine_similarity(query[None, :], x, dim=-1)
+    prizes = torch.zeros(n, dtype=torch.float64)
+    if topk > 0:
+        k = min(topk, n)
+        prizes[torch.topk(node_prize, k).indices] = torch.arange(k, 0, -1, dtype=torch.float64)
+    e_prize = torch.zeros(m, dtype=torch.float64)
+    if topk_edges > 0 and m:
+        sims = torch.nn.functional.cosine_similarity(query[None, :], edge_attr, dim=-1).double()
+        uniq = sims.unique()
+        k = min(topk_edges, uniq.numel())
+        values = torch.topk(uniq, k).values
+        sims[sims < values[-1]] = 0.0
+        last = float(k)
+        for i in range(k):  # tied edges share the prize of their rank
+            hit = sims == values[i]
+            value = min((k - i) / int(hit.sum()), last - c)
+            sims[hit] = value
+            last = value * (1 - c)
+        e_prize = sims
+        edge_cost = min(edge_cost, float(e_prize.max()) * (1 - c / 2))
+    real = torch.nonzero(e_prize <= edge_cost).ravel()
+    virtual = torch.nonzero(e_prize > edge_cost).ravel()  # worth more than they cost: a virtual node each
+    vid = n + torch.arange(virtual.numel())
+    ei = edge_index.cpu()
+    halves = torch.stack([torch.stack([ei[0, virtual], vid], 1), torch.stack([vid, ei[1, virtual]], 1)], 1)
+    edges = torch.cat([ei[:, real].T, halves.reshape(-1, 2)])  # (s, v), (v, t) interleaved, as PyG does
+    costs = torch.cat([edge_cost - e_prize[real], torch.zeros(2 * virtual.numel(), dtype=torch.float64)])
+    all_prizes = torch.cat([prizes, e_prize[virtual] - edge_cost])
+    vertices, chosen = pcst_fast(edges.numpy().astype(np.int64), all_prizes.numpy(), costs.numpy(), -1, 1, "gw", 0)
+    chosen_edges = np.concatenate([real.numpy()[chosen[chosen < real.numel()]],
+                                   virtual.numpy()[vertices[vertices >= n] - n]]).astype(np.int64)
+    nodes = np.unique(np.concatenate([vertices[vertices < n], ei[:, chosen_edges].numpy().ravel()])).astype(np.int64)
+    return nodes, chosen_edges
+
+
+def extract(sub: HeteroData, relation_types: list[str], query: np.ndarray, topk: int = 10,
             topk_edges: int = 10, edge_cost: float = 0.5) -> PcstResult:
     """Run PCST on a candidate subgraph (``sub[ENTITY].node_idx`` maps back to the full graph)."""
     t0 = time.perf_counter()
@@ -89,15 +132,9 @@ def extract(sub: HeteroData, relation_types: list[str], query: np.ndarray, names
     if data.edge_index.shape[1] == 0:  # nothing to connect: the best single entity
         best = int(torch.argmax(torch.nn.functional.cosine_similarity(q[None, :], data.x)))
         return PcstResult([int(node_idx[best])], [], time.perf_counter() - t0)
-    textual_nodes = pd.DataFrame({"node_id": np.arange(data.num_nodes),
-                                  "node_attr": [names[int(i)] for i in node_idx]})
-    textual_edges = pd.DataFrame({"src": [s for s, _, _ in labels], "edge_attr": [r for _, r, _ in labels],
-                                  "dst": [t for _, _, t in labels]})
-    chosen, _ = retrieval_via_pcst(data, q, textual_nodes, textual_edges, topk=topk, topk_e=topk_edges,
-                                   cost_e=edge_cost)
-    local_nodes = np.asarray(chosen.node_idx, dtype=np.int64)
+    nodes, edges = g_retriever_pcst(data.x, data.edge_index, data.edge_attr, q, topk, topk_edges, edge_cost)
     triples = []
-    for e in np.asarray(chosen.edge_idx, dtype=np.int64).tolist():
+    for e in edges.tolist():
         s, r, t = labels[e]
         triples.append(Triple(int(node_idx[s]), r, int(node_idx[t]), float(data.edge_attr[e] @ q)))
-    return PcstResult([int(node_idx[i]) for i in local_nodes], triples, time.perf_counter() - t0)
+    return PcstResult([int(node_idx[i]) for i in nodes], triples, time.perf_counter() - t0)

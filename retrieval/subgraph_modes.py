@@ -26,7 +26,7 @@ def pcst_signal(run: Run, gp: GraphPass, parts: GpuParts) -> dict[str, float]:
     snap, g = run.snap, parts.cfg
     cand = parts.candidates(snap, gp.entity_mass, gp.seeds, gp.sims)
     export = parts.export(snap)
-    res = pcst.extract(cand.sub, export.relation_types, run.qvec, snap.entity_names, g.pcst_topk,
+    res = pcst.extract(cand.sub, export.relation_types, run.qvec, g.pcst_topk,
                        g.pcst_topk_edges, g.pcst_edge_cost)
     run.relations = [f"{snap.entity_names[t.source]} {t.relation.replace('_', ' ')} {snap.entity_names[t.target]}"
                      for t in sorted(res.triples, key=lambda t: -t.weight)]

@@ -21,7 +21,7 @@ from gpu.gnn import (
     load_checkpoint,
     save_checkpoint,
 )
-from gpu.pcst import extract
+from gpu.pcst import extract, fold, g_retriever_pcst
 from gpu.ppr import TorchPPR, k_hop, sparse_tensor
 from gpu.verbalize import ranked_triples
 from retrieval.ppr import personalized_pagerank
@@ -183,7 +183,7 @@ def test_pcst_returns_a_connected_subgraph_with_the_top_prize_nodes() -> None:
     q = g.x[7] + 0.8 * g.x[21]
     q = q / np.linalg.norm(q)
     sub = ex.subgraph(torch.arange(40))
-    res = extract(sub, ex.relation_types, q, [f"name{i}" for i in range(40)], topk=5, topk_edges=5, edge_cost=0.5)
+    res = extract(sub, ex.relation_types, q, topk=5, topk_edges=5, edge_cost=0.5)
     assert res.nodes and len(res.nodes) < 40
     top = int(np.argmax(g.x @ q))
     assert top in res.nodes
@@ -200,6 +200,24 @@ def test_pcst_returns_a_connected_subgraph_with_the_top_prize_nodes() -> None:
                 todo.append(m)
     assert seen == set(res.nodes)
     assert all(t.relation in (*ex.relation_types, "co_occurs", "similar") for t in res.triples)
+
+
+def test_vectorized_pcst_chooses_what_pyg_retrieval_via_pcst_chooses() -> None:
+    import pandas as pd
+    from torch_geometric.llm.utils.backend_utils import retrieval_via_pcst
+
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        ex = export(_graph(rng, n=50), CPU, similar_k=2, similar_min=0.2)
+        data, labels = fold(ex.subgraph(torch.arange(50)), ex.relation_types)
+        q = torch.from_numpy(_unit(rng, 1)[0])
+        nodes, edges = g_retriever_pcst(data.x, data.edge_index, data.edge_attr, q, 5, 5, 0.5)
+        tn = pd.DataFrame({"node_id": range(50), "node_attr": [f"n{i}" for i in range(50)]})
+        te = pd.DataFrame({"src": [a for a, _, _ in labels], "edge_attr": [r for _, r, _ in labels],
+                           "dst": [b for _, _, b in labels]})
+        ref, _ = retrieval_via_pcst(data, q, tn, te, topk=5, topk_e=5, cost_e=0.5)
+        assert sorted(nodes.tolist()) == sorted(np.asarray(ref.node_idx).tolist())
+        assert sorted(edges.tolist()) == sorted(np.asarray(ref.edge_idx).tolist())
 
 
 def _scalars(n: int, rng: np.random.Generator) -> torch.Tensor:

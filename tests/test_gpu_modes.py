@@ -1,0 +1,98 @@
+"""The pcst and gnn modes and GNN training on real hotpotqa-100 data in the real stores (CPU)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gpu.train import TrainConfig
+from graphdb.arcadedb_server import ServerInfo
+from hopgraph.platform import Platform
+from hopgraph.settings import GpuSettings
+from retrieval.evaluation import load_dataset
+from retrieval.gnn_training import train_gnn
+from retrieval.modes import QueryError, Retriever
+from tests.conftest import settings_for
+from vectors.embedders import SentenceTransformerEmbedder
+
+HOTPOT = Path(__file__).resolve().parents[2] / "shared" / "data" / "hotpotqa-100"
+N_QUERIES, N_DISTRACTORS = 40, 150
+
+
+def _subset(root: Path) -> Path:
+    """The gold passages of the first N_QUERIES queries plus N_DISTRACTORS other passages."""
+    qrels = [line.split("\t") for line in (HOTPOT / "qrels" / "test.tsv").read_text().splitlines()[1:] if line]
+    queries = list(dict.fromkeys(q for q, _, _ in qrels))[:N_QUERIES]
+    gold = {d for q, d, _ in qrels if q in queries}
+    corpus = [json.loads(line) for line in (HOTPOT / "corpus.jsonl").read_text().splitlines() if line]
+    others = [r for r in corpus if r["_id"] not in gold][:N_DISTRACTORS]
+    (root / "qrels").mkdir(parents=True)
+    (root / "corpus.jsonl").write_text("\n".join(json.dumps(r) for r in corpus if r["_id"] in gold or r in others))
+    texts = {json.loads(line)["_id"]: line for line in (HOTPOT / "queries.jsonl").read_text().splitlines() if line}
+    (root / "queries.jsonl").write_text("\n".join(texts[q] for q in queries))
+    (root / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(
+        "\t".join(r) + "\n" for r in qrels if r[0] in queries))
+    return root
+
+
+@pytest.fixture(scope="module")
+def hotpot(arcadedb: ServerInfo, embedder: SentenceTransformerEmbedder,
+           tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Platform, Path]]:
+    root = _subset(tmp_path_factory.mktemp("hotpot"))
+    data = tmp_path_factory.mktemp("data")
+    s = settings_for(arcadedb, data, gpu=GpuSettings(gnn_checkpoint=data / "gnn.pt", gnn_hidden=32))
+    with Platform(s, embedder=embedder) as p:
+        p.ingest([root / "corpus.jsonl"])
+        yield p, root
+
+
+def test_pcst_mode_returns_a_subgraph_its_triples_and_cited_chunks(hotpot: tuple[Platform, Path]) -> None:
+    p, _ = hotpot
+    res = p.query("Which magazine was started first, Arthur's Magazine or First for Women?", mode="pcst",
+                  top_k=5, explain=True)
+    assert res.results and all(r.citation.chunk_id and r.citation.document_id for r in res.results)
+    sub = res.explain["pcst"]
+    assert sub["nodes"] and sub["candidates"] >= len(sub["nodes"])
+    assert sub["triples"] and "## Relations" in res.context
+    assert "pcst" in res.timings_ms
+
+
+def test_gnn_mode_without_a_checkpoint_is_a_clear_error(hotpot: tuple[Platform, Path]) -> None:
+    p, _ = hotpot
+    r = Retriever(p.graph, p.vectors, p.embedder, p.settings.retrieval, gpu=p.settings.gpu,
+                  gnn_checkpoint=str(Path(p.settings.data_dir) / "absent.pt"))
+    with pytest.raises(QueryError, match="train-gnn"):
+        r.query("Who founded the magazine?", mode="gnn")
+
+
+def test_gnn_trains_its_validation_loss_falls_and_mode_gnn_uses_it(hotpot: tuple[Platform, Path]) -> None:
+    p, root = hotpot
+    ds = load_dataset(root)
+    path = p.gnn_checkpoint
+    rep = train_gnn(p.retriever, ds, p.corpus_ids(), path, TrainConfig(epochs=12, patience=12, seed=3),
+                    hidden=32, heads=2, layers=2)
+    assert rep.examples["train"] >= 15 and rep.examples["val"] >= 5
+    assert min(rep.val_loss) < rep.untrained_val_loss  # it learned something that generalizes
+    assert rep.train_loss[-1] < rep.train_loss[0]
+    assert path.is_file()
+    q = ds.queries[sorted(ds.queries)[0]]
+    first = p.query(q, mode="gnn", top_k=5, explain=True)
+    again = p.query(q, mode="gnn", top_k=5)
+    assert [r.citation.chunk_id for r in first.results] == [r.citation.chunk_id for r in again.results]
+    assert first.explain["gnn"]["entities"] and first.explain["gnn"]["triples"]
+    assert "gnn" in first.timings_ms and "## Relations" in first.context
+
+
+def test_torch_ppr_backend_ranks_like_scipy(hotpot: tuple[Platform, Path]) -> None:
+    p, root = hotpot
+    torch_r = Retriever(p.graph, p.vectors, p.embedder, p.settings.retrieval,
+                        gpu=GpuSettings(ppr_backend="torch", device="cpu"))
+    scipy_r = Retriever(p.graph, p.vectors, p.embedder, p.settings.retrieval,
+                        gpu=GpuSettings(ppr_backend="scipy"))
+    for q in list(load_dataset(root).queries.values())[:5]:
+        a = [r.citation.chunk_id for r in torch_r.query(q, mode="graph", top_k=5).results]
+        b = [r.citation.chunk_id for r in scipy_r.query(q, mode="graph", top_k=5).results]
+        assert a == b
