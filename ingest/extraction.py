@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, Protocol
 
 from hopgraph.models import Chunk, Entity, Mention, Relation, entity_id, normalize_name, relation_id
 from hopgraph.settings import ExtractionSettings
@@ -45,6 +45,12 @@ class Extraction:
     entities: dict[str, Entity] = field(default_factory=dict)
     mentions: list[Mention] = field(default_factory=list)
     relations: list[Relation] = field(default_factory=list)
+
+
+class Extractor(Protocol):
+    """What the pipeline needs of an extractor (spaCy here, or ``ingest.llm_extraction.LlmExtractor``)."""
+
+    def extract(self, chunks: Sequence[Chunk]) -> Extraction: ...
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from hopgraph.models import Chunk, Document, IngestReport, Relation
 from hopgraph.settings import Settings
 from ingest.chunking import Chunker
 from ingest.communities import CommunityBuilder
-from ingest.extraction import CO_OCCURS, Extraction, SpacyExtractor
+from ingest.extraction import CO_OCCURS, Extraction, Extractor, SpacyExtractor
 from ingest.resolution import EntityResolver
 from ingest.sources import Skipped, SourceText, read_sources
 from ingest.texts import merge_relations, relation_point, relation_text
@@ -68,9 +68,23 @@ class Ingestor:
         self.chunker = Chunker(embedder.count_tokens, settings.chunking.max_tokens,
                                settings.chunking.overlap_tokens)
         self.aliases = graph.aliases()
-        self.extractor = SpacyExtractor(settings.extraction, resolve=lambda eid: self.aliases.get(eid, eid))
+        self.extractor = self._extractor()
         self.resolver = EntityResolver(graph, vectors, embedder, settings.resolution)
         self.communities = CommunityBuilder(graph, vectors, embedder, settings.communities)
+
+    def _extractor(self) -> Extractor:
+        """spaCy by default; the OpenAI-compatible LLM when ``extraction.method = "llm"``."""
+        def resolve(eid: str) -> str:
+            return self.aliases.get(eid, eid)
+
+        if self.settings.extraction.method == "llm":
+            from ingest.llm_client import ChatClient
+            from ingest.llm_extraction import LlmExtractor
+
+            cfg = self.settings.llm
+            client = ChatClient(cfg, cfg.cache_dir or self.settings.data_dir / "llm-cache")
+            return LlmExtractor(cfg, client, resolve=resolve)
+        return SpacyExtractor(self.settings.extraction, resolve=resolve)
 
     # -- entry points ------------------------------------------------------------------------
     def ingest_paths(self, paths: Sequence[Path], progress: bool = False, prune: bool = True) -> IngestReport:
