@@ -23,6 +23,7 @@ from typing import Any
 from graphdb.store import GraphStore, RelationRef, Topology
 from hopgraph.models import Community, stable_id
 from hopgraph.settings import CommunitySettings
+from ingest.llm_reports import LlmReporter
 from vectors.embedders import Embedder
 from vectors.store import VectorPoint, VectorStore
 
@@ -49,7 +50,10 @@ def community_id(level: int, members: list[str]) -> str:
 class CommunityBuilder:
     """Computes communities from the graph's topology and writes the difference."""
 
-    def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder, cfg: CommunitySettings) -> None:
+    def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder, cfg: CommunitySettings,
+                 reporter: LlmReporter | None = None, max_concurrency: int = 4) -> None:
+        self.reporter = reporter
+        self.max_concurrency = max_concurrency
         self.graph = graph
         self.vectors = vectors
         self.embedder = embedder
@@ -147,7 +151,7 @@ class CommunityBuilder:
             typed = sorted((k for k in edges if topo.edge_types[k] != "co_occurs"),
                            key=lambda k: (-topo.weights[k], topo.edge_ids[k]))[: self.cfg.summary_relations]
             tops[c.id] = typed
-            for k in typed[:2]:
+            for k in typed if self.reporter else typed[:2]:  # the LLM report reads every key relation
                 ref = RelationRef(topo.edge_ids[k], topo.entity_ids[topo.sources[k]], topo.entity_ids[topo.targets[k]])
                 wanted[ref.id] = ref
             c.summary = "Key entities: " + ", ".join(f"{topo.names[n]} ({topo.types[n]})" for n in key_nodes) + "."
@@ -160,6 +164,13 @@ class CommunityBuilder:
             quotes = [descriptions[topo.edge_ids[k]] for k in tops[c.id][:2] if descriptions.get(topo.edge_ids[k])]
             if quotes:
                 c.summary += " " + " ".join(f'"{q}"' for q in quotes)
+        if self.reporter is not None:
+            contexts = {c.id: ([f"{topo.names[index[m]]} ({topo.types[index[m]]})" for m in c.member_ids[:30]
+                                if m in index],
+                               [f"{topo.names[topo.sources[k]]}, {topo.edge_types[k].replace('_', ' ')}, "
+                                f"{topo.names[topo.targets[k]]}: {descriptions.get(topo.edge_ids[k], '')}"
+                                for k in tops[c.id]]) for c in communities}
+            self.reporter.describe(communities, contexts, self.max_concurrency)
 
     def _vector_ids(self) -> set[str]:
         ids: set[str] = set()

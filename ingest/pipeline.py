@@ -27,6 +27,9 @@ from hopgraph.settings import Settings
 from ingest.chunking import Chunker
 from ingest.communities import CommunityBuilder
 from ingest.extraction import CO_OCCURS, Extraction, Extractor, SpacyExtractor
+from ingest.llm_client import ChatClient
+from ingest.llm_extraction import LlmExtractor
+from ingest.llm_reports import LlmReporter
 from ingest.resolution import EntityResolver
 from ingest.sources import Skipped, SourceText, read_sources
 from ingest.texts import merge_relations, relation_point, relation_text
@@ -68,9 +71,12 @@ class Ingestor:
         self.chunker = Chunker(embedder.count_tokens, settings.chunking.max_tokens,
                                settings.chunking.overlap_tokens)
         self.aliases = graph.aliases()
+        self._llm: ChatClient | None = None
         self.extractor = self._extractor()
         self.resolver = EntityResolver(graph, vectors, embedder, settings.resolution)
-        self.communities = CommunityBuilder(graph, vectors, embedder, settings.communities)
+        reporter = LlmReporter(self._chat()) if settings.communities.llm_summaries else None
+        self.communities = CommunityBuilder(graph, vectors, embedder, settings.communities, reporter=reporter,
+                                            max_concurrency=settings.llm.max_concurrency)
 
     def _extractor(self) -> Extractor:
         """spaCy by default; the OpenAI-compatible LLM when ``extraction.method = "llm"``."""
@@ -78,13 +84,15 @@ class Ingestor:
             return self.aliases.get(eid, eid)
 
         if self.settings.extraction.method == "llm":
-            from ingest.llm_client import ChatClient
-            from ingest.llm_extraction import LlmExtractor
-
-            cfg = self.settings.llm
-            client = ChatClient(cfg, cfg.cache_dir or self.settings.data_dir / "llm-cache")
-            return LlmExtractor(cfg, client, resolve=resolve)
+            return LlmExtractor(self.settings.llm, self._chat(), resolve=resolve)
         return SpacyExtractor(self.settings.extraction, resolve=resolve)
+
+    def _chat(self) -> ChatClient:
+        """One LLM client (and response cache) for extraction and community reports."""
+        if self._llm is None:
+            cfg = self.settings.llm
+            self._llm = ChatClient(cfg, cfg.cache_dir or self.settings.data_dir / "llm-cache")
+        return self._llm
 
     # -- entry points ------------------------------------------------------------------------
     def ingest_paths(self, paths: Sequence[Path], progress: bool = False, prune: bool = True) -> IngestReport:

@@ -62,7 +62,7 @@ class FakeLlm:
             return "<|COMPLETE|>"
         if "Answer Y if there are still" in last:
             return "N"
-        if "community" in last.lower() and "report" in last.lower():
+        if "# Report Structure" in last:  # a community-report prompt
             words = set(_WORD.findall(last.lower()))
             return max(self.reports, key=lambda r: len(r[1] & words))[0]
         m = re.search(r"Text: (.*)\n#+\nOutput:", last, re.DOTALL)

@@ -12,7 +12,7 @@ import pytest
 
 from graphdb.arcadedb_server import ServerInfo
 from hopgraph.platform import Platform
-from hopgraph.settings import ExtractionSettings, LlmSettings, Settings
+from hopgraph.settings import CommunitySettings, ExtractionSettings, LlmSettings, Settings
 from ingest.llm_client import LlmError, LlmOutputError
 from ingest.llm_extraction import parse_records
 from tests.conftest import settings_for
@@ -37,8 +37,9 @@ def llm(server: tuple[FakeLlm, str]) -> FakeLlm:
     return fake
 
 
-def _settings(arcadedb: ServerInfo, tmp_path: Path, url: str, **llm: object) -> Settings:
+def _settings(arcadedb: ServerInfo, tmp_path: Path, url: str, reports: bool = False, **llm: object) -> Settings:
     return settings_for(arcadedb, tmp_path / "data", extraction=ExtractionSettings(method="llm"),
+                        communities=CommunitySettings(llm_summaries=reports),
                         llm=LlmSettings(base_url=url, api_key="test-key", model="gpt-4o", **llm))
 
 
@@ -144,3 +145,40 @@ def test_requests_in_flight_never_exceed_the_limit(arcadedb: ServerInfo, embedde
     with Platform(s, embedder=embedder) as p:
         report = p.ingest([_excerpt(tmp_path, 4000)])
     assert report.chunks >= 4 and llm.max_in_flight == 2
+
+
+def test_llm_community_reports_replace_the_extractive_summaries(
+        arcadedb: ServerInfo, embedder: SentenceTransformerEmbedder, llm: FakeLlm,
+        server: tuple[FakeLlm, str], tmp_path: Path) -> None:
+    titles = {json.loads(v["return"])["title"] for v in json.loads(RECORDED.read_text()).values()
+              if v["return"].lstrip().startswith("{")}
+    s = _settings(arcadedb, tmp_path, server[1], reports=True, gleaning=0, max_concurrency=3)
+    with Platform(s, embedder=embedder) as p:
+        p.ingest([_excerpt(tmp_path, 6000)])
+        rows = p.graph.read("MATCH (c:Community) RETURN c.title AS t, c.summary AS s")
+        assert rows and all(r["t"] in titles and len(r["s"]) > 100 for r in rows)
+        asked = sum("# Report Structure" in m[-1]["content"] for m in llm.requests)
+        assert asked == len(rows)
+        hits = p.vectors.search("communities", p.embedder.embed([rows[0]["t"]])[0], limit=1)
+        assert hits and hits[0].payload["title"] == rows[0]["t"]
+
+
+def test_a_rejected_community_report_keeps_the_extractive_summary(
+        arcadedb: ServerInfo, embedder: SentenceTransformerEmbedder, llm: FakeLlm,
+        server: tuple[FakeLlm, str], tmp_path: Path) -> None:
+    s = _settings(arcadedb, tmp_path, server[1], reports=True, gleaning=0, max_concurrency=1)
+    path = _excerpt(tmp_path, 6000)
+    with Platform(s, embedder=embedder) as p:
+        original = llm.answer
+
+        def prose_reports(messages: list[dict[str, str]]) -> str:
+            return "no JSON here" if "# Report Structure" in messages[-1]["content"] else original(messages)
+        llm.answer = prose_reports  # type: ignore[method-assign]
+        try:
+            report = p.ingest([path])
+        finally:
+            llm.answer = original  # type: ignore[method-assign]
+        assert report.documents_ingested == 1
+        rows = p.graph.read("MATCH (c:Community) RETURN c.summary AS s")
+        assert rows and all(r["s"].startswith("Key entities:") for r in rows)
+        assert sum("# Report Structure" in m[-1]["content"] for m in llm.requests) == len(rows)  # asked, rejected
