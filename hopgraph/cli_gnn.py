@@ -103,4 +103,7 @@ def register(app: typer.Typer, settings: Callable[[], Settings], fail: Callable[
         console.print(f"examples {rep.examples} ({rep.skipped_queries} queries without a gold entity among "
                       f"their candidates); best epoch {rep.best_epoch}: val loss {min(rep.val_loss):.4f} "
                       f"(untrained {rep.untrained_val_loss:.4f}), test loss {rep.test_loss:.4f}")
+        sweep = ", ".join(f"{'graph' if w == '0.0' else 'w=' + w}: R@2 {m['R@2']:.1f} R@5 {m['R@5']:.1f}"
+                          for w, m in rep.extra["val_sweep"].items())
+        console.print(f"validation queries: {sweep}; fusion weight chosen: {rep.extra['gnn_weight']}")
         console.print(f"checkpoint: {rep.path}")

@@ -245,7 +245,9 @@ class GpuSettings(BaseModel):
     gnn_checkpoint: Path | None = Field(default=None, description="GNN scorer file (default: <data_dir>/gnn.pt).")
     allow_stale_checkpoint: bool = Field(
         default=False, description="Use a GNN trained on an older graph version (the model is inductive).")
-    gnn_weight: float = Field(default=1.0, ge=0, description="Weight of the GNN signal in mode gnn's fusion.")
+    gnn_weight: float | None = Field(
+        default=None, ge=0, description="Weight of the GNN signal in mode gnn's fusion (default: the checkpoint's, "
+                                        "chosen on its validation queries).")
     pcst_weight: float = Field(default=1.0, ge=0, description="Weight of the PCST signal in mode pcst's fusion.")
     gnn_hidden: int = Field(default=64, ge=8)
     gnn_heads: int = Field(default=2, ge=1)

@@ -115,7 +115,7 @@ class ModeReport:
     notes: int = 0
 
 
-def _docs_of(result: QueryResult, corpus_ids: dict[str, str]) -> list[str]:
+def ranked_documents(result: QueryResult, corpus_ids: dict[str, str]) -> list[str]:
     out: list[str] = []
     for r in result.results:
         d = corpus_ids.get(r.citation.chunk_id, r.citation.document_id)
@@ -140,7 +140,7 @@ def evaluate(query: Callable[[str, str, RetrievalSettings], QueryResult], corpus
             t = time.perf_counter()
             res = query(text, real, cfg)
             lat.append((time.perf_counter() - t) * 1000)
-            docs = _docs_of(res, corpus_ids)
+            docs = ranked_documents(res, corpus_ids)
             m = metrics(docs, ds.qrels[qid])
             for k, v in m.items():
                 sums[k] = sums.get(k, 0.0) + v

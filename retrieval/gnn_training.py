@@ -19,7 +19,7 @@ import numpy as np
 
 from gpu.gnn import CheckpointMeta, GnnConfig, RelevanceGNN, save_checkpoint
 from gpu.train import Example, TrainConfig, evaluate_loss, seed_everything, train
-from retrieval.evaluation import Dataset
+from retrieval.evaluation import Dataset, metrics, ranked_documents
 from retrieval.modes import Retriever
 
 log = logging.getLogger(__name__)
@@ -45,6 +45,27 @@ def split_queries(ids: list[str], seed: int, val: float = 0.2, test: float = 0.2
     n_test, n_val = round(len(order) * test), round(len(order) * val)
     return {"test": sorted(order[:n_test]), "val": sorted(order[n_test : n_test + n_val]),
             "train": sorted(order[n_test + n_val :])}
+
+
+#: fusion weights of the GNN signal tried on the validation split (graph's own signal weighs 1)
+WEIGHTS = (0.25, 0.5, 1.0)
+
+
+def weight_sweep(retriever: Retriever, ds: Dataset, corpus_ids: dict[str, str], queries: list[str], path: Path
+                 ) -> dict[str, dict[str, float]]:
+    """R@2 / R@5 of mode gnn on ``queries`` for each weight in ``WEIGHTS`` (and graph mode, as "0")."""
+    saved = retriever.gpu.cfg
+    retriever.gpu.forget_scorer()
+    out: dict[str, dict[str, float]] = {}
+    try:
+        for w in (0.0, *WEIGHTS):
+            retriever.gpu.cfg = saved.model_copy(update={"gnn_weight": w, "gnn_checkpoint": path})
+            per = [metrics(ranked_documents(retriever.query(ds.queries[q], mode="gnn" if w else "graph", top_k=10),
+                                    corpus_ids), ds.qrels.get(q, {})) for q in queries]
+            out[str(w)] = {k: round(100 * sum(m[k] for m in per) / max(len(per), 1), 2) for k in ("R@2", "R@5")}
+    finally:
+        retriever.gpu.cfg = saved
+    return out
 
 
 def train_gnn(retriever: Retriever, ds: Dataset, corpus_ids: dict[str, str], out: Path, cfg: TrainConfig,
@@ -91,5 +112,12 @@ def train_gnn(retriever: Retriever, ds: Dataset, corpus_ids: dict[str, str], out
                  "positives_per_example": float(np.mean([float(e.labels.mean()) for e in examples["train"]]))
                  if examples["train"] else 0.0})
     save_checkpoint(out, result.model, meta)
+    # the GNN signal's fusion weight is a hyperparameter: chosen on the validation queries, never the test ones
+    sweep = weight_sweep(retriever, ds, corpus_ids, splits["val"], out)
+    meta.metrics["val_sweep"] = sweep
+    meta.metrics["gnn_weight"] = max(WEIGHTS, key=lambda w: (sweep[str(w)]["R@5"], sweep[str(w)]["R@2"], -w))
+    save_checkpoint(out, result.model, meta)
+    retriever.gpu.forget_scorer()
     return TrainingReport(out, {k: len(v) for k, v in examples.items()}, result.train_loss, result.val_loss,
-                          result.best_epoch, test_loss, untrained, skipped)
+                          result.best_epoch, test_loss, untrained, skipped,
+                          extra={"gnn_weight": meta.metrics["gnn_weight"], "val_sweep": sweep})

@@ -316,7 +316,7 @@ class Retriever:
         for name in ("graph", *extra):
             pool |= set(ranked(named[name])[: cfg.candidate_k])
         sig = {name: {c: s for c, s in v.items() if c in pool} for name, v in named.items()}
-        weights = {**cfg.weights, "pcst": self.gpu.cfg.pcst_weight, "gnn": self.gpu.cfg.gnn_weight}
+        weights = {**cfg.weights, "pcst": self.gpu.cfg.pcst_weight, "gnn": self.gpu.gnn_weight()}
         if cfg.fusion == "rrf":
             return rrf({name: ranked(v) for name, v in sig.items()}, k=cfg.rrf_k, weights=weights)
         return weighted(sig, weights)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
@@ -132,9 +133,7 @@ class GpuParts:
     def scorer(self, snap: Snapshot) -> GnnScorer:
         """The GNN scorer of the checkpoint (loaded once per graph version; mismatches refused)."""
         if self._scorer is None or self._scorer[0] != snap.version:
-            from pathlib import Path
-
-            path = Path(self.checkpoint or "gnn.pt")
+            path = Path(self.cfg.gnn_checkpoint or self.checkpoint or "gnn.pt")
             model, meta = load_checkpoint(path, self.device, snap.version, self.embedder_name,
                                           self.cfg.allow_stale_checkpoint)
             self._scorer = (snap.version, GnnScorer(model, meta, self.device, self.cfg.mixed_precision))
@@ -149,3 +148,14 @@ class GpuParts:
     @property
     def checkpoint_meta(self) -> CheckpointMeta | None:
         return self._scorer[1].meta if self._scorer else None
+
+    def gnn_weight(self) -> float:
+        """``gpu.gnn_weight``, else the weight chosen on the checkpoint's validation queries, else 1."""
+        if self.cfg.gnn_weight is not None:
+            return self.cfg.gnn_weight
+        meta = self.checkpoint_meta
+        return float(meta.metrics.get("gnn_weight", 1.0)) if meta else 1.0
+
+    def forget_scorer(self) -> None:
+        """Reload the checkpoint on next use (after training wrote a new one)."""
+        self._scorer = None

@@ -13,7 +13,7 @@ from graphdb.arcadedb_server import ServerInfo
 from hopgraph.platform import Platform
 from hopgraph.settings import GpuSettings
 from retrieval.evaluation import load_dataset
-from retrieval.gnn_training import train_gnn
+from retrieval.gnn_training import WEIGHTS, train_gnn
 from retrieval.modes import QueryError, Retriever
 from tests.conftest import settings_for
 from vectors.embedders import SentenceTransformerEmbedder
@@ -78,12 +78,15 @@ def test_gnn_trains_its_validation_loss_falls_and_mode_gnn_uses_it(hotpot: tuple
     assert min(rep.val_loss) < rep.untrained_val_loss  # it learned something that generalizes
     assert rep.train_loss[-1] < rep.train_loss[0]
     assert path.is_file()
+    # the fusion weight is chosen on the validation queries and travels with the checkpoint
+    assert set(rep.extra["val_sweep"]) == {"0.0", "0.25", "0.5", "1.0"}
     q = ds.queries[sorted(ds.queries)[0]]
     first = p.query(q, mode="gnn", top_k=5, explain=True)
     again = p.query(q, mode="gnn", top_k=5)
     assert [r.citation.chunk_id for r in first.results] == [r.citation.chunk_id for r in again.results]
     assert first.explain["gnn"]["entities"] and first.explain["gnn"]["triples"]
     assert "gnn" in first.timings_ms and "## Relations" in first.context
+    assert p.retriever.gpu.gnn_weight() == rep.extra["gnn_weight"] in WEIGHTS
 
 
 def test_torch_ppr_backend_ranks_like_scipy(hotpot: tuple[Platform, Path]) -> None:
