@@ -340,7 +340,8 @@ class Retriever:
             return self._fuse(run, gp, {})
         t = time.perf_counter()
         out = signal(run, gp, self.gpu)
-        run.stage(name, t)
+        if self._over_cap(run, run.stage(name, t), name, "graph"):
+            return self._fuse(run, gp, {})
         run.signals[name] = out
         return self._fuse(run, gp, {name: out})
 
