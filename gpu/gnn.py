@@ -114,17 +114,22 @@ def save_checkpoint(path: Path, model: RelevanceGNN, meta: CheckpointMeta) -> No
     tmp.replace(path)
 
 
-def load_checkpoint(path: Path, device: torch.device, graph_version: int | None, embedder: str,
-                    allow_stale: bool = False) -> tuple[RelevanceGNN, CheckpointMeta]:
-    """The model of ``path`` on ``device``; refuses one trained for another embedder or (unless
-    ``allow_stale``) another graph version."""
+def read_checkpoint(path: Path, device: torch.device) -> tuple[dict[str, Any], CheckpointMeta]:
+    """The raw contents and metadata of a checkpoint file (clear errors for a missing or foreign file)."""
     if not path.is_file():
         raise CheckpointError(f"no GNN checkpoint at {path}: train one with `hopgraph train-gnn DATASET_DIR`")
     try:
         blob = torch.load(path, map_location=device, weights_only=True)
-        meta = CheckpointMeta(**blob["meta"])
+        return blob, CheckpointMeta(**blob["meta"])
     except Exception as exc:
         raise CheckpointError(f"{path} is not a hopgraph GNN checkpoint ({exc})") from exc
+
+
+def load_checkpoint(path: Path, device: torch.device, graph_version: int | None, embedder: str,
+                    allow_stale: bool = False) -> tuple[RelevanceGNN, CheckpointMeta]:
+    """The model of ``path`` on ``device``; refuses one trained for another embedder or (unless
+    ``allow_stale``) another graph version."""
+    blob, meta = read_checkpoint(path, device)
     if meta.embedder != embedder:
         raise CheckpointError(f"{path} was trained for embedder {meta.embedder!r}, but the index uses {embedder!r}; "
                               "retrain with `hopgraph train-gnn`")

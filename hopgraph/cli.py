@@ -178,7 +178,7 @@ def eval_cmd(
             raise _fail(exc) from exc
         ds.queries = {q: t for q, t in ds.queries.items() if q in held}
         console.print(f"--holdout: {len(ds.queries)} queries the GNN never saw in training")
-    if not modes and not images and _gnn.gnn_checkpoint(s).is_file():
+    if not modes and not images and s.gnn_checkpoint_path.is_file():
         chosen.append("gnn")
     try:
         with Platform(s) as p:

@@ -30,21 +30,14 @@ def eval_settings(s: Settings, dataset: Path, n_queries: int) -> Settings:
     })
 
 
-def gnn_checkpoint(s: Settings) -> Path:
-    return s.gpu.gnn_checkpoint or s.data_dir / "gnn.pt"
-
-
 def holdout_queries(s: Settings) -> set[str]:
     """The test split saved in the GNN checkpoint (queries never used in training)."""
     import torch
 
-    from gpu.gnn import CheckpointError
+    from gpu.gnn import read_checkpoint
 
-    path = gnn_checkpoint(s)
-    if not path.is_file():
-        raise CheckpointError(f"--holdout needs a GNN checkpoint; none at {path} (run `hopgraph train-gnn`)")
-    meta = torch.load(path, map_location="cpu", weights_only=True)["meta"]
-    return set(meta["splits"]["test"])
+    _, meta = read_checkpoint(s.gnn_checkpoint_path, torch.device("cpu"))
+    return set(meta.splits.get("test", []))
 
 
 def register(app: typer.Typer, settings: Callable[[], Settings], fail: Callable[[Exception], typer.Exit],
@@ -78,7 +71,7 @@ def register(app: typer.Typer, settings: Callable[[], Settings], fail: Callable[
         except DatasetError as exc:
             raise fail(exc) from exc
         s = eval_settings(settings(), dataset, len(ds.queries))
-        path = out or gnn_checkpoint(s)
+        path = out or s.gnn_checkpoint_path
         g = s.gpu
         try:
             with Platform(s) as p:

@@ -115,7 +115,7 @@ class Platform:
     @property
     def gnn_checkpoint(self) -> Path:
         """Where the GNN scorer is saved and loaded (``gpu.gnn_checkpoint``, else ``<data_dir>/gnn.pt``)."""
-        return self.settings.gpu.gnn_checkpoint or self.settings.data_dir / "gnn.pt"
+        return self.settings.gnn_checkpoint_path
 
     def ingest_records(self, records: Sequence[dict[str, Any]], collection: str = "api") -> IngestReport:
         """Ingest JSON records (``{id, text, title?, metadata?}`` or ``{id, image, captions}``) as

@@ -343,6 +343,11 @@ class Settings(BaseSettings):
         return (init_settings, env_settings, toml, file_secret_settings)
 
     @property
+    def gnn_checkpoint_path(self) -> Path:
+        """The GNN scorer file: ``gpu.gnn_checkpoint``, else ``<data_dir>/gnn.pt``."""
+        return self.gpu.gnn_checkpoint or self.data_dir / "gnn.pt"
+
+    @property
     def graph_dir(self) -> Path:
         """Root of the embedded ArcadeDB server."""
         return self.data_dir / "arcadedb"
