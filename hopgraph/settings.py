@@ -77,7 +77,9 @@ class EmbedderSettings(BaseModel):
     )
     device: Literal["auto", "cpu", "cuda"] = "auto"
     batch_size: int = Field(default=64, ge=1)
-    cache_size: int = Field(default=4096, ge=0, description="LRU cache of embedded texts.")
+    cache_size: int = Field(default=50_000, ge=0, description=(
+        "LRU cache of embedded texts: entity names recur across batches and resolution embeds them "
+        "again (50k rows of 384 floats: 77 MB)."))
 
 
 class ClipSettings(BaseModel):
@@ -126,6 +128,9 @@ class ExtractionSettings(BaseModel):
     max_cooccurring: int = Field(default=10, ge=2, description="Entities per sentence paired for co_occurs.")
     embed_cooccurrence: bool = Field(
         default=False, description="Also embed co_occurs relations (typed relations are always embedded).")
+    relation_text_words: int = Field(
+        default=12, ge=0, description="Words of the supporting sentence in a relationship's embedded text "
+        "(\"{source} {type} {target}: {sentence}\"); the chunk vector already holds the whole sentence.")
 
 
 class LlmSettings(BaseModel):

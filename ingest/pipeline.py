@@ -71,9 +71,14 @@ class Ingestor:
         self.chunker = Chunker(embedder.count_tokens, settings.chunking.max_tokens,
                                settings.chunking.overlap_tokens)
         self.aliases = graph.aliases()
+        # entity and relationship ids whose vectors this process wrote: a later batch mentioning
+        # them again does not embed them again (an entity recurs in many batches); ids leave it
+        # when their vectors are deleted
+        self._embedded: dict[str, set[str]] = {"entities": set(), "relationships": set()}
         self._llm: ChatClient | None = None
         self.extractor = self._extractor()
-        self.resolver = EntityResolver(graph, vectors, embedder, settings.resolution)
+        self.resolver = EntityResolver(graph, vectors, embedder, settings.resolution,
+                                       relation_words=settings.extraction.relation_text_words)
         reporter = LlmReporter(self._chat()) if settings.communities.llm_summaries else None
         self.communities = CommunityBuilder(graph, vectors, embedder, settings.communities, reporter=reporter,
                                             max_concurrency=settings.llm.max_concurrency)
@@ -173,6 +178,7 @@ class Ingestor:
                     merges = self.resolver.find(pending)
                     self.resolver.apply(merges)
                     self.aliases.update({m.alias_id: m.canonical_id for m in merges})
+                    self._embedded["entities"].difference_update(m.alias_id for m in merges)
                     report.entities_merged += len(merges)
                     self.graph.mark_resolved([e.id for e in pending])
         if self.settings.communities.enabled and self.graph.communities_stale():
@@ -210,6 +216,8 @@ class Ingestor:
         self.vectors.delete("chunks", plan.chunk_ids)
         self.vectors.delete("entities", plan.entity_ids)
         self.vectors.delete("relationships", plan.relation_ids)
+        self._embedded["entities"].difference_update(plan.entity_ids)
+        self._embedded["relationships"].difference_update(plan.relation_ids)
         self.graph.remove(plan, document_ids)
 
     def _ingest_batch(self, batch: list[SourceText], report: IngestReport) -> None:
@@ -243,6 +251,8 @@ class Ingestor:
         with stage(report, "vector_write"):
             for collection, pts in points.items():
                 self.vectors.upsert(collection, pts)
+                if collection in self._embedded:
+                    self._embedded[collection].update(p.id for p in pts)
         with stage(report, "graph_write"):  # the commit point of the batch
             self.graph.set_document_status([(s.document.id, COMPLETE, s.document.content_hash) for s in todo])
         report.documents_ingested += len(todo)
@@ -253,13 +263,16 @@ class Ingestor:
 
     def _embed(self, chunks: list[Chunk], extraction: Extraction,
                relations: list[Relation]) -> dict[str, list[VectorPoint]]:
-        """Vectors of chunks, entities (by name) and typed relations (see ``relation_text``)."""
-        entities = list(extraction.entities.values())
-        embedded = [r for r in relations if r.type != CO_OCCURS or self.settings.extraction.embed_cooccurrence]
-        names = {e.id: e.name for e in entities}
+        """Vectors of chunks, entities (by name) and typed relations (see ``relation_text``), except
+        entities and relations whose vectors this process already wrote."""
+        names = {e.id: e.name for e in extraction.entities.values()}
+        entities = [e for e in extraction.entities.values() if e.id not in self._embedded["entities"]]
+        embedded = [r for r in relations if (r.type != CO_OCCURS or self.settings.extraction.embed_cooccurrence)
+                    and r.id not in self._embedded["relationships"]]
         chunk_vecs = self.embedder.embed([c.text for c in chunks])
         entity_vecs = self.embedder.embed([e.name for e in entities])
-        relation_vecs = self.embedder.embed([relation_text(r, names) for r in embedded])
+        words = self.settings.extraction.relation_text_words
+        relation_vecs = self.embedder.embed([relation_text(r, names, words) for r in embedded])
         return {
             "chunks": [VectorPoint(c.id, v, {"document_id": c.document_id})
                        for c, v in zip(chunks, chunk_vecs, strict=True)],

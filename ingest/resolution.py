@@ -75,7 +75,8 @@ class EntityResolver:
     """Finds and applies merges among recently written entities."""
 
     def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder,
-                 cfg: ResolutionSettings) -> None:
+                 cfg: ResolutionSettings, relation_words: int = 12) -> None:
+        self.relation_words = relation_words
         self.graph = graph
         self.vectors = vectors
         self.embedder = embedder
@@ -136,7 +137,7 @@ class EntityResolver:
         keep = [r for r in moved if r.type != "co_occurs"]
         if keep:
             names = {m.canonical_id: m.canonical_name for m in merges}
-            vecs = self.embedder.embed([relation_text(r, names) for r in keep])
+            vecs = self.embedder.embed([relation_text(r, names, self.relation_words) for r in keep])
             self.vectors.upsert("relationships", [relation_point(r, v) for r, v in zip(keep, vecs, strict=True)])
         for m in merges:
             log.debug("merged entity %r into %r (similarity %.2f)", m.alias_name, m.canonical_name, m.score)

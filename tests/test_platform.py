@@ -108,3 +108,41 @@ def test_bad_queries_are_refused(platform: Platform) -> None:
         platform.query("x", mode="telepathy")
     with pytest.raises(QueryError, match="empty"):
         platform.query("   ")
+
+
+def test_recurring_entities_are_embedded_once_and_again_after_deletion(
+        arcadedb: object, embedder: object, tmp_path: Path) -> None:
+    """One document per batch: an entity of several documents gets one vector write per process,
+    and an entity whose vectors a deletion removed is embedded again when it comes back."""
+    from hopgraph.models import Chunk
+    from hopgraph.settings import IngestSettings
+    from ingest.extraction import Extraction
+    from ingest.pipeline import Ingestor
+
+    from .conftest import settings_for
+
+    cfg = settings_for(arcadedb, tmp_path / "data", ingest=IngestSettings(doc_batch=1))  # type: ignore[arg-type]
+    corpus = _corpus(tmp_path / "corpus")
+    with Platform(cfg, embedder=embedder) as p:  # type: ignore[arg-type]
+        ingestor = p._ingestor()
+        written: list[str] = []
+        real = Ingestor._embed
+
+        def spy(self: Ingestor, chunks: list[Chunk], extraction: Extraction, relations: list) -> dict:  # type: ignore[type-arg]
+            points = real(self, chunks, extraction, relations)
+            written.extend(pt.id for pt in points["entities"])
+            return points
+
+        ingestor._embed = spy.__get__(ingestor)  # type: ignore[method-assign]
+        p.ingest([corpus])
+        assert len(written) == len(set(written)) == _counts(p)["Entity"]
+        docs = {d.source: d.id for d in p.graph.list_documents()}
+        p.delete(docs[str((corpus / "turing.txt").resolve())])
+        written.clear()
+        p.ingest([corpus])  # turing.txt comes back
+        assert any(p.graph.read("MATCH (e:Entity {id: $i}) RETURN e.name AS n", {"i": i})[0]["n"]
+                   == "Bletchley Park" for i in written)
+        counts = _counts(p)
+        assert counts["vec_entities"] == counts["Entity"] and counts["vec_relationships"] > 0
+        hit = p.vectors.search("entities", p.embedder.embed(["Bletchley Park"])[0], limit=1)[0]
+        assert hit.payload["name"] == "Bletchley Park"
