@@ -171,6 +171,8 @@ class CommunitySettings(BaseModel):
     resolution: float = Field(default=1.0, gt=0)
     typed_weight: float = Field(default=2.0, ge=0, description="Weight of a typed relation vs a co-occurrence.")
     summary_relations: int = Field(default=6, ge=0)
+    embed_chars: int = Field(default=200, ge=0, description="Characters of the summary in a community's "
+                             "embedded text (after its title).")
     llm_summaries: bool = Field(default=False, description="Community reports by the LLM of the llm settings.")
     warm_start: bool = Field(
         default=True, description="Start Leiden from the previous assignment: a small change keeps most "

@@ -15,6 +15,7 @@ makes them a pure function of the graph, and a small change then reshuffles most
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from vectors.embedders import Embedder
 from vectors.store import VectorPoint, VectorStore
 
 log = logging.getLogger(__name__)
+_TYPE_TAG = re.compile(r" \([A-Z_]+\)")
 
 
 @dataclass
@@ -45,6 +47,12 @@ class CommunityReport:
 def community_id(level: int, members: list[str]) -> str:
     """Content-derived: the same members at the same level give the same id."""
     return stable_id("com", str(level), *sorted(members))
+
+
+def embed_text(c: Community, max_chars: int) -> str:
+    """What a community vector encodes: its title and the start of its summary without the entity
+    type tags (the title repeats the first key entities; tags cost tokens and say little)."""
+    return f"{c.title}. {_TYPE_TAG.sub('', c.summary)[:max_chars]}"
 
 
 class CommunityBuilder:
@@ -184,8 +192,18 @@ class CommunityBuilder:
     def rebuild(self) -> CommunityReport:
         """Recompute communities and write only what changed."""
         t0 = time.perf_counter()
+        laps: dict[str, float] = {}
+        last = t0
+
+        def lap(name: str) -> None:
+            nonlocal last
+            now = time.perf_counter()
+            laps[name], last = now - last, now
+
         topo = self.graph.topology()
+        lap("topology")
         communities = self.cluster(topo)
+        lap("leiden")
         existing = self.graph.community_ids()
         new = [c for c in communities if c.id not in existing]
         keep = {c.id for c in communities}
@@ -194,9 +212,12 @@ class CommunityBuilder:
         stale_vectors = sorted(self._vector_ids() - keep)
         if new:
             self.describe(topo, new)
+            lap("describe")
             # parents of new communities may be unchanged ones: the PARENT link needs both ends
             self.graph.upsert_communities(new)
-            vecs = self.embedder.embed([f"{c.title}. {c.summary[:300]}" for c in new])
+            lap("write")
+            vecs = self.embedder.embed([embed_text(c, self.cfg.embed_chars) for c in new])
+            lap("embed")
             self.vectors.upsert("communities", [
                 VectorPoint(c.id, v, {"level": c.level, "title": c.title, "size": c.size})
                 for c, v in zip(new, vecs, strict=True)])
@@ -207,7 +228,8 @@ class CommunityBuilder:
         report = CommunityReport(communities=len(communities), levels=len({c.level for c in communities}),
                                  written=len(new), deleted=len(stale), unchanged=len(communities) - len(new),
                                  seconds=time.perf_counter() - t0)
-        log.info("communities: %d in %d level(s); %d written, %d deleted, %d unchanged (%.1fs)",
+        lap("cleanup")
+        log.info("communities: %d in %d level(s); %d written, %d deleted, %d unchanged (%.1fs: %s)",
                  report.communities, report.levels, report.written, report.deleted, report.unchanged,
-                 report.seconds)
+                 report.seconds, ", ".join(f"{k} {v:.1f}s" for k, v in laps.items()))
         return report

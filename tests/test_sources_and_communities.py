@@ -103,3 +103,15 @@ def test_warm_started_communities_survive_a_rewritten_document(platform: Platfor
     names = {r["name"] for r in platform.graph.read(
         "MATCH (e:Entity)-[:IN_COMMUNITY]->(:Community) RETURN DISTINCT e.name AS name")}
     assert "Tobias Wrenfield" in names and "Marnie Oskarsdottir" not in names
+
+
+def test_community_embedding_text_drops_type_tags_and_is_capped() -> None:
+    from hopgraph.models import Community
+    from ingest.communities import embed_text
+
+    c = Community(id="c", level=0, size=3, member_ids=["a", "b", "c"], title="Paris, France, Seine",
+                  summary="Key entities: Paris (GPE), France (GPE), river bank (CONCEPT). Key relations: "
+                          "Paris in France; Seine flow_through Paris.")
+    assert embed_text(c, 500) == ("Paris, France, Seine. Key entities: Paris, France, river bank. Key relations: "
+                                  "Paris in France; Seine flow_through Paris.")
+    assert embed_text(c, 20) == "Paris, France, Seine. Key entities: Paris,"
