@@ -218,7 +218,9 @@ class RetrievalSettings(BaseModel):
     expansion: Literal["ppr", "beam", "none"] = Field(default="ppr", description="none = 0 hops.")
     damping: float = Field(default=0.5, gt=0, lt=1, description="PPR: probability to keep walking.")
     passage_weight: float = Field(default=0.5, ge=0, description="PPR restart mass on first-pass chunks.")
-    link_weight: float = Field(default=3.0, ge=0, description="PPR edge weight of chunk-to-chunk title links.")
+    link_weight: float = Field(
+        default=100.0, ge=0, description="PPR edge weight of chunk-to-chunk title links (a chunk-entity edge "
+        "weighs about 1): a passage that names another document's title walks there first, like a hyperlink.")
     about_weight: float = Field(default=2.0, ge=0, description="Extra chunk-entity weight for a document's title.")
     typed_weight: float = Field(default=2.0, ge=0, description="Snapshot weight of a typed relation per support.")
     hops: int = Field(default=2, ge=0, le=5, description="Beam expansion depth.")

@@ -107,7 +107,9 @@ class Retriever:
         self.embedder = embedder
         self.cfg = cfg
         self.cache = cache or SnapshotCache(graph, vectors, cfg.typed_weight, cfg.about_weight)
-        self._derived: dict[int, tuple[KeywordIndex, Any]] = {}
+        self._keyword: dict[int, KeywordIndex] = {}
+        # per graph version AND link weight: a query's settings may change the weight
+        self._transition: dict[tuple[int, float], Any] = {}
         self._reranker: Reranker | None = None
         self._modes: dict[str, Callable[[Run], dict[str, float]]] = {
             "naive": self._dense, "dense": self._dense, "bm25": self._bm25, "rrf": self._rrf,
@@ -157,11 +159,17 @@ class Retriever:
                            context=context, explain=run.explain if explain else {})
 
     # -- plumbing ------------------------------------------------------------------------------
-    def _derived_of(self, snap: Snapshot) -> tuple[KeywordIndex, Any]:
-        if snap.version not in self._derived:
-            self._derived = {snap.version: (KeywordIndex(snap.chunk_texts),
-                                            joint_transition(snap, link_weight=self.cfg.link_weight))}
-        return self._derived[snap.version]
+    def _keyword_of(self, snap: Snapshot) -> KeywordIndex:
+        if snap.version not in self._keyword:
+            self._keyword = {snap.version: KeywordIndex(snap.chunk_texts)}
+        return self._keyword[snap.version]
+
+    def _transition_of(self, snap: Snapshot, link_weight: float) -> Any:
+        key = (snap.version, link_weight)
+        if key not in self._transition:
+            self._transition = {k: v for k, v in self._transition.items() if k[0] == snap.version}
+            self._transition[key] = joint_transition(snap, link_weight=link_weight)
+        return self._transition[key]
 
     def _result(self, snap: Snapshot, rank: int, score: float, cid: str, run: Run) -> RetrievedChunk:
         j = snap.chunk_index[cid]
@@ -194,7 +202,7 @@ class Retriever:
 
     def _bm25(self, run: Run) -> dict[str, float]:
         t = time.perf_counter()
-        index, _ = self._derived_of(run.snap)
+        index = self._keyword_of(run.snap)
         out = signals.keyword(run.snap, index, run.text, max(run.k, run.cfg.candidate_k))
         run.stage("bm25", t)
         run.signals["bm25"] = out
@@ -283,7 +291,7 @@ class Retriever:
             return gp
         t = time.perf_counter()
         if cfg.expansion == "ppr":
-            _, transition = self._derived_of(snap)
+            transition = self._transition_of(snap, cfg.link_weight)
             engine = self.gpu.ppr_engine(snap, transition)
             graph, gp.entity_mass = signals.ppr_scores(snap, transition, gp.seeds, dense, cfg.passage_weight,
                                                        cfg.damping, engine)

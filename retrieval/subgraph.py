@@ -112,7 +112,7 @@ class GpuParts:
         self.checkpoint = checkpoint
         self.device = device
         self.exports = ExportCache(device, cfg.similar_k, cfg.similar_min)
-        self._ppr: tuple[int, TorchPPR] | None = None
+        self._ppr: tuple[int, sp.csr_matrix, TorchPPR] | None = None
         self._scorer: tuple[int, GnnScorer] | None = None
 
     def export(self, snap: Snapshot) -> GraphExport:
@@ -126,9 +126,10 @@ class GpuParts:
         backend = self.cfg.ppr_backend
         if backend == "scipy" or (backend == "auto" and self.device.type != "cuda"):
             return None
-        if self._ppr is None or self._ppr[0] != snap.version:
-            self._ppr = (snap.version, TorchPPR(transition, self.device))
-        return self._ppr[1]
+        if self._ppr is None or self._ppr[0] != snap.version or self._ppr[1] is not transition:
+            # keyed by the transition too: its link weight is a per-query setting
+            self._ppr = (snap.version, transition, TorchPPR(transition, self.device))
+        return self._ppr[2]
 
     def scorer(self, snap: Snapshot) -> GnnScorer:
         """The GNN scorer of the checkpoint (loaded once per graph version; mismatches refused)."""

@@ -66,6 +66,19 @@ def test_graph_mode_follows_the_bridge_entity(loaded: Platform) -> None:
     assert set(res.explain["signals"]) == {"dense", "bm25", "graph"}
 
 
+def test_link_weight_of_the_query_settings_is_used(loaded: Platform) -> None:
+    """The PPR graph is cached per graph version and link weight: a query's own link weight counts."""
+    p2 = next(c for c, d in loaded.corpus_ids().items() if d == "p2")  # p1 names p2's title
+
+    def graph_score(link_weight: float) -> float:
+        cfg = loaded.settings.retrieval.model_copy(update={"link_weight": link_weight})
+        res = loaded.query(QUERIES["q1"], mode="graph", top_k=6, explain=True, retrieval=cfg)
+        return float(res.explain["signals"]["graph"].get(p2, 0.0))
+
+    no_links, links, again = graph_score(0.0), graph_score(100.0), graph_score(0.0)
+    assert links > no_links and again == no_links
+
+
 def test_same_query_same_ranking(loaded: Platform) -> None:
     runs = [[(r.citation.chunk_id, r.score) for r in loaded.query(QUERIES["q1"], mode="graph", top_k=6).results]
             for _ in range(3)]
