@@ -218,6 +218,9 @@ class RetrievalSettings(BaseModel):
     expansion: Literal["ppr", "beam", "none"] = Field(default="ppr", description="none = 0 hops.")
     damping: float = Field(default=0.5, gt=0, lt=1, description="PPR: probability to keep walking.")
     passage_weight: float = Field(default=0.5, ge=0, description="PPR restart mass on first-pass chunks.")
+    title_weight: float = Field(
+        default=10.0, ge=0, description="PPR restart of a passage whose document title the query names, as a "
+        "multiple of the best dense passage's (0 = off).")
     link_weight: float = Field(
         default=100.0, ge=0, description="PPR edge weight of chunk-to-chunk title links (a chunk-entity edge "
         "weighs about 1): a passage that names another document's title walks there first, like a hyperlink.")

@@ -293,8 +293,8 @@ class Retriever:
         if cfg.expansion == "ppr":
             transition = self._transition_of(snap, cfg.link_weight)
             engine = self.gpu.ppr_engine(snap, transition)
-            graph, gp.entity_mass = signals.ppr_scores(snap, transition, gp.seeds, dense, cfg.passage_weight,
-                                                       cfg.damping, engine)
+            graph, gp.entity_mass = signals.ppr_scores(snap, transition, gp.seeds, self._passage_seeds(run, dense),
+                                                       cfg.passage_weight, cfg.damping, engine)
         elif cfg.expansion == "beam":
             deadline = time.perf_counter() + cfg.stage_cap_ms / 1000
             res = signals.beam_expand(snap, gp.seeds.weights, cfg.hops, cfg.beam, cfg.decay, cfg.type_weights,
@@ -313,6 +313,20 @@ class Retriever:
         run.signals["graph"] = graph
         gp.graph = graph
         return gp
+
+    @staticmethod
+    def _passage_seeds(run: Run, dense: dict[str, float]) -> dict[str, float]:
+        """PPR's passage restart: the dense scores, and ``title_weight`` times the best of them for
+        the passages of documents whose title the query names."""
+        seeds = dict(dense)
+        named = signals.titles_in_query(run.snap, run.text) if run.cfg.title_weight > 0 else []
+        if named:
+            top = max(seeds.values(), default=1.0) * run.cfg.title_weight
+            for j in named:
+                cid = run.snap.chunk_ids[j]
+                seeds[cid] = max(seeds.get(cid, 0.0), top)
+            run.explain["titles_in_query"] = sorted({run.snap.chunk_docs[j] for j in named})
+        return seeds
 
     def _fuse(self, run: Run, gp: GraphPass, extra: dict[str, dict[str, float]]) -> dict[str, float]:
         """Fuse the first pass, the graph signal and ``extra`` signals over their candidate pool."""

@@ -67,6 +67,17 @@ def seed_entities(snap: Snapshot, query: str, sims: np.ndarray, k: int, min_sim:
     return seeds
 
 
+def titles_in_query(snap: Snapshot, query: str, max_words: int = 8) -> list[int]:
+    """Chunks of the documents whose title the query names ("Who is older, Sid Haig or ...")."""
+    words = _WORD.findall(query)
+    found: dict[int, None] = {}
+    for n in range(1, min(max_words, len(words)) + 1):
+        for i in range(len(words) - n + 1):
+            for j in snap.title_index.get(normalize_name(" ".join(words[i : i + n])), []):
+                found[j] = None
+    return list(found)
+
+
 def enrich(snap: Snapshot, seeds: Seeds, first_pass: list[str], sims: np.ndarray, per_chunk: int,
            weight: float) -> None:
     """Query enrichment: entities of the first cheap retrieval's top chunks, weighted by their

@@ -57,6 +57,7 @@ class Snapshot:
     entity_index: dict[str, int] = field(default_factory=dict)
     chunk_index: dict[str, int] = field(default_factory=dict)
     name_index: dict[str, list[int]] = field(default_factory=dict)
+    title_index: dict[str, list[int]] = field(default_factory=dict)  # normalized title -> chunks
     build_seconds: float = 0.0
 
     @property
@@ -68,8 +69,9 @@ class Snapshot:
         return len(self.chunk_ids)
 
 
-def title_links(texts: list[str], titles: list[str], docs: list[str], max_words: int = 8) -> sp.csr_matrix:
-    """Symmetric chunk-chunk matrix: chunk i names the title of chunk j's document (j in another document)."""
+def title_index(titles: list[str]) -> dict[str, list[int]]:
+    """Normalized document title -> the chunks of documents with that title (titles under 4
+    characters are left out: they match too much)."""
     from hopgraph.models import normalize_name
 
     by_title: dict[str, list[int]] = {}
@@ -77,6 +79,14 @@ def title_links(texts: list[str], titles: list[str], docs: list[str], max_words:
         key = normalize_name(t)
         if len(key) >= 4:
             by_title.setdefault(key, []).append(j)
+    return by_title
+
+
+def title_links(texts: list[str], titles: list[str], docs: list[str], max_words: int = 8) -> sp.csr_matrix:
+    """Symmetric chunk-chunk matrix: chunk i names the title of chunk j's document (j in another document)."""
+    from hopgraph.models import normalize_name
+
+    by_title = title_index(titles)
     rows, cols = [], []
     for i, text in enumerate(texts):
         words = text.split()
@@ -169,6 +179,7 @@ def build_snapshot(graph: GraphStore, vectors: VectorStore, typed_weight: float 
         except (TypeError, ValueError):
             return ""
 
+    titles = [r.get("title") or "" for r in chunks]
     snap = Snapshot(
         version=topo.version, entity_ids=topo.entity_ids, entity_names=topo.names, entity_types=topo.types,
         entity_vectors=evec, chunk_ids=[r["id"] for r in chunks], chunk_texts=[r["text"] or "" for r in chunks],
@@ -177,10 +188,9 @@ def build_snapshot(graph: GraphStore, vectors: VectorStore, typed_weight: float 
         incidence=incidence,
         chunk_kinds=[r.get("kind") or "text" for r in chunks], chunk_uris=[r.get("uri") or "" for r in chunks],
         adjacency=adjacency,
-        links=title_links([r["text"] or "" for r in chunks], [r.get("title") or "" for r in chunks],
-                          [r["document_id"] for r in chunks]),
+        links=title_links([r["text"] or "" for r in chunks], titles, [r["document_id"] for r in chunks]),
         edge_types=edge_types, relation_ids=relation_ids, entity_index=e_index, chunk_index=c_index,
-        name_index=name_index,
+        name_index=name_index, title_index=title_index(titles),
     )
     snap.build_seconds = time.perf_counter() - t0
     log.info("graph snapshot v%d: %d entities, %d chunks, %d mentions, %d edges in %.1fs", snap.version, n_e, n_c,

@@ -79,6 +79,28 @@ def test_link_weight_of_the_query_settings_is_used(loaded: Platform) -> None:
     assert links > no_links and again == no_links
 
 
+def test_titles_named_in_the_query_seed_their_passages(loaded: Platform) -> None:
+    from retrieval.signals import titles_in_query
+
+    snap = loaded.retriever.cache.get()
+    ids = loaded.corpus_ids()
+    named = {ids[snap.chunk_ids[j]] for j in titles_in_query(snap, "Was Kelderwick older than Ada Lovelace?")}
+    assert named == {"p3", "p6"}
+    assert titles_in_query(snap, "Who wrote about salt mines?") == []
+    q = "What closed in Kelderwick?"
+
+    def graph_signal(title_weight: float) -> tuple[dict[str, float], dict[str, object]]:
+        cfg = loaded.settings.retrieval.model_copy(update={"title_weight": title_weight})
+        res = loaded.query(q, mode="graph", top_k=6, explain=True, retrieval=cfg)
+        return {ids[c]: v for c, v in res.explain["signals"]["graph"].items()}, res.explain
+
+    with_titles, explain = graph_signal(10.0)
+    without, explain_off = graph_signal(0.0)
+    assert len(explain["titles_in_query"]) == 1 and "titles_in_query" not in explain_off
+    assert max(with_titles, key=with_titles.__getitem__) == "p3"
+    assert with_titles["p3"] - with_titles.get("p2", 0.0) > without["p3"] - without.get("p2", 0.0)
+
+
 def test_same_query_same_ranking(loaded: Platform) -> None:
     runs = [[(r.citation.chunk_id, r.score) for r in loaded.query(QUERIES["q1"], mode="graph", top_k=6).results]
             for _ in range(3)]
