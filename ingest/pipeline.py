@@ -38,6 +38,7 @@ from vectors.embedders import Embedder
 from vectors.store import VectorPoint, VectorStore
 
 log = logging.getLogger(__name__)
+_EMBEDDED_CAP = 2_000_000  # ids remembered per collection by a long-lived ingestor (about 200 MB)
 
 
 @contextlib.contextmanager
@@ -252,7 +253,10 @@ class Ingestor:
             for collection, pts in points.items():
                 self.vectors.upsert(collection, pts)
                 if collection in self._embedded:
-                    self._embedded[collection].update(p.id for p in pts)
+                    seen = self._embedded[collection]
+                    if len(seen) > _EMBEDDED_CAP:  # a memo, not state: forgetting costs re-embedding only
+                        seen.clear()
+                    seen.update(p.id for p in pts)
         with stage(report, "graph_write"):  # the commit point of the batch
             self.graph.set_document_status([(s.document.id, COMPLETE, s.document.content_hash) for s in todo])
         report.documents_ingested += len(todo)

@@ -159,17 +159,23 @@ class Retriever:
                            context=context, explain=run.explain if explain else {})
 
     # -- plumbing ------------------------------------------------------------------------------
+    # the caches below are replaced whole, never mutated, so concurrent queries (API threads) never
+    # see a half-updated one; a race costs at most one extra build
     def _keyword_of(self, snap: Snapshot) -> KeywordIndex:
-        if snap.version not in self._keyword:
-            self._keyword = {snap.version: KeywordIndex(snap.chunk_texts)}
-        return self._keyword[snap.version]
+        index = self._keyword.get(snap.version)
+        if index is None:
+            index = KeywordIndex(snap.chunk_texts)
+            self._keyword = {snap.version: index}
+        return index
 
     def _transition_of(self, snap: Snapshot, link_weight: float) -> Any:
         key = (snap.version, link_weight)
-        if key not in self._transition:
-            self._transition = {k: v for k, v in self._transition.items() if k[0] == snap.version}
-            self._transition[key] = joint_transition(snap, link_weight=link_weight)
-        return self._transition[key]
+        transition = self._transition.get(key)
+        if transition is None:
+            transition = joint_transition(snap, link_weight=link_weight)
+            self._transition = {**{k: v for k, v in self._transition.items() if k[0] == snap.version},
+                                key: transition}
+        return transition
 
     def _result(self, snap: Snapshot, rank: int, score: float, cid: str, run: Run) -> RetrievedChunk:
         j = snap.chunk_index[cid]
@@ -317,7 +323,8 @@ class Retriever:
     @staticmethod
     def _passage_seeds(run: Run, dense: dict[str, float]) -> dict[str, float]:
         """PPR's passage restart: the dense scores, and ``title_weight`` times the best of them for
-        the passages of documents whose title the query names."""
+        the passages of documents whose title the query names (``ppr_scores`` then scales the
+        restart so that its largest entry is ``passage_weight``)."""
         seeds = dict(dense)
         named = signals.titles_in_query(run.snap, run.text) if run.cfg.title_weight > 0 else []
         if named:
