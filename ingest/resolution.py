@@ -21,6 +21,8 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from graphdb.store import GraphStore
 from hopgraph.models import Entity, normalize_name
 from hopgraph.settings import ResolutionSettings
@@ -89,8 +91,7 @@ class EntityResolver:
         if not probes:
             return []
         probes = sorted(probes, key=lambda e: e.id)
-        hits = self.vectors.search_many("entities", self.embedder.embed([e.name for e in probes]),
-                                        self.cfg.neighbours + 5)
+        hits = self.vectors.search_many("entities", self._name_vectors(probes), self.cfg.neighbours + 5)
         merges: dict[str, Merge] = {}
         for e, found in zip(probes, hits, strict=True):
             # deterministic whatever the segment layout: ties by id, then the first `neighbours`
@@ -126,6 +127,15 @@ class EntityResolver:
             if target not in seen:
                 out.append(Merge(m.alias_id, m.alias_name, target, m.canonical_name, m.score))
         return sorted(out, key=lambda m: m.alias_id)
+
+    def _name_vectors(self, entities: Sequence[Entity]) -> np.ndarray:
+        """The entities' stored vectors (written by the ingest that created them); names without one
+        are embedded."""
+        stored = self.vectors.vectors("entities", [e.id for e in entities])
+        missing = [e for e in entities if e.id not in stored]
+        if missing:
+            stored.update(zip((e.id for e in missing), self.embedder.embed([e.name for e in missing]), strict=True))
+        return np.stack([stored[e.id] for e in entities]) if entities else np.zeros((0, self.embedder.dim))
 
     def apply(self, merges: Sequence[Merge]) -> None:
         """Rewire the graph in a few batched statements and keep entity and relationship vectors in step."""

@@ -55,6 +55,12 @@ def test_upsert_search_filter_delete_scroll(store: VectorStore) -> None:
     anyof = store.search("chunks", q, 60, where={"id": ["chk_1", "chk_2"]})
     assert sorted(h.id for h in anyof) == ["chk_1", "chk_2"]
 
+    got = store.vectors("chunks", ["chk_4", "chk_missing", "chk_9"])
+    assert sorted(got) == ["chk_4", "chk_9"]
+    v4 = np.asarray(pts[4].vector)
+    assert np.allclose(got["chk_4"] / np.linalg.norm(got["chk_4"]), v4 / np.linalg.norm(v4), atol=1e-5)
+    assert store.vectors("chunks", []) == {}
+
     ids, mat = store.export("chunks", batch=16)
     assert sorted(ids) == sorted(p.id for p in pts) and mat.shape == (60, 16)
     row = mat[ids.index("chk_3")]

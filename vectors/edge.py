@@ -16,6 +16,7 @@ import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
+from uuid import UUID
 
 import numpy as np
 import qdrant_edge as qe
@@ -184,6 +185,14 @@ class EdgeVectorStore:
                 break
         dim = self._spec.of(collection)[0] if self._spec else 0
         return ids, (np.asarray(rows, dtype=np.float32) if rows else np.zeros((0, dim), dtype=np.float32))
+
+    def vectors(self, collection: str, ids: Sequence[str], batch: int = 2048) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for i in range(0, len(ids), batch):
+            uuids: list[int | UUID | str] = [point_uuid(x) for x in ids[i : i + batch]]
+            for r in self._shard(collection).retrieve(uuids, with_payload=["id"], with_vector=True):
+                out[str((r.payload or {})["id"])] = np.asarray(r.vector, dtype=np.float32)
+        return out
 
     # -- lifecycle ---------------------------------------------------------------------------
     def optimize(self) -> None:

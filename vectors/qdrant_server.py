@@ -136,6 +136,15 @@ class QdrantClientVectorStore:
                 break
         return ids, np.asarray(rows, dtype=np.float32).reshape(len(rows), -1)
 
+    def vectors(self, collection: str, ids: Sequence[str], batch: int = 2048) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for i in range(0, len(ids), batch):
+            records = self.client.retrieve(self._name(collection), [point_uuid(x) for x in ids[i : i + batch]],
+                                           with_payload=["id"], with_vectors=True)
+            for r in records:
+                out[str((r.payload or {})["id"])] = np.asarray(r.vector, dtype=np.float32)
+        return out
+
     def optimize(self) -> None:
         """A server optimizes in the background; nothing to do."""
 

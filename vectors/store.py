@@ -98,6 +98,10 @@ class VectorStore(Protocol):
         """Every id and vector of a collection (for in-memory snapshots)."""
         ...
 
+    def vectors(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of these ids (ids without a point are absent from the result)."""
+        ...
+
     def optimize(self) -> None:
         """Build indexes after bulk loads."""
         ...
