@@ -1,5 +1,7 @@
-"""The same suite on qdrant-edge (embedded) and qdrant-client ``:memory:``."""
+"""The same suite on qdrant-edge (embedded), qdrant-client ``:memory:`` and a Qdrant server
+(testcontainers; skipped with the reason where no Docker engine runs)."""
 
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,13 +15,30 @@ from vectors.store import CollectionSpec, VectorPoint, VectorStore, VectorStoreE
 SPEC = CollectionSpec(dim=16, model="test-model")
 
 
-@pytest.fixture(params=["edge", "memory"])
+@pytest.fixture(scope="session")
+def qdrant_url() -> Iterator[str]:
+    """A real Qdrant server through testcontainers, where a Docker engine runs."""
+    from .graph_backends import docker_unavailable_reason
+
+    reason = docker_unavailable_reason()
+    if reason:
+        pytest.skip(f"Qdrant-server tests need Docker: {reason}")
+    from testcontainers.community.qdrant import QdrantContainer
+
+    with QdrantContainer() as c:
+        yield f"http://{c.rest_host_address}"
+
+
+@pytest.fixture(params=["edge", "memory", "server"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorStore]:
     s: VectorStore
     if request.param == "edge":
         s = EdgeVectorStore(tmp_path / "vec")
-    else:
+    elif request.param == "memory":
         s = QdrantClientVectorStore.connect(":memory:", None, "t_", 64, 10)
+    else:  # one shared server: collections of their own per test
+        prefix = f"t{uuid.uuid4().hex[:8]}_"
+        s = QdrantClientVectorStore.connect(request.getfixturevalue("qdrant_url"), None, prefix, 64, 10)
     s.ensure_collections(SPEC)
     yield s
     s.close()
