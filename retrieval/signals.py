@@ -10,10 +10,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from gpu.ppr import TorchPPR
-from hopgraph.models import normalize_name
 from retrieval.keyword import KeywordIndex
 from retrieval.ppr import personalized_pagerank
-from retrieval.snapshot import Snapshot
+from retrieval.snapshot import Snapshot, ngrams
 from vectors.store import VectorStore
 
 _WORD = re.compile(r"[\w'\u2019-]+")
@@ -53,12 +52,10 @@ def entity_similarity(snap: Snapshot, qvec: np.ndarray) -> np.ndarray:
 def seed_entities(snap: Snapshot, query: str, sims: np.ndarray, k: int, min_sim: float) -> Seeds:
     """Entities named in the query (n-gram match on normalized names) and the nearest entity vectors."""
     seeds = Seeds()
-    words = _WORD.findall(query)
-    for n in range(min(5, len(words)), 0, -1):
-        for i in range(len(words) - n + 1):
-            for e in snap.name_index.get(normalize_name(" ".join(words[i : i + n])), []):
-                if snap.entity_types[e] != "CONCEPT" or n > 1:
-                    seeds.add(e, 1.0, "named in query")
+    for n, gram in ngrams(_WORD.findall(query), 5):
+        for e in snap.name_index.get(gram, []):
+            if snap.entity_types[e] != "CONCEPT" or n > 1:
+                seeds.add(e, 1.0, "named in query")
     if sims.size:
         top = np.argsort(-sims)[:k]
         for e in top:
@@ -69,12 +66,10 @@ def seed_entities(snap: Snapshot, query: str, sims: np.ndarray, k: int, min_sim:
 
 def titles_in_query(snap: Snapshot, query: str, max_words: int = 8) -> list[int]:
     """Chunks of the documents whose title the query names ("Who is older, Sid Haig or ...")."""
-    words = _WORD.findall(query)
     found: dict[int, None] = {}
-    for n in range(1, min(max_words, len(words)) + 1):
-        for i in range(len(words) - n + 1):
-            for j in snap.title_index.get(normalize_name(" ".join(words[i : i + n])), []):
-                found[j] = None
+    for _, gram in ngrams(_WORD.findall(query), max_words):
+        for j in snap.title_index.get(gram, []):
+            found[j] = None
     return list(found)
 
 

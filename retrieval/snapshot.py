@@ -19,6 +19,7 @@ import logging
 import math
 import threading
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphdb.store import GraphStore
+from hopgraph.models import normalize_name
 from vectors.store import VectorStore
 
 log = logging.getLogger(__name__)
@@ -69,11 +71,17 @@ class Snapshot:
         return len(self.chunk_ids)
 
 
+def ngrams(words: Sequence[str], max_n: int) -> Iterator[tuple[int, str]]:
+    """``(n, normalized text)`` of every run of up to ``max_n`` words, longest runs first: how
+    entity names and titles are found in a query or a passage."""
+    for n in range(min(max_n, len(words)), 0, -1):
+        for i in range(len(words) - n + 1):
+            yield n, normalize_name(" ".join(words[i : i + n]))
+
+
 def title_index(titles: list[str]) -> dict[str, list[int]]:
     """Normalized document title -> the chunks of documents with that title (titles under 4
     characters are left out: they match too much)."""
-    from hopgraph.models import normalize_name
-
     by_title: dict[str, list[int]] = {}
     for j, t in enumerate(titles):
         key = normalize_name(t)
@@ -84,18 +92,14 @@ def title_index(titles: list[str]) -> dict[str, list[int]]:
 
 def title_links(texts: list[str], titles: list[str], docs: list[str], max_words: int = 8) -> sp.csr_matrix:
     """Symmetric chunk-chunk matrix: chunk i names the title of chunk j's document (j in another document)."""
-    from hopgraph.models import normalize_name
-
     by_title = title_index(titles)
     rows, cols = [], []
     for i, text in enumerate(texts):
-        words = text.split()
         found: set[int] = set()
-        for n in range(1, max_words + 1):
-            for k in range(len(words) - n + 1):
-                hit = by_title.get(normalize_name(" ".join(words[k : k + n])))
-                if hit:
-                    found.update(j for j in hit if docs[j] != docs[i])
+        for _, gram in ngrams(text.split(), max_words):
+            hit = by_title.get(gram)
+            if hit:
+                found.update(j for j in hit if docs[j] != docs[i])
         for j in found:
             rows += [i, j]
             cols += [j, i]
@@ -108,8 +112,6 @@ def title_links(texts: list[str], titles: list[str], docs: list[str], max_words:
 def build_snapshot(graph: GraphStore, vectors: VectorStore, typed_weight: float = 2.0,
                    about_weight: float = 2.0) -> Snapshot:
     """Export the graph and entity vectors into a Snapshot."""
-    from hopgraph.models import normalize_name
-
     t0 = time.perf_counter()
     topo = graph.topology()
     chunks = graph.snapshot_chunks()
