@@ -109,13 +109,8 @@ class Platform:
         if self._retriever is None:
             self._retriever = Retriever(self.graph, self.vectors, self.embedder, self.settings.retrieval,
                                         clip=self.clip, gpu=self.settings.gpu,
-                                        gnn_checkpoint=str(self.gnn_checkpoint))
+                                        gnn_checkpoint=str(self.settings.gnn_checkpoint_path))
         return self._retriever
-
-    @property
-    def gnn_checkpoint(self) -> Path:
-        """Where the GNN scorer is saved and loaded (``gpu.gnn_checkpoint``, else ``<data_dir>/gnn.pt``)."""
-        return self.settings.gnn_checkpoint_path
 
     def ingest_records(self, records: Sequence[dict[str, Any]], collection: str = "api") -> IngestReport:
         """Ingest JSON records (``{id, text, title?, metadata?}`` or ``{id, image, captions}``) as

@@ -298,7 +298,7 @@ class Retriever:
         t = time.perf_counter()
         if cfg.expansion == "ppr":
             transition = self._transition_of(snap, cfg.link_weight)
-            engine = self.gpu.ppr_engine(snap, transition)
+            engine = self.gpu.ppr_engine(transition)
             graph, gp.entity_mass = signals.ppr_scores(snap, transition, gp.seeds, self._passage_seeds(run, dense),
                                                        cfg.passage_weight, cfg.damping, engine)
         elif cfg.expansion == "beam":

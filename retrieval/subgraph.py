@@ -112,7 +112,7 @@ class GpuParts:
         self.checkpoint = checkpoint
         self.device = device
         self.exports = ExportCache(device, cfg.similar_k, cfg.similar_min)
-        self._ppr: tuple[int, sp.csr_matrix, TorchPPR] | None = None
+        self._ppr: tuple[sp.csr_matrix, TorchPPR] | None = None
         self._scorer: tuple[int, GnnScorer] | None = None
 
     def export(self, snap: Snapshot) -> GraphExport:
@@ -121,15 +121,15 @@ class GpuParts:
             return entity_graph(snap, dict(zip(ids, mat, strict=True)))
         return self.exports.get(snap.version, build)
 
-    def ppr_engine(self, snap: Snapshot, transition: sp.csr_matrix) -> TorchPPR | None:
+    def ppr_engine(self, transition: sp.csr_matrix) -> TorchPPR | None:
         """The torch PPR engine when ``gpu.ppr_backend`` asks for it (auto: on cuda)."""
         backend = self.cfg.ppr_backend
         if backend == "scipy" or (backend == "auto" and self.device.type != "cuda"):
             return None
-        if self._ppr is None or self._ppr[0] != snap.version or self._ppr[1] is not transition:
-            # keyed by the transition too: its link weight is a per-query setting
-            self._ppr = (snap.version, transition, TorchPPR(transition, self.device))
-        return self._ppr[2]
+        if self._ppr is None or self._ppr[0] is not transition:
+            # keyed by the transition (one per graph version and link weight, a per-query setting)
+            self._ppr = (transition, TorchPPR(transition, self.device))
+        return self._ppr[1]
 
     def scorer(self, snap: Snapshot) -> GnnScorer:
         """The GNN scorer of the checkpoint (loaded once per graph version; mismatches refused)."""

@@ -71,7 +71,7 @@ def test_gnn_mode_without_a_checkpoint_is_a_clear_error(hotpot: tuple[Platform, 
 def test_gnn_trains_its_validation_loss_falls_and_mode_gnn_uses_it(hotpot: tuple[Platform, Path]) -> None:
     p, root = hotpot
     ds = load_dataset(root)
-    path = p.gnn_checkpoint
+    path = p.settings.gnn_checkpoint_path
     rep = train_gnn(p.retriever, ds, p.corpus_ids(), path, TrainConfig(epochs=12, patience=12, seed=3),
                     hidden=32, heads=2, layers=2)
     assert rep.examples["train"] >= 15 and rep.examples["val"] >= 5
