@@ -78,8 +78,8 @@ class EmbedderSettings(BaseModel):
     device: Literal["auto", "cpu", "cuda"] = "auto"
     batch_size: int = Field(default=64, ge=1)
     cache_size: int = Field(default=50_000, ge=0, description=(
-        "LRU cache of embedded texts: entity names recur across batches and resolution embeds them "
-        "again (50k rows of 384 floats: 77 MB)."))
+        "LRU cache of embedded texts (50k rows of 384 floats: 77 MB): names, relation and community "
+        "texts recur within a run, and queries repeat."))
 
 
 class ClipSettings(BaseModel):

@@ -77,7 +77,7 @@ class EntityResolver:
     """Finds and applies merges among recently written entities."""
 
     def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder,
-                 cfg: ResolutionSettings, relation_words: int = 12) -> None:
+                 cfg: ResolutionSettings, relation_words: int) -> None:
         self.relation_words = relation_words
         self.graph = graph
         self.vectors = vectors
