@@ -90,9 +90,10 @@ def title_index(titles: list[str]) -> dict[str, list[int]]:
     return by_title
 
 
-def title_links(texts: list[str], titles: list[str], docs: list[str], max_words: int = 8) -> sp.csr_matrix:
-    """Symmetric chunk-chunk matrix: chunk i names the title of chunk j's document (j in another document)."""
-    by_title = title_index(titles)
+def title_links(texts: list[str], by_title: dict[str, list[int]], docs: list[str],
+                max_words: int = 8) -> sp.csr_matrix:
+    """Symmetric chunk-chunk matrix: chunk i names the title of chunk j's document (j in another
+    document); ``by_title`` is the chunks' ``title_index``."""
     rows, cols = [], []
     for i, text in enumerate(texts):
         found: set[int] = set()
@@ -181,7 +182,7 @@ def build_snapshot(graph: GraphStore, vectors: VectorStore, typed_weight: float 
         except (TypeError, ValueError):
             return ""
 
-    titles = [r.get("title") or "" for r in chunks]
+    by_title = title_index([r.get("title") or "" for r in chunks])
     snap = Snapshot(
         version=topo.version, entity_ids=topo.entity_ids, entity_names=topo.names, entity_types=topo.types,
         entity_vectors=evec, chunk_ids=[r["id"] for r in chunks], chunk_texts=[r["text"] or "" for r in chunks],
@@ -190,9 +191,9 @@ def build_snapshot(graph: GraphStore, vectors: VectorStore, typed_weight: float 
         incidence=incidence,
         chunk_kinds=[r.get("kind") or "text" for r in chunks], chunk_uris=[r.get("uri") or "" for r in chunks],
         adjacency=adjacency,
-        links=title_links([r["text"] or "" for r in chunks], titles, [r["document_id"] for r in chunks]),
+        links=title_links([r["text"] or "" for r in chunks], by_title, [r["document_id"] for r in chunks]),
         edge_types=edge_types, relation_ids=relation_ids, entity_index=e_index, chunk_index=c_index,
-        name_index=name_index, title_index=title_index(titles),
+        name_index=name_index, title_index=by_title,
     )
     snap.build_seconds = time.perf_counter() - t0
     log.info("graph snapshot v%d: %d entities, %d chunks, %d mentions, %d edges in %.1fs", snap.version, n_e, n_c,
