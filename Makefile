@@ -57,7 +57,7 @@ unit: install clip-venv
 test: lint typecheck unit  ## ruff, mypy and the whole pytest suite (real engines, no mocks)
 
 demo: install  ## ingest the sample corpus into ./.hopgraph and run a few cited queries
-	$(BIN)/python -m hopgraph.demo
+	$(BIN)/python -m hopgraph.cli.demo
 
 clean:
 	rm -rf .pytest_cache .mypy_cache .ruff_cache

@@ -19,8 +19,8 @@ from api.limits import BodyLimit
 from api.metrics import Metrics
 from api.routes import documents, graph, ops, query
 from api.schemas import JobOut
-from hopgraph.platform import Platform
-from hopgraph.settings import ScheduledSource, Settings
+from hopgraph.app.platform import Platform
+from hopgraph.core.settings import ScheduledSource, Settings
 from ingest.scheduler import ReingestScheduler
 
 log = logging.getLogger(__name__)

@@ -11,8 +11,8 @@ from api.auth import Authenticator
 from api.jobs import JobManager
 from api.metrics import Metrics
 from api.schemas import Problem
-from hopgraph.platform import Platform
-from hopgraph.settings import Settings
+from hopgraph.app.platform import Platform
+from hopgraph.core.settings import Settings
 from ingest.scheduler import ReingestScheduler
 
 

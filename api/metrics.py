@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from fastapi import Request, Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
-from hopgraph.models import IngestReport
+from hopgraph.core.records import IngestReport
 
 _LATENCY_BUCKETS = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
 

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from hopgraph.models import QueryFilters, QueryResult
+from hopgraph.core.records import QueryFilters, QueryResult
 from retrieval.modes import Mode
 
 

@@ -22,7 +22,7 @@ from fastapi import FastAPI
 
 from api.app import create_app
 from graphdb.arcadedb_server import pid_alive
-from hopgraph.settings import Settings
+from hopgraph.core.settings import Settings
 
 log = logging.getLogger(__name__)
 

@@ -25,11 +25,11 @@ import httpx
 
 from api.app import create_app
 from api.server import background_server
-from benchmarks.common import free_port, throwaway_arcadedb
-from hopgraph.platform import Platform
-from hopgraph.settings import REPO_ROOT, Settings
+from benchmarks.common import SHARED_DATA, free_port, throwaway_arcadedb
+from hopgraph.app.platform import Platform
+from hopgraph.core.settings import Settings
 
-DATA = REPO_ROOT.parent / "shared" / "data"
+DATA = SHARED_DATA
 
 
 def _pct(ms: list[float], q: float) -> float:

@@ -11,7 +11,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from graphdb.arcadedb_server import EmbeddedArcadeDB, ServerInfo
-from hopgraph.settings import GraphSettings
+from hopgraph.core.settings import GraphSettings
+
+#: the shared data sets beside the checkout (../shared/data)
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
 def free_port() -> int:

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from hopgraph.settings import REPO_ROOT
+from benchmarks.common import SHARED_DATA
 from vectors.embedders import Embedder, OnnxInt8Embedder, SentenceTransformerEmbedder
 
-CORPUS = REPO_ROOT.parent / "shared" / "data" / "2wiki-corpus" / "corpus.jsonl"
+CORPUS = SHARED_DATA / "2wiki-corpus" / "corpus.jsonl"
 
 
 def passages(path: Path, n: int) -> list[str]:

@@ -21,8 +21,8 @@ import neo4j
 from benchmarks.common import percentiles, throwaway_arcadedb, timed
 from graphdb import cypher
 from graphdb.factory import open_graph_store
-from hopgraph.models import Entity, Relation
-from hopgraph.settings import GraphSettings, Settings
+from hopgraph.core.records import Entity, Relation
+from hopgraph.core.settings import GraphSettings, Settings
 
 TYPES = ["works_at", "born_in", "part_of", "cooccurs", "located_in", "member_of"]
 

@@ -17,11 +17,11 @@ import os
 import time
 from pathlib import Path
 
-from benchmarks.common import throwaway_arcadedb
-from hopgraph.platform import Platform
-from hopgraph.settings import REPO_ROOT, EmbedderSettings, Settings
+from benchmarks.common import SHARED_DATA, throwaway_arcadedb
+from hopgraph.app.platform import Platform
+from hopgraph.core.settings import EmbedderSettings, Settings
 
-DATA = REPO_ROOT.parent / "shared" / "data"
+DATA = SHARED_DATA
 
 
 def _copy(src: Path, dst: Path, limit: int | None) -> int:

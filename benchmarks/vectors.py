@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import percentiles
-from hopgraph.settings import VectorSettings
+from hopgraph.core.settings import VectorSettings
 from vectors.edge import EdgeVectorStore
 from vectors.store import CollectionSpec, VectorPoint
 

@@ -7,10 +7,7 @@ import torch
 
 from gpu.export import RELATED
 from gpu.gnn import Attention
-
-
-def _tokens(text: str) -> int:
-    return int(len(text.split()) * 1.3) + 1
+from hopgraph.core.text import estimate_tokens
 
 
 def ranked_triples(attn: Attention, probs: torch.Tensor, names: list[str], relation_labels: dict[int, str],
@@ -36,7 +33,7 @@ def ranked_triples(attn: Attention, probs: torch.Tensor, names: list[str], relat
         if node_idx is not None:
             s, t = int(node_idx[s]), int(node_idx[t])
         text = f"{names[s]} {label.replace('_', ' ')} {names[t]}"
-        cost = _tokens(text)
+        cost = estimate_tokens(text)
         if used + cost > budget:
             break
         out.append((text, round(float(v), 4)))

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from hopgraph.settings import GraphSettings
+from hopgraph.core.settings import GraphSettings
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from neo4j.exceptions import ClientError, ConstraintError, ServiceUnavailable
 from graphdb import cypher
 from graphdb.browse import BrowseMixin
 from graphdb.dialect import Dialect
-from graphdb.migrations import MigrationRunner
+from graphdb.migrations import MigrationRunner, packaged
 from graphdb.readonly import check_read_only
 from graphdb.store import (
     ChunkRecord,
@@ -25,8 +25,8 @@ from graphdb.store import (
     RemovalPlan,
     Topology,
 )
-from hopgraph.models import Chunk, Community, Document, Entity, Mention, Relation, relation_id
-from hopgraph.settings import GraphSettings
+from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, relation_id
+from hopgraph.core.settings import GraphSettings
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -120,7 +120,7 @@ class BoltGraphStore(BrowseMixin):
 
     # -- schema -------------------------------------------------------------------------------
     def migrate(self) -> list[str]:
-        runner = MigrationRunner(self.cfg.migrations_dir, self._run_schema, self.read, self._record)
+        runner = MigrationRunner(self.cfg.migrations_dir or packaged(), self._run_schema, self.read, self._record)
         return runner.apply_pending()
 
     def _run_schema(self, statement: str) -> None:

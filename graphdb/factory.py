@@ -7,7 +7,7 @@ from urllib.parse import urlparse
 from graphdb.arcadedb_server import EmbeddedArcadeDB, ensure_database
 from graphdb.bolt import BoltGraphStore, GraphStoreError
 from graphdb.dialect import dialect_for
-from hopgraph.settings import Settings
+from hopgraph.core.settings import Settings
 
 
 def open_graph_store(settings: Settings, migrate: bool = True) -> BoltGraphStore:

@@ -8,6 +8,7 @@ so two processes migrating at once both succeed and the record is MERGEd exactly
 from __future__ import annotations
 
 import hashlib
+import importlib.resources
 import logging
 import re
 import time
@@ -39,6 +40,11 @@ class Migration:
     def statements(self) -> list[str]:
         text = _COMMENT.sub("", self.path.read_text(encoding="utf-8"))
         return [s.strip() for s in text.split(";") if s.strip()]
+
+
+def packaged() -> Path:
+    """The migrations shipped with hopgraph (package data of ``migrations``, in a checkout or a wheel)."""
+    return Path(str(importlib.resources.files("migrations")))
 
 
 def discover(directory: Path) -> list[Migration]:

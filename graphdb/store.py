@@ -6,7 +6,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from hopgraph.models import Chunk, Community, Document, Entity, Mention, Relation
+from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation
 
 #: a document whose writes are under way (or were interrupted)
 PENDING = "pending"

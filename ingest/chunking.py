@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from hopgraph.models import Chunk, chunk_id
+from hopgraph.core.records import Chunk, chunk_id
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
 

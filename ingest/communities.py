@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphdb.store import GraphStore, RelationRef, Topology
-from hopgraph.models import Community, stable_id
-from hopgraph.settings import CommunitySettings
+from hopgraph.core.records import Community, stable_id
+from hopgraph.core.settings import CommunitySettings
 from ingest.llm_reports import LlmReporter
 from vectors.embedders import Embedder
 from vectors.store import VectorPoint, VectorStore

@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Protocol
 
-from hopgraph.models import Chunk, Entity, Mention, Relation, entity_id, normalize_name, relation_id
-from hopgraph.settings import ExtractionSettings
+from hopgraph.core.records import Chunk, Entity, Mention, Relation, entity_id, relation_id
+from hopgraph.core.settings import ExtractionSettings
+from hopgraph.core.text import normalize_name
 
 log = logging.getLogger(__name__)
 

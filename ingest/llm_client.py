@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hopgraph.settings import LlmSettings
+from hopgraph.core.settings import LlmSettings
 
 log = logging.getLogger(__name__)
 

@@ -17,8 +17,9 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from hopgraph.models import Chunk, Entity, Mention, Relation, entity_id, normalize_name, relation_id
-from hopgraph.settings import LlmSettings
+from hopgraph.core.records import Chunk, Entity, Mention, Relation, entity_id, relation_id
+from hopgraph.core.settings import LlmSettings
+from hopgraph.core.text import normalize_name
 from ingest.extraction import Extraction
 from ingest.llm_client import ChatClient, LlmOutputError
 

@@ -15,7 +15,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from hopgraph.models import Community
+from hopgraph.core.records import Community
 from ingest.llm_client import ChatClient, LlmError, LlmOutputError
 
 log = logging.getLogger(__name__)

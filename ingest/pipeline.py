@@ -22,8 +22,8 @@ from pathlib import Path
 from tqdm import tqdm
 
 from graphdb.store import COMPLETE, DELETING, PENDING, GraphStore, RemovalPlan
-from hopgraph.models import Chunk, Document, IngestReport, Relation
-from hopgraph.settings import Settings
+from hopgraph.core.records import Chunk, Document, IngestReport, Relation
+from hopgraph.core.settings import Settings
 from ingest.chunking import Chunker
 from ingest.communities import CommunityBuilder
 from ingest.extraction import CO_OCCURS, Extraction, Extractor, SpacyExtractor

@@ -24,8 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphdb.store import GraphStore
-from hopgraph.models import Entity, normalize_name
-from hopgraph.settings import ResolutionSettings
+from hopgraph.core.records import Entity
+from hopgraph.core.settings import ResolutionSettings
+from hopgraph.core.text import normalize_name
 from ingest.texts import relation_point, relation_text
 from vectors.embedders import Embedder
 from vectors.store import VectorStore

@@ -25,8 +25,8 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from graphdb.browse import IngestRun
-from hopgraph.models import IngestReport
-from hopgraph.settings import ScheduledSource, SchedulerSettings
+from hopgraph.core.records import IngestReport
+from hopgraph.core.settings import ScheduledSource, SchedulerSettings
 
 log = logging.getLogger(__name__)
 

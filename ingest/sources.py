@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hopgraph.models import Document, content_hash, document_id
+from hopgraph.core.records import Document, content_hash, document_id
 from ingest.formats import html_to_text, markdown_to_text
 
 log = logging.getLogger(__name__)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from hopgraph.models import Relation
+from hopgraph.core.records import Relation
 from vectors.store import VectorPoint
 
 

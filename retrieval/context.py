@@ -3,12 +3,8 @@ each item cited with its document and chunk id."""
 
 from __future__ import annotations
 
-from hopgraph.models import RetrievedChunk
-
-
-def _tokens(text: str) -> int:
-    """Cheap token estimate (words x 1.3), good enough for budgeting."""
-    return int(len(text.split()) * 1.3) + 1
+from hopgraph.core.records import RetrievedChunk
+from hopgraph.core.text import estimate_tokens, words_for_tokens
 
 
 def build_context(results: list[RetrievedChunk], entities: list[str], relations: list[str],
@@ -19,7 +15,7 @@ def build_context(results: list[RetrievedChunk], entities: list[str], relations:
 
     def take(line: str) -> bool:
         nonlocal used
-        cost = _tokens(line)
+        cost = estimate_tokens(line)
         if used + cost > budget:
             return False
         lines.append(line)
@@ -44,7 +40,7 @@ def build_context(results: list[RetrievedChunk], entities: list[str], relations:
             cite = f"[{r.citation.document_id}#{r.citation.chunk_id}]"
             text = " ".join(r.text.split())
             if not take(f"{cite} {text}"):
-                room = int((budget - used) / 1.3) - 4
+                room = words_for_tokens(budget - used) - 4
                 if room > 20:
                     take(f"{cite} {' '.join(text.split()[:room])} ...")
                 break

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hopgraph.models import QueryResult
-from hopgraph.settings import RetrievalSettings
+from hopgraph.core.records import QueryResult
+from hopgraph.core.settings import RetrievalSettings
 
 #: variants reported beside the modes: name -> (mode, settings override; "image" overrides nest)
 ABLATIONS: dict[str, tuple[str, dict[str, Any]]] = {

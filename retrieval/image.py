@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from hopgraph.settings import ImageRetrievalSettings
+from hopgraph.core.settings import ImageRetrievalSettings
 from retrieval.fusion import ranked, rrf, weighted
 from retrieval.snapshot import Snapshot
 

@@ -28,8 +28,8 @@ import torch
 from gpu.device import resolve as resolve_device
 from gpu.train import Example
 from graphdb.store import GraphStore
-from hopgraph.models import Citation, QueryFilters, QueryResult, RetrievedChunk
-from hopgraph.settings import GpuSettings, RetrievalSettings
+from hopgraph.core.records import Citation, QueryFilters, QueryResult, RetrievedChunk
+from hopgraph.core.settings import GpuSettings, RetrievalSettings
 from retrieval import image, signals, subgraph, subgraph_modes
 from retrieval.context import build_context
 from retrieval.fusion import normalize, ranked, rrf, weighted

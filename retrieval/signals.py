@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 
@@ -10,12 +9,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from gpu.ppr import TorchPPR
+from hopgraph.core.text import WORD, ngrams
 from retrieval.keyword import KeywordIndex
 from retrieval.ppr import personalized_pagerank
-from retrieval.snapshot import Snapshot, ngrams
+from retrieval.snapshot import Snapshot
 from vectors.store import VectorStore
-
-_WORD = re.compile(r"[\w'\u2019-]+")
 
 
 @dataclass
@@ -52,7 +50,7 @@ def entity_similarity(snap: Snapshot, qvec: np.ndarray) -> np.ndarray:
 def seed_entities(snap: Snapshot, query: str, sims: np.ndarray, k: int, min_sim: float) -> Seeds:
     """Entities named in the query (n-gram match on normalized names) and the nearest entity vectors."""
     seeds = Seeds()
-    for n, gram in ngrams(_WORD.findall(query), 5):
+    for n, gram in ngrams(WORD.findall(query), 5):
         for e in snap.name_index.get(gram, []):
             if snap.entity_types[e] != "CONCEPT" or n > 1:
                 seeds.add(e, 1.0, "named in query")
@@ -67,7 +65,7 @@ def seed_entities(snap: Snapshot, query: str, sims: np.ndarray, k: int, min_sim:
 def titles_in_query(snap: Snapshot, query: str, max_words: int = 8) -> list[int]:
     """Chunks of the documents whose title the query names ("Who is older, Sid Haig or ...")."""
     found: dict[int, None] = {}
-    for _, gram in ngrams(_WORD.findall(query), max_words):
+    for _, gram in ngrams(WORD.findall(query), max_words):
         for j in snap.title_index.get(gram, []):
             found[j] = None
     return list(found)

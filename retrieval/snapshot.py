@@ -19,7 +19,6 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphdb.store import GraphStore
-from hopgraph.models import normalize_name
+from hopgraph.core.text import ngrams, normalize_name
 from vectors.store import VectorStore
 
 log = logging.getLogger(__name__)
@@ -69,14 +68,6 @@ class Snapshot:
     @property
     def n_chunks(self) -> int:
         return len(self.chunk_ids)
-
-
-def ngrams(words: Sequence[str], max_n: int) -> Iterator[tuple[int, str]]:
-    """``(n, normalized text)`` of every run of up to ``max_n`` words, longest runs first: how
-    entity names and titles are found in a query or a passage."""
-    for n in range(min(max_n, len(words)), 0, -1):
-        for i in range(len(words) - n + 1):
-            yield n, normalize_name(" ".join(words[i : i + n]))
 
 
 def title_index(titles: list[str]) -> dict[str, list[int]]:

@@ -20,7 +20,7 @@ from torch_geometric.data import HeteroData
 from gpu.export import EntityGraph, ExportCache, GraphExport
 from gpu.gnn import CheckpointMeta, GnnScorer, load_checkpoint
 from gpu.ppr import TorchPPR
-from hopgraph.settings import GpuSettings
+from hopgraph.core.settings import GpuSettings
 from retrieval.signals import Seeds
 from retrieval.snapshot import Snapshot
 from vectors.store import VectorStore

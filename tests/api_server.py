@@ -12,8 +12,8 @@ import httpx
 from api.app import create_app
 from api.auth import hash_key
 from api.server import background_server
-from hopgraph.platform import Platform
-from hopgraph.settings import ApiKey, Settings
+from hopgraph.app.platform import Platform
+from hopgraph.core.settings import ApiKey, Settings
 from tests.conftest import free_port
 
 READ_KEY = "read-key-for-tests"

@@ -12,7 +12,7 @@ import numpy as np
 import torch
 from PIL import Image
 
-from hopgraph.settings import ClipSettings
+from hopgraph.core.settings import ClipSettings
 from vectors.clip import ClipEmbedder, ClipError, import_open_clip
 
 open_clip = import_open_clip()

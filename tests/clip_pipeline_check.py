@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from hopgraph.platform import Platform
-from hopgraph.settings import (
+from hopgraph.app.platform import Platform
+from hopgraph.core.settings import (
     ClipSettings,
     EmbedderSettings,
     ImageRetrievalSettings,

@@ -15,8 +15,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from graphdb.arcadedb_server import EmbeddedArcadeDB, ServerInfo
-from hopgraph.platform import Platform
-from hopgraph.settings import GraphSettings, Settings
+from hopgraph.app.platform import Platform
+from hopgraph.core.settings import GraphSettings, Settings
 from vectors.embedders import SentenceTransformerEmbedder
 
 

@@ -17,7 +17,6 @@ import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -25,8 +24,9 @@ from fastapi.responses import JSONResponse
 
 from api.server import background_server
 from tests.conftest import free_port
+from tests.paths import SHARED_DATA
 
-RECORDED = Path(__file__).resolve().parents[2] / "shared" / "data" / "christmas-carol" / "recorded-llm-responses.json"
+RECORDED = SHARED_DATA / "christmas-carol" / "recorded-llm-responses.json"
 _NAME = re.compile(r'\("entity"<\|>"?([^"<]+)"?<\|>')
 _WORD = re.compile(r"[a-z]{4,}")
 

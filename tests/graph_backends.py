@@ -11,7 +11,7 @@ import pytest
 
 from graphdb.bolt import BoltGraphStore
 from graphdb.factory import open_graph_store
-from hopgraph.settings import GraphSettings, Settings
+from hopgraph.core.settings import GraphSettings, Settings
 
 
 def docker_unavailable_reason() -> str | None:

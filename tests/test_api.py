@@ -12,10 +12,11 @@ import httpx
 import pytest
 
 from graphdb.arcadedb_server import ServerInfo
-from hopgraph.platform import Platform
-from hopgraph.settings import REPO_ROOT, ApiSettings, ScheduledSource, SchedulerSettings
+from hopgraph.app.platform import Platform
+from hopgraph.core.settings import ApiSettings, ScheduledSource, SchedulerSettings
 from tests.api_server import ADMIN_KEY, KEYS, READ_KEY, running_api, wait_job
 from tests.conftest import settings_for
+from tests.paths import REPO_ROOT
 from vectors.embedders import SentenceTransformerEmbedder
 
 SAMPLE = REPO_ROOT / "hopgraph" / "sample"

@@ -20,8 +20,8 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from graphdb.arcadedb_server import ServerInfo
-from hopgraph.platform import Platform
-from hopgraph.settings import ApiSettings
+from hopgraph.app.platform import Platform
+from hopgraph.core.settings import ApiSettings
 from tests.api_server import ADMIN_KEY, KEYS, running_api
 from tests.conftest import settings_for
 from vectors.embedders import SentenceTransformerEmbedder

@@ -3,9 +3,10 @@ from pathlib import Path
 
 from ingest.chunking import Chunker
 from ingest.sources import Skipped, SourceText, expand_paths, read_text_file
+from tests.paths import SHARED_DATA
 from vectors.embedders import SentenceTransformerEmbedder
 
-CAROL = Path(__file__).resolve().parents[2] / "shared" / "data" / "christmas-carol" / "a-christmas-carol.txt"
+CAROL = SHARED_DATA / "christmas-carol" / "a-christmas-carol.txt"
 
 
 def test_chunks_respect_the_token_budget_and_sentences(embedder: SentenceTransformerEmbedder) -> None:

@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 
 from graphdb.arcadedb_server import ServerInfo
-from graphdb.migrations import discover
-from hopgraph.settings import REPO_ROOT
+from graphdb.migrations import discover, packaged
 
 
 def _run(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -78,7 +77,7 @@ def test_cypher_command(arcadedb: ServerInfo, tmp_path: Path) -> None:
     out = _run(["cypher", "match (m:Migration) /* x */ detach DELETE m"], env)
     assert out.returncode == 1 and "refused" in out.stderr
     out = _run(["cypher", "MATCH (m:Migration) RETURN count(m) AS n", "--format", "json"], env)
-    n_files = len(discover(REPO_ROOT / "migrations"))
+    n_files = len(discover(packaged()))
     assert out.returncode == 0 and json.loads(out.stdout)["rows"] == [[n_files]]  # nothing was deleted
     out = _run(["cypher", "MATCH (n RETURN n"], env)
     assert out.returncode == 1 and "error" in out.stderr

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from graphdb.arcadedb_server import ServerInfo
-from hopgraph.settings import REPO_ROOT
+from tests.paths import REPO_ROOT
 
 CLIP_PYTHON = REPO_ROOT / ".venv-clip" / "bin" / "python"
 

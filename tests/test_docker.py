@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 import yaml
 
-from hopgraph.settings import REPO_ROOT, Settings
+from hopgraph.core.settings import Settings
+from tests.paths import REPO_ROOT
 
 DOCKER = REPO_ROOT / "docker"
 

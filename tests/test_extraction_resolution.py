@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hopgraph.models import Chunk
-from hopgraph.platform import Platform
-from hopgraph.settings import ExtractionSettings
+from hopgraph.app.platform import Platform
+from hopgraph.core.records import Chunk
+from hopgraph.core.settings import ExtractionSettings
 from ingest.extraction import SpacyExtractor
 from ingest.resolution import compatible_types, name_relation
+from tests.paths import SHARED_DATA
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = SHARED_DATA
 CAROL = DATA / "christmas-carol" / "a-christmas-carol.txt"
 
 

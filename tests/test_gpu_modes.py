@@ -10,15 +10,16 @@ import pytest
 
 from gpu.train import TrainConfig
 from graphdb.arcadedb_server import ServerInfo
-from hopgraph.platform import Platform
-from hopgraph.settings import GpuSettings
+from hopgraph.app.platform import Platform
+from hopgraph.core.settings import GpuSettings
 from retrieval.evaluation import load_dataset
 from retrieval.gnn_training import WEIGHTS, train_gnn
 from retrieval.modes import QueryError, Retriever
 from tests.conftest import settings_for
+from tests.paths import SHARED_DATA
 from vectors.embedders import SentenceTransformerEmbedder
 
-HOTPOT = Path(__file__).resolve().parents[2] / "shared" / "data" / "hotpotqa-100"
+HOTPOT = SHARED_DATA / "hotpotqa-100"
 N_QUERIES, N_DISTRACTORS = 40, 150
 
 

@@ -10,7 +10,7 @@ import pytest
 from graphdb.bolt import BoltGraphStore
 from graphdb.readonly import ReadOnlyViolation
 from graphdb.store import RelationRef
-from hopgraph.models import Chunk, Community, Document, Entity, Mention, Relation, relation_id
+from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, relation_id
 
 from .graph_backends import neo4j_uri, open_store  # noqa: F401 - fixture
 

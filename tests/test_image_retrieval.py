@@ -9,10 +9,11 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from hopgraph.platform import Platform
+from hopgraph.app.platform import Platform
 from retrieval.image import EntityEdges, expand, similarity_edges, top_k_rows
+from tests.paths import SHARED_DATA
 
-FLICKR = Path(__file__).resolve().parents[2] / "shared" / "data" / "flickr8k-captions"
+FLICKR = SHARED_DATA / "flickr8k-captions"
 
 
 def test_similarity_edges_match_brute_force() -> None:

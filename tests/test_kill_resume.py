@@ -14,12 +14,13 @@ import neo4j
 import pytest
 
 from graphdb.arcadedb_server import ServerInfo
-from hopgraph.platform import Platform
+from hopgraph.app.platform import Platform
+from tests.paths import SHARED_DATA
 from vectors.embedders import SentenceTransformerEmbedder
 
 from .conftest import settings_for
 
-HOTPOT = Path(__file__).resolve().parents[2] / "shared" / "data" / "hotpotqa-100" / "corpus.jsonl"
+HOTPOT = SHARED_DATA / "hotpotqa-100" / "corpus.jsonl"
 
 
 def _write_corpus(root: Path, n: int) -> Path:

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from graphdb.arcadedb_server import ServerInfo
-from hopgraph.platform import Platform
-from hopgraph.settings import CommunitySettings, ExtractionSettings, LlmSettings, Settings
+from hopgraph.app.platform import Platform
+from hopgraph.core.settings import CommunitySettings, ExtractionSettings, LlmSettings, Settings
 from ingest.llm_client import LlmError, LlmOutputError
 from ingest.llm_extraction import parse_records
 from tests.conftest import settings_for

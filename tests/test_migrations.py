@@ -10,8 +10,7 @@ import pytest
 
 from graphdb.arcadedb_server import ServerInfo
 from graphdb.factory import open_graph_store
-from graphdb.migrations import MigrationError, discover
-from hopgraph.settings import REPO_ROOT
+from graphdb.migrations import MigrationError, discover, packaged
 
 from .conftest import settings_for
 
@@ -23,7 +22,7 @@ def _settings(arcadedb: ServerInfo, tmp_path: Path, mig: Path):  # type: ignore[
 
 def _copy_migrations(tmp_path: Path) -> Path:
     mig = tmp_path / "migrations"
-    shutil.copytree(REPO_ROOT / "migrations", mig)
+    shutil.copytree(packaged(), mig, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
     return mig
 
 
@@ -77,7 +76,7 @@ def test_concurrent_migrations_apply_each_file_once(arcadedb: ServerInfo, tmp_pa
     try:
         assert not errors
         rows = stores[0].read("MATCH (m:Migration) RETURN m.version AS v, count(*) AS n")
-        assert len(rows) == len(discover(settings.graph.migrations_dir))
+        assert len(rows) == len(discover(settings.graph.migrations_dir or packaged()))
         assert all(r["n"] == 1 for r in rows)
     finally:
         for s in stores:

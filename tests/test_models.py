@@ -1,4 +1,5 @@
-from hopgraph.models import chunk_id, content_hash, document_id, entity_id, normalize_name, stable_id
+from hopgraph.core.records import chunk_id, content_hash, document_id, entity_id, stable_id
+from hopgraph.core.text import normalize_name
 
 
 def test_ids_are_stable_and_content_derived() -> None:

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from hopgraph.platform import Platform
+from hopgraph.app.platform import Platform
 from retrieval.modes import QueryError
 
 FACT = ("The Vexmoor Observatory was founded in 1893 by the astronomer Zorblax Quintana, who paid for "
@@ -114,8 +114,8 @@ def test_recurring_entities_are_embedded_once_and_again_after_deletion(
         arcadedb: object, embedder: object, tmp_path: Path) -> None:
     """One document per batch: an entity of several documents gets one vector write per process,
     and an entity whose vectors a deletion removed is embedded again when it comes back."""
-    from hopgraph.models import Chunk
-    from hopgraph.settings import IngestSettings
+    from hopgraph.core.records import Chunk
+    from hopgraph.core.settings import IngestSettings
     from ingest.extraction import Extraction
     from ingest.pipeline import Ingestor
 

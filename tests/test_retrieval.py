@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from hopgraph.platform import Platform
+from hopgraph.app.platform import Platform
 from retrieval.evaluation import evaluate, load_dataset, metrics
 from retrieval.fusion import rrf, weighted
 from retrieval.modes import MODES

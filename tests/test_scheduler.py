@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from api.jobs import JobManager
-from hopgraph.platform import Platform
-from hopgraph.settings import ScheduledSource, SchedulerSettings
+from hopgraph.app.platform import Platform
+from hopgraph.core.settings import ScheduledSource, SchedulerSettings
 from ingest.scheduler import ReingestScheduler
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from hopgraph.platform import Platform
+from hopgraph.app.platform import Platform
 from ingest.sources import Skipped, SourceText, read_sources
+from tests.paths import SHARED_DATA
 
 EXTS = [".txt", ".md", ".html", ".jsonl", ".jpg", ".png"]
 
@@ -60,7 +61,7 @@ def test_removed_records_are_pruned_and_unreadable_files_keep_their_documents(
 
 
 def test_communities_are_built_and_follow_changes(platform: Platform, tmp_path: Path) -> None:
-    data = Path(__file__).resolve().parents[2] / "shared" / "data" / "hotpotqa-100" / "corpus.jsonl"
+    data = SHARED_DATA / "hotpotqa-100" / "corpus.jsonl"
     lines = data.read_text().splitlines()[:150]
     corpus = tmp_path / "hp.jsonl"
     corpus.write_text("\n".join(lines))
@@ -106,7 +107,7 @@ def test_warm_started_communities_survive_a_rewritten_document(platform: Platfor
 
 
 def test_community_embedding_text_drops_type_tags_and_is_capped() -> None:
-    from hopgraph.models import Community
+    from hopgraph.core.records import Community
     from ingest.communities import embed_text
 
     c = Community(id="c", level=0, size=3, member_ids=["a", "b", "c"], title="Paris, France, Seine",

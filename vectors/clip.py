@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from hopgraph.settings import ClipSettings
+from hopgraph.core.settings import ClipSettings
 from vectors.embedders import EmbedderError, pick_device
 
 log = logging.getLogger(__name__)

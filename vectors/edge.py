@@ -21,7 +21,7 @@ from uuid import UUID
 import numpy as np
 import qdrant_edge as qe
 
-from hopgraph.settings import VectorSettings
+from hopgraph.core.settings import VectorSettings
 from vectors.store import COLLECTIONS, CollectionSpec, Filter, Hit, VectorPoint, VectorStoreError, point_uuid
 
 log = logging.getLogger(__name__)

@@ -15,7 +15,7 @@ from typing import Protocol
 
 import numpy as np
 
-from hopgraph.settings import EmbedderSettings
+from hopgraph.core.settings import EmbedderSettings
 
 log = logging.getLogger(__name__)
 

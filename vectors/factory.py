@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hopgraph.settings import Settings
+from hopgraph.core.settings import Settings
 from vectors.edge import EdgeVectorStore
 from vectors.qdrant_server import QdrantClientVectorStore
 from vectors.store import VectorStore, VectorStoreError

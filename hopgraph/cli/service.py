@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from hopgraph.settings import Settings
+from hopgraph.core.settings import Settings
 
 
 def register(app: typer.Typer, settings: Callable[[], Settings], fail: Callable[[Exception], typer.Exit]) -> None:
@@ -43,7 +43,7 @@ def register(app: typer.Typer, settings: Callable[[], Settings], fail: Callable[
         Each run is incremental and recorded in the graph; see GET /jobs or `hopgraph cypher
         "MATCH (r:IngestRun) RETURN r ORDER BY r.started_at DESC LIMIT 10"`."""
         from api.server import embedded_owner
-        from hopgraph.platform import Platform
+        from hopgraph.app.platform import Platform
         from ingest.scheduler import ReingestScheduler
 
         s = settings()

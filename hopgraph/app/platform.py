@@ -12,8 +12,8 @@ from typing import Any
 from graphdb.bolt import BoltGraphStore
 from graphdb.browse import IngestRun
 from graphdb.factory import open_graph_store
-from hopgraph.models import IngestReport, QueryFilters, QueryResult
-from hopgraph.settings import RetrievalSettings, ScheduledSource, Settings
+from hopgraph.core.records import IngestReport, QueryFilters, QueryResult
+from hopgraph.core.settings import RetrievalSettings, ScheduledSource, Settings
 from ingest.pipeline import Ingestor
 from ingest.scheduler import run_source
 from ingest.sources import record_to_source

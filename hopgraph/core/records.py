@@ -2,21 +2,17 @@
 
 Ids are short hex digests of normalized content or names, so re-ingesting the same
 input yields the same ids and every write can be an idempotent MERGE / upsert.
-This module imports nothing of the project.
+Part of hopgraph.core: imports nothing of the project outside it.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
-import unicodedata
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-_WS = re.compile(r"\s+")
-_LEADING_ARTICLE = re.compile(r"^(the|a|an)\s+", re.IGNORECASE)
-_EDGE_PUNCT = re.compile(r"^[\W_]+|[\W_]+$")
+from hopgraph.core.text import normalize_name
 
 
 def stable_id(prefix: str, *parts: str) -> str:
@@ -29,15 +25,6 @@ def content_hash(text: str | bytes) -> str:
     """SHA-256 of a document's content (text is hashed as UTF-8)."""
     data = text.encode("utf-8") if isinstance(text, str) else text
     return hashlib.sha256(data).hexdigest()
-
-
-def normalize_name(name: str) -> str:
-    """Normalize an entity surface form: NFKC, casefold, no leading article, no possessive."""
-    s = unicodedata.normalize("NFKC", name).strip()
-    s = re.sub(r"['\u2019]s$", "", s)
-    s = _LEADING_ARTICLE.sub("", s)
-    s = _EDGE_PUNCT.sub("", s)
-    return _WS.sub(" ", s).casefold()
 
 
 def document_id(source: str) -> str:

@@ -11,8 +11,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from rich.console import Console
 from rich.markup import escape
 
-from hopgraph.platform import Platform
-from hopgraph.settings import Settings
+from hopgraph.app.platform import Platform
+from hopgraph.core.settings import Settings
 
 SAMPLE = Path(__file__).parent / "sample"
 QUERIES = [

@@ -20,8 +20,6 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-
 
 class GraphSettings(BaseModel):
     """Graph store: the embedded ArcadeDB server (default) or Neo4j 5 over Bolt."""
@@ -48,7 +46,8 @@ class GraphSettings(BaseModel):
     query_timeout_s: float = Field(default=60.0, gt=0)
     max_retry_time_s: float = Field(default=15.0, ge=0)
     batch_size: int = Field(default=2000, ge=1, le=20000, description="Rows per UNWIND write.")
-    migrations_dir: Path = REPO_ROOT / "migrations"
+    migrations_dir: Path | None = Field(
+        default=None, description="Folder of NNNN_name.cypher files; None = the migrations shipped with hopgraph.")
 
 
 class VectorSettings(BaseModel):

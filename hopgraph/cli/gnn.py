@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from hopgraph.settings import Settings
+from hopgraph.core.settings import Settings
 
 console = Console()
 
@@ -62,7 +62,7 @@ def register(app: typer.Typer, settings: Callable[[], Settings], fail: Callable[
 
         from gpu.gnn import CheckpointError
         from gpu.train import TrainConfig
-        from hopgraph.platform import Platform
+        from hopgraph.app.platform import Platform
         from retrieval.evaluation import DatasetError, load_dataset
         from retrieval.gnn_training import train_gnn
 

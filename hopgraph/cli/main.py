@@ -14,9 +14,9 @@ from rich.logging import RichHandler
 from rich.markup import escape
 from rich.table import Table
 
-from hopgraph import cli_gnn as _gnn
-from hopgraph import cli_service as _service
-from hopgraph.settings import Settings
+from hopgraph.cli import gnn as _gnn
+from hopgraph.cli import service as _service
+from hopgraph.core.settings import Settings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -68,7 +68,7 @@ def ingest(
 ) -> None:
     """Ingest documents. Unchanged documents are skipped; changed ones are re-extracted; an
     interrupted run is completed by running it again."""
-    from hopgraph.platform import Platform
+    from hopgraph.app.platform import Platform
 
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
@@ -102,7 +102,7 @@ def query(
                                                         "(needs CLIP, settings clip.*).")] = False,
 ) -> None:
     """Query the graph; prints ranked chunks with their citations [file · document · chunk]."""
-    from hopgraph.platform import Platform
+    from hopgraph.app.platform import Platform
     from retrieval.modes import MODES
 
     if mode not in MODES:
@@ -151,7 +151,7 @@ def eval_cmd(
     for every mode, the BM25/dense/RRF baselines and the ablations of graph mode, in one run."""
     import time
 
-    from hopgraph.platform import Platform
+    from hopgraph.app.platform import Platform
     from retrieval.evaluation import (
         DEFAULT_MODES,
         IMAGE_MODES,
@@ -214,7 +214,7 @@ def eval_cmd(
 @app.command()
 def delete(doc_id: Annotated[str, typer.Argument(help="Document id (see `hopgraph documents`).")]) -> None:
     """Delete a document, its chunks, mentions, orphaned entities and vectors."""
-    from hopgraph.platform import Platform
+    from hopgraph.app.platform import Platform
 
     s = _settings()
     _not_served(s)
@@ -232,7 +232,7 @@ def delete(doc_id: Annotated[str, typer.Argument(help="Document id (see `hopgrap
 def documents(limit: Annotated[int, typer.Option(min=1)] = 100, skip: Annotated[int, typer.Option(min=0)] = 0
               ) -> None:
     """List ingested documents with their ids and status."""
-    from hopgraph.platform import Platform
+    from hopgraph.app.platform import Platform
 
     try:
         with Platform(_settings()) as p:
@@ -248,7 +248,7 @@ def documents(limit: Annotated[int, typer.Option(min=1)] = 100, skip: Annotated[
 @app.command()
 def status(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     """Show the stores in use and their counts."""
-    from hopgraph.platform import Platform
+    from hopgraph.app.platform import Platform
 
     s = _settings()
     try:

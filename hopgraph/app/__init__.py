@@ -1,0 +1,1 @@
+"""The application layer: the Platform facade over the stores, ingest and retrieval."""

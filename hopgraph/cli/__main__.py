@@ -1,0 +1,5 @@
+"""``python -m hopgraph.cli``."""
+
+from hopgraph.cli.main import app
+
+app()

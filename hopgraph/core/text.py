@@ -1,0 +1,42 @@
+"""Text helpers shared by ingest, retrieval and gpu: name normalization, word n-grams, token estimates."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator, Sequence
+
+_WS = re.compile(r"\s+")
+_LEADING_ARTICLE = re.compile(r"^(the|a|an)\s+", re.IGNORECASE)
+_EDGE_PUNCT = re.compile(r"^[\W_]+|[\W_]+$")
+#: a word of a query or a name: letters, digits, apostrophes and hyphens
+WORD = re.compile(r"[\w'\u2019-]+")
+#: words -> tokens, for budgets (MiniLM word-pieces per English word, roughly)
+TOKENS_PER_WORD = 1.3
+
+
+def normalize_name(name: str) -> str:
+    """Normalize an entity surface form: NFKC, casefold, no leading article, no possessive."""
+    s = unicodedata.normalize("NFKC", name).strip()
+    s = re.sub(r"['\u2019]s$", "", s)
+    s = _LEADING_ARTICLE.sub("", s)
+    s = _EDGE_PUNCT.sub("", s)
+    return _WS.sub(" ", s).casefold()
+
+
+def ngrams(words: Sequence[str], max_n: int) -> Iterator[tuple[int, str]]:
+    """``(n, normalized text)`` of every run of up to ``max_n`` words, longest runs first: how
+    entity names and titles are found in a query or a passage."""
+    for n in range(min(max_n, len(words)), 0, -1):
+        for i in range(len(words) - n + 1):
+            yield n, normalize_name(" ".join(words[i : i + n]))
+
+
+def estimate_tokens(text: str) -> int:
+    """Cheap token estimate (words x 1.3, plus one), good enough for budgeting."""
+    return int(len(text.split()) * TOKENS_PER_WORD) + 1
+
+
+def words_for_tokens(tokens: int) -> int:
+    """How many words fit in ``tokens`` by the same estimate."""
+    return int(tokens / TOKENS_PER_WORD)
