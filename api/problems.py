@@ -12,10 +12,7 @@ from fastapi.responses import JSONResponse
 from neo4j.exceptions import ClientError, Neo4jError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from graphdb.bolt import GraphStoreError
-from graphdb.readonly import ReadOnlyViolation
-from retrieval.modes import QueryError
-from vectors.store import VectorStoreError
+from hopgraph.core.errors import HopgraphError, StoreUnavailableError, classify
 
 log = logging.getLogger(__name__)
 
@@ -61,10 +58,13 @@ def install(app: FastAPI) -> None:
         detail = "; ".join(f"{'.'.join(e['loc'])}: {e['msg']}" for e in errors[:5])
         return problem(422, detail or "invalid request", request.url.path, errors=errors)
 
-    @app.exception_handler(QueryError)
-    @app.exception_handler(ReadOnlyViolation)
-    async def _bad_request(request: Request, exc: Exception) -> JSONResponse:
-        return problem(400, str(exc), request.url.path)
+    @app.exception_handler(HopgraphError)
+    async def _hopgraph(request: Request, exc: HopgraphError) -> JSONResponse:
+        status = classify(exc)[1]
+        if isinstance(exc, StoreUnavailableError):
+            log.warning("store error on %s: %s", request.url.path, exc)
+            return problem(status, f"a store is unavailable: {exc}", request.url.path)
+        return problem(status, str(exc), request.url.path)
 
     @app.exception_handler(ClientError)
     async def _cypher(request: Request, exc: ClientError) -> JSONResponse:
@@ -72,8 +72,6 @@ def install(app: FastAPI) -> None:
             return problem(504, f"the statement timed out: {exc.message}", request.url.path)
         return problem(400, f"the graph database rejected the statement: {exc.message or exc}", request.url.path)
 
-    @app.exception_handler(GraphStoreError)
-    @app.exception_handler(VectorStoreError)
     @app.exception_handler(Neo4jError)
     async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
         log.warning("store error on %s: %s", request.url.path, exc)

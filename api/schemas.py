@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from hopgraph.core.records import QueryFilters, QueryResult
-from retrieval.modes import Mode
+from retrieval.registry import REGISTRY
+
+#: the modes of the registry, as the schema's enum (names are validated against it)
+Mode = Enum("Mode", {name: name for name in REGISTRY.names}, type=str)  # type: ignore[misc]
 
 
 class Problem(BaseModel):
@@ -32,7 +36,7 @@ class QueryRequest(BaseModel):
     ]})
 
     text: str = Field(min_length=1, max_length=4000, description="The question or search text.")
-    mode: Mode = Field(default="graph", description="Retrieval mode; 'graph' is the strongest.")
+    mode: Mode = Field(default=Mode("graph"), description="Retrieval mode; 'graph' is the strongest.")
     top_k: int = Field(default=5, ge=1, le=100)
     filters: QueryFilters | None = None
     token_budget: int | None = Field(default=None, ge=50, le=32000, description="Tokens of cited context.")

@@ -7,8 +7,10 @@ from collections.abc import Iterator
 
 import torch
 
+from hopgraph.core.errors import BadInputError
 
-class DeviceError(RuntimeError):
+
+class DeviceError(BadInputError):
     """The configured device cannot be used."""
 
 

@@ -21,6 +21,7 @@ from torch_geometric.nn import GATv2Conv, HeteroConv
 
 from gpu.device import autocast
 from gpu.export import EDGE_TYPES, ENTITY, RELATED
+from hopgraph.core.errors import BadInputError
 
 #: scalar features per candidate entity, in this order (see retrieval.subgraph.features)
 FEATURES = ("ppr", "seed", "similarity", "specificity", "log_df")
@@ -29,7 +30,7 @@ EdgeType = tuple[str, str, str]
 Attention = dict[EdgeType, list[tuple[Tensor, Tensor]]]
 
 
-class CheckpointError(ValueError):
+class CheckpointError(BadInputError):
     """A GNN checkpoint is missing, unreadable or does not fit the current graph and embedder."""
 
 

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from hopgraph.core.errors import StoreUnavailableError
 from hopgraph.core.settings import GraphSettings
 
 log = logging.getLogger(__name__)
@@ -30,7 +31,7 @@ MAIN_CLASS = "com.arcadedb.server.ArcadeDBServer"
 BOLT_PLUGIN = "Bolt:com.arcadedb.bolt.BoltProtocolPlugin"
 
 
-class GraphServerError(RuntimeError):
+class GraphServerError(StoreUnavailableError):
     """The embedded graph server could not be started, found or stopped."""
 
 

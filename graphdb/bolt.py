@@ -25,6 +25,7 @@ from graphdb.store import (
     RemovalPlan,
     Topology,
 )
+from hopgraph.core.errors import StoreUnavailableError
 from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, relation_id
 from hopgraph.core.settings import GraphSettings
 
@@ -32,7 +33,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-class GraphStoreError(RuntimeError):
+class GraphStoreError(StoreUnavailableError):
     """A graph operation failed for a reason the caller should see."""
 
 

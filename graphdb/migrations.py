@@ -17,13 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hopgraph.core.errors import StoreUnavailableError
+
 log = logging.getLogger(__name__)
 
 _FILE = re.compile(r"^(\d{4})_([A-Za-z0-9_]+)\.cypher$")
 _COMMENT = re.compile(r"^\s*//.*$", re.MULTILINE)
 
 
-class MigrationError(RuntimeError):
+class MigrationError(StoreUnavailableError):
     """A migration file is malformed, or an applied one was edited."""
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from hopgraph.core.errors import BadInputError
+
 WRITE_WORDS = frozenset({
     "CREATE", "MERGE", "SET", "DELETE", "DETACH", "REMOVE", "DROP", "FOREACH", "LOAD", "ALTER",
     "RENAME", "GRANT", "DENY", "REVOKE", "START", "STOP", "TERMINATE", "USE", "INSERT", "FINISH",
@@ -30,7 +32,7 @@ _CALL = re.compile(r"\bCALL\s+([A-Za-z_][A-Za-z0-9_.]*)\s*\(?", re.IGNORECASE)
 _IN_TX = re.compile(r"\bIN\s+(?:\d+\s+)?(?:CONCURRENT\s+)?TRANSACTIONS\b", re.IGNORECASE)
 
 
-class ReadOnlyViolation(ValueError):
+class ReadOnlyViolation(BadInputError):
     """The statement could write to the graph."""
 
 

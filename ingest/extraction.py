@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Protocol
 
+from hopgraph.core.errors import StoreUnavailableError
 from hopgraph.core.records import Chunk, Entity, Mention, Relation, entity_id, relation_id
 from hopgraph.core.settings import ExtractionSettings
 from hopgraph.core.text import normalize_name
@@ -35,7 +36,7 @@ _OBJ = {"dobj", "attr", "oprd", "dative"}
 _STRIP_POS = {"DET", "PRON", "PUNCT", "NUM", "SYM", "CCONJ", "PART", "ADP", "SPACE", "X", "INTJ"}
 
 
-class ExtractionError(RuntimeError):
+class ExtractionError(StoreUnavailableError):
     """The spaCy model cannot be loaded."""
 
 

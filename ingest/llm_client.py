@@ -18,12 +18,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hopgraph.core.errors import StoreUnavailableError
 from hopgraph.core.settings import LlmSettings
 
 log = logging.getLogger(__name__)
 
 
-class LlmError(RuntimeError):
+class LlmError(StoreUnavailableError):
     """The LLM endpoint cannot be used or answered with an error."""
 
 

@@ -17,22 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hopgraph.core.errors import BadInputError
 from hopgraph.core.records import QueryResult
 from hopgraph.core.settings import RetrievalSettings
-
-#: variants reported beside the modes: name -> (mode, settings override; "image" overrides nest)
-ABLATIONS: dict[str, tuple[str, dict[str, Any]]] = {
-    "graph-no-enrichment": ("graph", {"enrichment": False}),
-    "graph-0-hops": ("graph", {"expansion": "none"}),
-    "graph-beam": ("graph", {"expansion": "beam"}),
-    "graph+rerank": ("graph", {"rerank": True}),
-    "image-rrf": ("image", {"image": {"fusion": "rrf"}}),
-    "image-no-expansion": ("image", {"image": {"similar_k": 0, "cooccur_k": 0}}),
-}
-DEFAULT_MODES = ["bm25", "dense", "rrf", "local", "global", "hybrid", "mix", "graph", "pcst",
-                 *[a for a, (m, _) in ABLATIONS.items() if m == "graph"]]
-#: for corpora of images with captions: caption-embedding and BM25 baselines, the fused image mode
-IMAGE_MODES = ["dense", "bm25", "rrf", "image", *[a for a, (m, _) in ABLATIONS.items() if m == "image"]]
+from retrieval.registry import REGISTRY
 
 
 def is_image_corpus(corpus: Path) -> bool:
@@ -46,16 +34,7 @@ def is_image_corpus(corpus: Path) -> bool:
     return False
 
 
-def settings_for(mode: str, base: RetrievalSettings) -> tuple[str, RetrievalSettings]:
-    """The real mode of a mode or ablation name, and its settings."""
-    real, override = ABLATIONS.get(mode, (mode, {}))
-    update: dict[str, Any] = {"top_k": 20, **override}
-    if "image" in override:
-        update["image"] = base.image.model_copy(update=override["image"])
-    return real, base.model_copy(update=update)
-
-
-class DatasetError(ValueError):
+class DatasetError(BadInputError):
     """The folder is not in the BEIR layout."""
 
 
@@ -131,7 +110,7 @@ def evaluate(query: Callable[[str, str, RetrievalSettings], QueryResult], corpus
 
     reports = []
     for mode in modes:
-        real, cfg = settings_for(mode, base)
+        real, cfg = REGISTRY.settings_for(mode, base, top_k=20)
         query(next(iter(ds.queries.values())), real, cfg)  # warm-up (caches, derived indexes): not timed
         rep = ModeReport(mode)
         sums: dict[str, float] = {}

@@ -20,7 +20,7 @@ import numpy as np
 from gpu.gnn import CheckpointMeta, GnnConfig, RelevanceGNN, save_checkpoint
 from gpu.train import Example, TrainConfig, evaluate_loss, seed_everything, train
 from retrieval.evaluation import Dataset, metrics, ranked_documents
-from retrieval.modes import Retriever
+from retrieval.retriever import Retriever
 
 log = logging.getLogger(__name__)
 
@@ -54,17 +54,13 @@ WEIGHTS = (0.25, 0.5, 1.0)
 def weight_sweep(retriever: Retriever, ds: Dataset, corpus_ids: dict[str, str], queries: list[str], path: Path
                  ) -> dict[str, dict[str, float]]:
     """R@2 / R@5 of mode gnn on ``queries`` for each weight in ``WEIGHTS`` (and graph mode, as "0")."""
-    saved = retriever.gpu.cfg
-    retriever.gpu.forget_scorer()
+    trained = retriever.with_gpu(retriever.gpu.cfg.model_copy(update={"gnn_checkpoint": path}))
     out: dict[str, dict[str, float]] = {}
-    try:
-        for w in (0.0, *WEIGHTS):
-            retriever.gpu.cfg = saved.model_copy(update={"gnn_weight": w, "gnn_checkpoint": path})
-            per = [metrics(ranked_documents(retriever.query(ds.queries[q], mode="gnn" if w else "graph", top_k=10),
-                                    corpus_ids), ds.qrels.get(q, {})) for q in queries]
-            out[str(w)] = {k: round(100 * sum(m[k] for m in per) / max(len(per), 1), 2) for k in ("R@2", "R@5")}
-    finally:
-        retriever.gpu.cfg = saved
+    for w in (0.0, *WEIGHTS):
+        cfg = trained.cfg.model_copy(update={"weights": {**trained.cfg.weights, "gnn": w}})
+        per = [metrics(ranked_documents(trained.query(ds.queries[q], mode="gnn" if w else "graph", top_k=10,
+                                                      cfg=cfg), corpus_ids), ds.qrels.get(q, {})) for q in queries]
+        out[str(w)] = {k: round(100 * sum(m[k] for m in per) / max(len(per), 1), 2) for k in ("R@2", "R@5")}
     return out
 
 

@@ -17,8 +17,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+import torch
 
+from gpu.export import similarity_edges
 from hopgraph.core.settings import ImageRetrievalSettings
+from hopgraph.core.weights import caption_specificity
 from retrieval.fusion import ranked, rrf, weighted
 from retrieval.snapshot import Snapshot
 
@@ -47,30 +50,17 @@ def top_k_rows(m: sp.csr_matrix, k: int) -> sp.csr_matrix:
     return sp.csr_matrix((vals, (rows, cols)), shape=m.shape)
 
 
-def similarity_edges(vectors: np.ndarray, k: int, min_sim: float, block: int = 2048) -> sp.csr_matrix:
-    """Each entity's top-``k`` cosine neighbours above ``min_sim`` (vectors are unit rows)."""
+def similarity_matrix(vectors: np.ndarray, k: int, min_sim: float) -> sp.csr_matrix:
+    """Each entity's top-``k`` cosine neighbours above ``min_sim`` (unit rows), as a sparse matrix
+    (``gpu.export.similarity_edges`` on the CPU)."""
     n = vectors.shape[0]
-    if n < 2 or k == 0:
-        return sp.csr_matrix((n, n))
-    rows: list[np.ndarray] = []
-    cols: list[np.ndarray] = []
-    vals: list[np.ndarray] = []
-    kk = min(k, n - 1)
-    for start in range(0, n, block):
-        sims = vectors[start:start + block] @ vectors.T
-        idx = np.arange(sims.shape[0])
-        sims[idx, start + idx] = -1.0  # no self loops
-        top = np.argpartition(-sims, kk - 1, axis=1)[:, :kk]
-        top_vals = np.take_along_axis(sims, top, axis=1)
-        keep = top_vals >= min_sim
-        rows.append(np.repeat(start + idx, kk)[keep.ravel()])
-        cols.append(top[keep])
-        vals.append(top_vals[keep])
-    return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
+    src, dst, cos = similarity_edges(torch.from_numpy(np.ascontiguousarray(vectors, dtype=np.float32)),
+                                     torch.arange(n), k, min_sim)
+    return sp.csr_matrix((cos.double().numpy(), (src.numpy(), dst.numpy())), shape=(n, n))
 
 
 def entity_edges(snap: Snapshot, cfg: ImageRetrievalSettings) -> EntityEdges:
-    similar = similarity_edges(snap.entity_vectors, cfg.similar_k, cfg.similar_min)
+    similar = similarity_matrix(snap.entity_vectors, cfg.similar_k, cfg.similar_min)
     cooc = top_k_rows(snap.adjacency, cfg.cooccur_k) if cfg.cooccur_k else sp.csr_matrix(snap.adjacency.shape)
     if cooc.nnz:  # per-row max-normalized so weights are comparable with cosines
         row_max = np.maximum(cooc.max(axis=1).toarray().ravel(), 1e-12)
@@ -97,7 +87,7 @@ def expand(seeds: dict[int, float], edges: EntityEdges, n: int, weight: float) -
 
 def kg_scores(snap: Snapshot, entity_scores: np.ndarray, image_rows: np.ndarray) -> np.ndarray:
     """``sum(score_e / sqrt(df_e))`` over the entities each chunk mentions."""
-    weights = entity_scores / np.sqrt(np.maximum(snap.entity_df, 1.0))
+    weights = entity_scores * caption_specificity(snap.entity_df)
     mentions = snap.incidence[image_rows]
     mentions.data = np.ones_like(mentions.data)
     return np.asarray(mentions @ weights).ravel()

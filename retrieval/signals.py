@@ -10,6 +10,7 @@ import scipy.sparse as sp
 
 from gpu.ppr import TorchPPR
 from hopgraph.core.text import WORD, ngrams
+from hopgraph.core.weights import seed_specificity
 from retrieval.keyword import KeywordIndex
 from retrieval.ppr import personalized_pagerank
 from retrieval.snapshot import Snapshot
@@ -88,7 +89,8 @@ def enrich(snap: Snapshot, seeds: Seeds, first_pass: list[str], sims: np.ndarray
 
 
 def specificity(snap: Snapshot, e: int) -> float:
-    return 1.0 / float(np.log1p(max(snap.entity_df[e], 1.0)) + 1.0)
+    """The damping of a seed entity's weight (``hopgraph.core.weights.seed_specificity``)."""
+    return float(seed_specificity(snap.entity_df[e]))
 
 
 def ppr_scores(snap: Snapshot, transition: sp.csr_matrix, seeds: Seeds, chunk_seeds: dict[str, float],

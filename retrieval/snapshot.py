@@ -27,6 +27,7 @@ import scipy.sparse as sp
 
 from graphdb.store import GraphStore
 from hopgraph.core.text import ngrams, normalize_name
+from hopgraph.core.weights import specificity
 from vectors.store import VectorStore
 
 log = logging.getLogger(__name__)
@@ -130,8 +131,7 @@ def build_snapshot(graph: GraphStore, vectors: VectorStore, typed_weight: float 
             vals.append(about_weight)
     raw = sp.csr_matrix((vals, (rows, cols)), shape=(n_c, n_e), dtype=np.float64)  # duplicates add up
     df = np.asarray((raw > 0).sum(axis=0)).ravel().astype(np.float64)  # chunks mentioning each entity
-    specificity = 1.0 / np.log1p(np.maximum(df, 1.0))
-    incidence = sp.csr_matrix(raw.multiply(specificity[None, :]))
+    incidence = sp.csr_matrix(raw.multiply(specificity(df)[None, :]))
 
     a_rows, a_cols, a_vals = [], [], []
     edge_types: dict[tuple[int, int], str] = {}

@@ -3,7 +3,7 @@ a query (its expansion candidates), the GNN's per-entity features and training l
 
 Candidates: the seeds plus the entities with the most PPR mass, at most ``gpu.candidates``.
 Features (``gpu.gnn.FEATURES``): PPR mass (relative to the best candidate), seed weight, cosine to the
-query, specificity ``1 / log(1 + df)`` and ``log(1 + df)``.
+query, specificity of ``df + 1`` (``hopgraph.core.weights``) and ``log(1 + df)``.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from gpu.export import EntityGraph, ExportCache, GraphExport
 from gpu.gnn import CheckpointMeta, GnnScorer, load_checkpoint
 from gpu.ppr import TorchPPR
 from hopgraph.core.settings import GpuSettings
+from hopgraph.core.weights import specificity
 from retrieval.signals import Seeds
 from retrieval.snapshot import Snapshot
 from vectors.store import VectorStore
@@ -87,7 +88,7 @@ def features(snap: Snapshot, nodes: np.ndarray, entity_mass: np.ndarray, seeds: 
     top = float(mass.max()) if mass.size and mass.max() > 0 else 1.0
     df = snap.entity_df[nodes]
     cols = [mass / top, np.asarray([seeds.weights.get(int(e), 0.0) for e in nodes]),
-            sims[nodes] if sims.size else np.zeros(len(nodes)), 1.0 / np.log1p(np.maximum(df, 1.0) + 1.0),
+            sims[nodes] if sims.size else np.zeros(len(nodes)), specificity(np.maximum(df, 1.0) + 1.0),
             np.log1p(df) / 10.0]
     return torch.from_numpy(np.stack(cols, axis=1).astype(np.float32))
 

@@ -14,7 +14,8 @@ from hopgraph.app.platform import Platform
 from hopgraph.core.settings import GpuSettings
 from retrieval.evaluation import load_dataset
 from retrieval.gnn_training import WEIGHTS, train_gnn
-from retrieval.modes import QueryError, Retriever
+from retrieval.registry import QueryError
+from retrieval.retriever import Retriever
 from tests.conftest import settings_for
 from tests.paths import SHARED_DATA
 from vectors.embedders import SentenceTransformerEmbedder

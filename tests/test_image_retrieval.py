@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from hopgraph.app.platform import Platform
-from retrieval.image import EntityEdges, expand, similarity_edges, top_k_rows
+from retrieval.image import EntityEdges, expand, similarity_matrix, top_k_rows
 from tests.paths import SHARED_DATA
 
 FLICKR = SHARED_DATA / "flickr8k-captions"
@@ -20,7 +20,7 @@ def test_similarity_edges_match_brute_force() -> None:
     rng = np.random.default_rng(0)
     v = rng.standard_normal((300, 16)).astype(np.float32)
     v /= np.linalg.norm(v, axis=1, keepdims=True)
-    m = similarity_edges(v, k=4, min_sim=0.3, block=64)
+    m = similarity_matrix(v, k=4, min_sim=0.3)
     full = v @ v.T
     np.fill_diagonal(full, -1)
     for i in range(300):

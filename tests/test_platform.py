@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from hopgraph.app.platform import Platform
-from retrieval.modes import QueryError
+from retrieval.registry import QueryError
 
 FACT = ("The Vexmoor Observatory was founded in 1893 by the astronomer Zorblax Quintana, who paid for "
         "its brass telescope with money from a salt mine near Kelderwick.")

@@ -12,8 +12,8 @@ import scipy.sparse as sp
 from hopgraph.app.platform import Platform
 from retrieval.evaluation import evaluate, load_dataset, metrics
 from retrieval.fusion import rrf, weighted
-from retrieval.modes import MODES
 from retrieval.ppr import personalized_pagerank
+from retrieval.registry import REGISTRY
 from retrieval.rerank import CrossEncoderReranker, MaxSimReranker
 from vectors.embedders import SentenceTransformerEmbedder, resolve_model_path
 
@@ -47,7 +47,8 @@ def loaded(platform: Platform, tmp_path: Path) -> Platform:
 
 
 def test_every_mode_answers_with_citations(loaded: Platform) -> None:
-    for mode in (m for m in MODES if m not in ("image", "gnn")):  # image, gnn: test_image_retrieval, test_gpu_modes
+    # image, gnn: test_image_retrieval, test_gpu_modes
+    for mode in (m for m in REGISTRY.names if m not in ("image", "gnn")):
         res = loaded.query("Who broke the Enigma cipher?", mode=mode, top_k=3)
         assert res.results, mode
         assert all(r.citation.chunk_id.startswith("chk_") and r.citation.document_id for r in res.results)

@@ -15,6 +15,7 @@ from typing import Protocol
 
 import numpy as np
 
+from hopgraph.core.errors import StoreUnavailableError
 from hopgraph.core.settings import EmbedderSettings
 
 log = logging.getLogger(__name__)
@@ -22,7 +23,7 @@ log = logging.getLogger(__name__)
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 
 
-class EmbedderError(RuntimeError):
+class EmbedderError(StoreUnavailableError):
     """An embedding model cannot be found or loaded."""
 
 

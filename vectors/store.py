@@ -9,6 +9,8 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
+from hopgraph.core.errors import StoreUnavailableError
+
 #: a payload filter: field -> exact value, or a list of values (any of them)
 Filter = Mapping[str, str | int | Sequence[str] | Sequence[int]]
 FieldKind = Literal["keyword", "integer"]
@@ -25,7 +27,7 @@ COLLECTIONS: dict[str, dict[str, FieldKind]] = {
 }
 
 
-class VectorStoreError(RuntimeError):
+class VectorStoreError(StoreUnavailableError):
     """A vector store cannot be opened or used as asked."""
 
 

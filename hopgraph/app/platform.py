@@ -12,12 +12,13 @@ from typing import Any
 from graphdb.bolt import BoltGraphStore
 from graphdb.browse import IngestRun
 from graphdb.factory import open_graph_store
+from graphdb.store import DocumentState
 from hopgraph.core.records import IngestReport, QueryFilters, QueryResult
 from hopgraph.core.settings import RetrievalSettings, ScheduledSource, Settings
 from ingest.pipeline import Ingestor
 from ingest.scheduler import run_source
 from ingest.sources import record_to_source
-from retrieval.modes import Retriever
+from retrieval.retriever import Retriever
 from vectors.clip import ClipEmbedder
 from vectors.embedders import Embedder, make_embedder
 from vectors.factory import open_vector_store
@@ -122,6 +123,14 @@ class Platform:
               retrieval: RetrievalSettings | None = None, filters: QueryFilters | None = None) -> QueryResult:
         """Ranked chunks with citations and a cited context (``retrieval`` overrides the settings)."""
         return self.retriever.query(text, mode, top_k, explain=explain, cfg=retrieval, filters=filters)
+
+    def query_image(self, path: str, top_k: int | None = None) -> QueryResult:
+        """Images similar to the image at ``path`` (needs CLIP)."""
+        return self.retriever.query_image(path, top_k=top_k)
+
+    def documents(self, skip: int = 0, limit: int = 100) -> list[DocumentState]:
+        """Ingested documents with their status, in id order."""
+        return self.graph.list_documents(skip=skip, limit=limit)
 
     def status(self) -> dict[str, Any]:
         """Counts of graph items and vectors."""

@@ -1,19 +1,16 @@
 """The evaluation index settings shared by ``hopgraph eval`` and ``hopgraph train-gnn``, and the
-``train-gnn`` command (registered on the main app by ``register``)."""
+``train-gnn`` command."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
+from hopgraph.cli.common import console, load_settings, reported
 from hopgraph.core.settings import Settings
-
-console = Console()
 
 
 def eval_settings(s: Settings, dataset: Path, n_queries: int) -> Settings:
@@ -40,63 +37,51 @@ def holdout_queries(s: Settings) -> set[str]:
     return set(meta.splits.get("test", []))
 
 
-def register(app: typer.Typer, settings: Callable[[], Settings], fail: Callable[[Exception], typer.Exit],
-             known_errors: Callable[[], tuple[type[Exception], ...]]) -> None:
-    """Add ``train-gnn`` to ``app``."""
+def train_gnn(
+    dataset: Annotated[Path, typer.Argument(help="A BEIR-layout QA folder (corpus, queries, qrels).")],
+    epochs: Annotated[int, typer.Option(min=1, help="Most epochs (early stopping may end sooner).")] = 60,
+    patience: Annotated[int, typer.Option(min=1, help="Epochs without a better validation loss.")] = 8,
+    lr: Annotated[float, typer.Option(help="AdamW learning rate.")] = 2e-3,
+    seed: Annotated[int, typer.Option(help="Seed of the split, the weights and the shuffling.")] = 42,
+    out: Annotated[Path | None, typer.Option(help="Checkpoint file (default: the eval index's gnn.pt).")
+                   ] = None,
+) -> None:
+    """Train the GNN scorer of mode `gnn` on a BEIR-layout QA set: the corpus is ingested (as by
+    `hopgraph eval`), queries are split 60/20/20 (seeded), entities of gold passages are the
+    positives; focal loss, AdamW, early stopping on the validation split. The test split is
+    saved in the checkpoint: `hopgraph eval DATASET --holdout` scores every mode on it."""
+    from rich.progress import Progress
 
-    @app.command("train-gnn")
-    def train_gnn_cmd(
-        dataset: Annotated[Path, typer.Argument(help="A BEIR-layout QA folder (corpus, queries, qrels).")],
-        epochs: Annotated[int, typer.Option(min=1, help="Most epochs (early stopping may end sooner).")] = 60,
-        patience: Annotated[int, typer.Option(min=1, help="Epochs without a better validation loss.")] = 8,
-        lr: Annotated[float, typer.Option(help="AdamW learning rate.")] = 2e-3,
-        seed: Annotated[int, typer.Option(help="Seed of the split, the weights and the shuffling.")] = 42,
-        out: Annotated[Path | None, typer.Option(help="Checkpoint file (default: the eval index's gnn.pt).")
-                       ] = None,
-    ) -> None:
-        """Train the GNN scorer of mode `gnn` on a BEIR-layout QA set: the corpus is ingested (as by
-        `hopgraph eval`), queries are split 60/20/20 (seeded), entities of gold passages are the
-        positives; focal loss, AdamW, early stopping on the validation split. The test split is
-        saved in the checkpoint: `hopgraph eval DATASET --holdout` scores every mode on it."""
-        from rich.progress import Progress
+    from gpu.train import TrainConfig
+    from hopgraph.app.platform import Platform
+    from retrieval.evaluation import load_dataset
+    from retrieval.gnn_training import train_gnn as train
 
-        from gpu.gnn import CheckpointError
-        from gpu.train import TrainConfig
-        from hopgraph.app.platform import Platform
-        from retrieval.evaluation import DatasetError, load_dataset
-        from retrieval.gnn_training import train_gnn
+    with reported():
+        ds = load_dataset(dataset)
+    s = eval_settings(load_settings(), dataset, len(ds.queries))
+    path = out or s.gnn_checkpoint_path
+    g = s.gpu
+    with reported(), Platform(s) as p:
+        p.ingest([ds.corpus], progress=True)
+        ids = p.corpus_ids()
+        with Progress(console=console) as bar:
+            task = bar.add_task("building examples", total=len(ds.queries))
+            done = {"n": 0}
 
-        try:
-            ds = load_dataset(dataset)
-        except DatasetError as exc:
-            raise fail(exc) from exc
-        s = eval_settings(settings(), dataset, len(ds.queries))
-        path = out or s.gnn_checkpoint_path
-        g = s.gpu
-        try:
-            with Platform(s) as p:
-                p.ingest([ds.corpus], progress=True)
-                ids = p.corpus_ids()
-                with Progress(console=console) as bar:
-                    task = bar.add_task("building examples", total=len(ds.queries))
-                    done = {"n": 0}
+            def step(split: str, i: int, n: int) -> None:
+                done["n"] += 1
+                bar.update(task, completed=done["n"], description=f"examples ({split})")
 
-                    def step(split: str, i: int, n: int) -> None:
-                        done["n"] += 1
-                        bar.update(task, completed=done["n"], description=f"examples ({split})")
+            def epoch(e: int, tr: float, va: float) -> None:
+                console.print(f"epoch {e:3d}  train loss {tr:.4f}  val loss {va:.4f}")
 
-                    def epoch(e: int, tr: float, va: float) -> None:
-                        console.print(f"epoch {e:3d}  train loss {tr:.4f}  val loss {va:.4f}")
-
-                    rep = train_gnn(p.retriever, ds, ids, path, TrainConfig(epochs=epochs, patience=patience, lr=lr,
-                                                                            seed=seed),
-                                    g.gnn_hidden, g.gnn_heads, g.gnn_layers, progress=step, on_epoch=epoch)
-        except (*known_errors(), CheckpointError, ValueError) as exc:  # type: ignore[misc]
-            raise fail(exc) from exc
-        console.print(f"examples {rep.examples} ({rep.skipped_queries} queries without a gold entity among "
-                      f"their candidates); best epoch {rep.best_epoch}: val loss {min(rep.val_loss):.4f} "
-                      f"(untrained {rep.untrained_val_loss:.4f}), test loss {rep.test_loss:.4f}")
-        sweep = ", ".join(f"{'graph' if w == '0.0' else 'w=' + w}: R@2 {m['R@2']:.1f} R@5 {m['R@5']:.1f}"
-                          for w, m in rep.extra["val_sweep"].items())
-        console.print(f"validation queries: {sweep}; fusion weight chosen: {rep.extra['gnn_weight']}")
-        console.print(f"checkpoint: {rep.path}")
+            rep = train(p.retriever, ds, ids, path, TrainConfig(epochs=epochs, patience=patience, lr=lr, seed=seed),
+                        g.gnn_hidden, g.gnn_heads, g.gnn_layers, progress=step, on_epoch=epoch)
+    console.print(f"examples {rep.examples} ({rep.skipped_queries} queries without a gold entity among "
+                  f"their candidates); best epoch {rep.best_epoch}: val loss {min(rep.val_loss):.4f} "
+                  f"(untrained {rep.untrained_val_loss:.4f}), test loss {rep.test_loss:.4f}")
+    sweep = ", ".join(f"{'graph' if w == '0.0' else 'w=' + w}: R@2 {m['R@2']:.1f} R@5 {m['R@5']:.1f}"
+                      for w, m in rep.extra["val_sweep"].items())
+    console.print(f"validation queries: {sweep}; fusion weight chosen: {rep.extra['gnn_weight']}")
+    console.print(f"checkpoint: {rep.path}")

@@ -2,86 +2,74 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated
 
 import typer
 
-from hopgraph.core.settings import Settings
+from hopgraph.cli.common import console, fail, load_settings, reported
+from hopgraph.core.errors import BadInputError, ConflictError
 
 
-def register(app: typer.Typer, settings: Callable[[], Settings], fail: Callable[[Exception], typer.Exit]) -> None:
-    """Add the service commands to the main app (``settings``/``fail``: the CLI's helpers)."""
-    from rich.console import Console
+def serve(
+    host: Annotated[str | None, typer.Option(help="Bind address (default: settings api.host, 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(min=1, max=65535, help="Port (default: settings api.port).")] = None,
+    scheduler: Annotated[bool | None, typer.Option(
+        help="Run the scheduled re-ingestion sources here (default: settings scheduler.enabled).")] = None,
+) -> None:
+    """Serve the HTTP API (OpenAPI docs at /docs). While it runs it owns the embedded stores:
+    send ingests and deletes through the API (POST /documents, DELETE /documents/{id})."""
+    from api.server import serve as run
 
-    console = Console()
+    s = load_settings()
+    update = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
+    if update:
+        s = s.model_copy(update={"api": s.api.model_copy(update=update)})
+    with reported():
+        run(s, scheduler=scheduler)
 
-    @app.command()
-    def serve(
-        host: Annotated[str | None, typer.Option(help="Bind address (default: settings api.host, 127.0.0.1).")] = None,
-        port: Annotated[int | None, typer.Option(min=1, max=65535, help="Port (default: settings api.port).")] = None,
-        scheduler: Annotated[bool | None, typer.Option(
-            help="Run the scheduled re-ingestion sources here (default: settings scheduler.enabled).")] = None,
-    ) -> None:
-        """Serve the HTTP API (OpenAPI docs at /docs). While it runs it owns the embedded stores:
-        send ingests and deletes through the API (POST /documents, DELETE /documents/{id})."""
-        from api.server import ServeError
-        from api.server import serve as run
+def worker(once: Annotated[bool, typer.Option(help="Run every source once and exit.")] = False) -> None:
+    """Run the scheduled re-ingestion sources (settings scheduler.sources) without the API.
+    Each run is incremental and recorded in the graph; see GET /jobs or `hopgraph cypher
+    "MATCH (r:IngestRun) RETURN r ORDER BY r.started_at DESC LIMIT 10"`."""
+    from hopgraph.app.ownership import embedded_owner
+    from hopgraph.app.platform import Platform
+    from ingest.scheduler import ReingestScheduler
 
-        s = settings()
-        update = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
-        if update:
-            s = s.model_copy(update={"api": s.api.model_copy(update=update)})
+    s = load_settings()
+    if not s.scheduler.sources:
+        raise fail(BadInputError("no scheduled sources: set scheduler.sources in hopgraph.toml "
+                              "(name, paths, and cron or interval_s)"))
+    other = embedded_owner(s)
+    if other is not None:
+        raise fail(ConflictError(f"hopgraph serve (pid {other.pid}, {other.url}) owns the embedded stores "
+                                "and runs the schedules itself; stop it to run a separate worker"))
+    with reported(), Platform(s) as p:
+        if once:
+            failed = 0
+            for source in s.scheduler.sources:
+                run = p.reingest(source)
+                failed += run.status != "succeeded"
+                why = f" — {run.error}" if run.error else ""
+                console.print(f"{source.name}: {run.status} in {run.duration_s or 0:.1f}s "
+                              f"({run.report.get('documents_ingested', 0)} ingested, "
+                              f"{run.report.get('documents_deleted', 0)} deleted){why}")
+            raise typer.Exit(code=1 if failed else 0)
+        sched = ReingestScheduler(s.scheduler, p.reingest, blocking=True)
         try:
-            run(s, scheduler=scheduler)
-        except ServeError as exc:
-            raise fail(exc) from exc
+            sched.start()
+        except (KeyboardInterrupt, SystemExit):
+            sched.shutdown()
 
-    @app.command()
-    def worker(once: Annotated[bool, typer.Option(help="Run every source once and exit.")] = False) -> None:
-        """Run the scheduled re-ingestion sources (settings scheduler.sources) without the API.
-        Each run is incremental and recorded in the graph; see GET /jobs or `hopgraph cypher
-        "MATCH (r:IngestRun) RETURN r ORDER BY r.started_at DESC LIMIT 10"`."""
-        from api.server import embedded_owner
-        from hopgraph.app.platform import Platform
-        from ingest.scheduler import ReingestScheduler
+def api_key(
+    name: Annotated[str, typer.Argument(help="A name for the key (who or what uses it).")],
+    scope: Annotated[str, typer.Option(help="'read' (query, explore) or 'admin' (also ingest, delete).")] = "read",
+) -> None:
+    """Make a new API key. Prints the key once, and the settings entry holding only its hash."""
+    from api.auth import new_key
 
-        s = settings()
-        if not s.scheduler.sources:
-            raise fail(ValueError("no scheduled sources: set scheduler.sources in hopgraph.toml "
-                                  "(name, paths, and cron or interval_s)"))
-        other = embedded_owner(s)
-        if other is not None:
-            raise fail(RuntimeError(f"hopgraph serve (pid {other.pid}, {other.url}) owns the embedded stores "
-                                    "and runs the schedules itself; stop it to run a separate worker"))
-        with Platform(s) as p:
-            if once:
-                failed = 0
-                for source in s.scheduler.sources:
-                    run = p.reingest(source)
-                    failed += run.status != "succeeded"
-                    why = f" — {run.error}" if run.error else ""
-                    console.print(f"{source.name}: {run.status} in {run.duration_s or 0:.1f}s "
-                                  f"({run.report.get('documents_ingested', 0)} ingested, "
-                                  f"{run.report.get('documents_deleted', 0)} deleted){why}")
-                raise typer.Exit(code=1 if failed else 0)
-            sched = ReingestScheduler(s.scheduler, p.reingest, blocking=True)
-            try:
-                sched.start()
-            except (KeyboardInterrupt, SystemExit):
-                sched.shutdown()
-
-    @app.command("api-key")
-    def api_key(
-        name: Annotated[str, typer.Argument(help="A name for the key (who or what uses it).")],
-        scope: Annotated[str, typer.Option(help="'read' (query, explore) or 'admin' (also ingest, delete).")] = "read",
-    ) -> None:
-        """Make a new API key. Prints the key once, and the settings entry holding only its hash."""
-        from api.auth import new_key
-
-        if scope not in ("read", "admin"):
-            raise fail(ValueError("scope must be 'read' or 'admin'"))
-        key, digest = new_key()
-        console.print(f"key (shown once): [bold]{key}[/]")
-        console.print("add to hopgraph.toml:")
-        console.print(f'[[api.api_keys]]\nname = "{name}"\nsha256 = "{digest}"\nscope = "{scope}"', markup=False)
+    if scope not in ("read", "admin"):
+        raise fail(BadInputError("scope must be 'read' or 'admin'"))
+    key, digest = new_key()
+    console.print(f"key (shown once): [bold]{key}[/]")
+    console.print("add to hopgraph.toml:")
+    console.print(f'[[api.api_keys]]\nname = "{name}"\nsha256 = "{digest}"\nscope = "{scope}"', markup=False)

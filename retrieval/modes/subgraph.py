@@ -1,12 +1,10 @@
-"""The signals of the ``pcst`` and ``gnn`` modes, computed on graph mode's expansion candidates.
+"""Modes ``pcst`` and ``gnn``: signals computed on graph mode's expansion candidates.
 
 Both return ``{chunk_id: score}`` (entities -> the chunks that mention them, damped by specificity)
 and leave the verbalized triples of their subgraph in ``run.relations`` for the cited context.
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -15,32 +13,31 @@ from gpu import pcst, verbalize
 from gpu.export import RELATED
 from gpu.gnn import CheckpointError
 from retrieval import signals
+from retrieval.modes.graph import on_candidates
+from retrieval.registry import QueryError
+from retrieval.resources import Resources
+from retrieval.run import GraphPass, Run
 
-if TYPE_CHECKING:
-    from retrieval.modes import GraphPass, Run
-    from retrieval.subgraph import GpuParts
 
-
-def pcst_signal(run: Run, gp: GraphPass, parts: GpuParts) -> dict[str, float]:
+def pcst_signal(run: Run, gp: GraphPass, res: Resources) -> dict[str, float]:
     """PCST over the candidate subgraph; the tree's entities score the chunks that mention them."""
-    snap, g = run.snap, parts.cfg
+    snap, parts = run.snap, res.gpu
+    g = parts.cfg
     cand = parts.candidates(snap, gp.entity_mass, gp.seeds, gp.sims)
     export = parts.export(snap)
-    res = pcst.extract(cand.sub, export.relation_types, run.qvec, g.pcst_topk,
-                       g.pcst_topk_edges, g.pcst_edge_cost)
+    tree = pcst.extract(cand.sub, export.relation_types, run.qvec, g.pcst_topk,
+                        g.pcst_topk_edges, g.pcst_edge_cost)
     run.relations = [f"{snap.entity_names[t.source]} {t.relation.replace('_', ' ')} {snap.entity_names[t.target]}"
-                     for t in sorted(res.triples, key=lambda t: -t.weight)]
-    run.explain["pcst"] = {"candidates": int(cand.nodes.numel()), "nodes": [snap.entity_names[e] for e in res.nodes],
-                           "triples": run.relations[:30], "ms": round(res.seconds * 1000, 2)}
-    return signals.specific_scores(snap, {e: 1.0 for e in res.nodes})
+                     for t in sorted(tree.triples, key=lambda t: -t.weight)]
+    run.explain["pcst"] = {"candidates": int(cand.nodes.numel()), "nodes": [snap.entity_names[e] for e in tree.nodes],
+                           "triples": run.relations[:30], "ms": round(tree.seconds * 1000, 2)}
+    return signals.specific_scores(snap, {e: 1.0 for e in tree.nodes})
 
 
-def gnn_signal(run: Run, gp: GraphPass, parts: GpuParts) -> dict[str, float]:
+def gnn_signal(run: Run, gp: GraphPass, res: Resources) -> dict[str, float]:
     """The GNN's relevance of each candidate entity scores the chunks that mention it; the triples it
     attended to most become the context's relations."""
-    from retrieval.modes import QueryError
-
-    snap = run.snap
+    snap, parts = run.snap, res.gpu
     try:
         scorer = parts.scorer(snap)
     except CheckpointError as exc:
@@ -63,3 +60,17 @@ def gnn_signal(run: Run, gp: GraphPass, parts: GpuParts) -> dict[str, float]:
         {"entity": snap.entity_names[int(nodes[i])], "relevance": round(float(probs[i]), 4)} for i in top],
         "triples": triples[:20]}
     return signals.specific_scores(snap, weights)
+
+
+class PcstMode:
+    """graph mode's candidates -> a PCST subgraph (G-Retriever) -> its triples and the chunks behind them."""
+
+    def run(self, run: Run, res: Resources) -> dict[str, float]:
+        return on_candidates(run, res, "pcst", pcst_signal)
+
+
+class GnnMode:
+    """graph mode's expansion candidates rescored by the trained GNN."""
+
+    def run(self, run: Run, res: Resources) -> dict[str, float]:
+        return on_candidates(run, res, "gnn", gnn_signal)

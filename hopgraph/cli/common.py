@@ -1,0 +1,60 @@
+"""What every CLI command shares: the consoles, settings with logging, and the one mapping of
+hopgraph's errors onto a message and an exit code."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from collections.abc import Iterator
+
+import typer
+from rich.console import Console
+from rich.logging import RichHandler
+from rich.markup import escape
+
+from hopgraph.core.errors import ConflictError, HopgraphError, classify
+from hopgraph.core.settings import Settings
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+console = Console()
+err = Console(stderr=True)
+
+
+def load_settings() -> Settings:
+    """The settings of this invocation, with logging set up from them."""
+    with reported():
+        s = Settings()
+    logging.basicConfig(level=s.log_level.upper(), format="%(message)s", datefmt="[%X]",
+                        handlers=[RichHandler(console=err, show_path=False)])
+    for noisy in ("neo4j", "httpx", "sentence_transformers", "urllib3"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    return s
+
+
+def fail(exc: HopgraphError) -> typer.Exit:
+    """Print ``exc`` as one line and return the Exit of its kind (see ``hopgraph.core.errors``)."""
+    err.print(f"[bold red]error:[/] {escape(str(exc))}")
+    return typer.Exit(code=classify(exc)[0])
+
+
+@contextlib.contextmanager
+def reported() -> Iterator[None]:
+    """Turn a hopgraph error raised in the block into its message and exit code."""
+    try:
+        yield
+    except HopgraphError as exc:
+        raise fail(exc) from exc
+
+
+def not_served(s: Settings) -> None:
+    """Writes while `hopgraph serve` owns the embedded stores must go through its API."""
+    from hopgraph.app.ownership import embedded_owner
+
+    other = embedded_owner(s)
+    if other is not None:
+        raise fail(ConflictError(
+            f"hopgraph serve (pid {other.pid}) owns the stores in {s.data_dir}; send the work through its API "
+            f"(POST {other.url}/documents, DELETE {other.url}/documents/ID) or stop it first"))

@@ -1,0 +1,99 @@
+"""Commands that change or list what is stored: ``ingest``, ``delete``, ``documents``, ``status``, ``migrate``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from hopgraph.cli.common import console, fail, load_settings, not_served, reported
+from hopgraph.core.errors import NotFoundError
+
+
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Text files, or directories searched recursively.")],
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Ingest documents. Unchanged documents are skipped; changed ones are re-extracted; an
+    interrupted run is completed by running it again."""
+    from hopgraph.app.platform import Platform
+
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise fail(NotFoundError(f"no such file or directory: {', '.join(missing)}"))
+    s = load_settings()
+    not_served(s)
+    with reported(), Platform(s) as p:
+        report = p.ingest(paths, progress=progress)
+    console.print(
+        f"[bold]{report.documents_ingested}[/] ingested, {report.documents_unchanged} unchanged, "
+        f"{len(report.skipped)} skipped of {report.documents_seen} documents; {report.chunks} chunks, "
+        f"{report.entities} entities, {report.mentions} mentions in {report.seconds:.1f}s"
+    )
+    for source, reason in report.skipped.items():
+        console.print(f"  [yellow]skipped[/] {source}: {reason}")
+
+
+def delete(doc_id: Annotated[str, typer.Argument(help="Document id (see `hopgraph documents`).")]) -> None:
+    """Delete a document, its chunks, mentions, orphaned entities and vectors."""
+    from hopgraph.app.platform import Platform
+
+    s = load_settings()
+    not_served(s)
+    with reported(), Platform(s) as p:
+        found = p.delete(doc_id)
+    if not found:
+        raise fail(NotFoundError(f"no document with id {doc_id!r}"))
+    console.print(f"deleted {doc_id}")
+
+
+def documents(limit: Annotated[int, typer.Option(min=1)] = 100, skip: Annotated[int, typer.Option(min=0)] = 0
+              ) -> None:
+    """List ingested documents with their ids and status."""
+    from hopgraph.app.platform import Platform
+
+    with reported(), Platform(load_settings()) as p:
+        docs = p.documents(skip=skip, limit=limit)
+    table = Table("id", "status", "source")
+    for d in docs:
+        table.add_row(d.id, d.status or "", d.source or "")
+    console.print(table)
+
+
+def status(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """Show the stores in use and their counts."""
+    from hopgraph.app.platform import Platform
+
+    s = load_settings()
+    with reported(), Platform(s) as p:
+        st = p.status()
+    st["graph_backend"] = s.graph.backend
+    st["vector_backend"] = s.vectors.backend
+    st["data_dir"] = str(s.data_dir.resolve())
+    if as_json:
+        console.print_json(json.dumps(st))
+        return
+    console.print(f"data dir: {st['data_dir']}  graph: {s.graph.backend} (version {st['graph_version']})  "
+                  f"vectors: {s.vectors.backend}")
+    table = Table("store", "item", "count")
+    for k, v in st["graph"].items():
+        table.add_row("graph", k, str(v))
+    for k, v in st["vectors"].items():
+        table.add_row("vectors", k, str(v))
+    console.print(table)
+
+
+def migrate() -> None:
+    """Apply pending graph migrations (also done whenever the graph is opened)."""
+    from graphdb.factory import open_graph_store
+
+    with reported():
+        store = open_graph_store(load_settings(), migrate=False)
+        try:
+            applied = store.migrate()
+        finally:
+            store.close()
+    console.print(f"applied {len(applied)} migration(s): {', '.join(applied) or 'none pending'}")

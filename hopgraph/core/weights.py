@@ -1,0 +1,26 @@
+"""The entity-weighting formulas, in one place: how much a mention of an entity counts, given the
+number of chunks that mention it (its document frequency ``df``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+Array = npt.NDArray[np.float64]
+
+
+def specificity(df: Array | float) -> Array:
+    """``1 / log(1 + df)`` (df floored at 1): an entity in one chunk weighs 1.44, in 100 chunks 0.22.
+    Damps the chunk-entity edges of the snapshot, so hubs spread little PageRank mass."""
+    return np.asarray(1.0 / np.log1p(np.maximum(df, 1.0)))
+
+
+def seed_specificity(df: Array | float) -> Array:
+    """``1 / (1 + log(1 + df))``, the same damping bounded by 1: scales a seed entity's weight
+    (PPR restart, direct chunk scores) without ever raising it."""
+    return np.asarray(1.0 / (np.log1p(np.maximum(df, 1.0)) + 1.0))
+
+
+def caption_specificity(df: Array | float) -> Array:
+    """``1 / sqrt(df)``: the stronger damping of the short, repetitive captions of image documents."""
+    return np.asarray(1.0 / np.sqrt(np.maximum(df, 1.0)))

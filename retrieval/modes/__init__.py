@@ -1,0 +1,11 @@
+"""The query modes, one small class each, registered in ``retrieval.registry``:
+
+- ``baseline``: dense, BM25 and their reciprocal-rank fusion;
+- ``lightrag``: local, global, hybrid and mix (LightRAG's modes);
+- ``graph``: the first pass, entity seeding and expansion (PPR, beam or none), fused;
+- ``subgraph``: pcst and gnn, on graph mode's expansion candidates;
+- ``image``: text -> images through captions (or CLIP) and the entity graph.
+
+Every mode runs on the in-memory snapshot and degrades to a cheaper mode when a stage overruns
+``stage_cap_ms``, saying so in the result's notes.
+"""

@@ -1,0 +1,113 @@
+"""Mode ``graph``: a dense + BM25 first pass, entity seeds (named in, similar to the query, and the
+first pass's entities), expansion over the snapshot (personalized PageRank over entities and
+passages, beam search, or none), fused with the first pass. ``pcst`` and ``gnn`` build on its pass."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from retrieval import signals
+from retrieval.fusion import ranked, rrf, weighted
+from retrieval.modes.baseline import bm25, dense
+from retrieval.modes.lightrag import seeds_of
+from retrieval.resources import Resources
+from retrieval.run import GraphPass, Run
+
+
+def _dense_weights(n: int, weights: dict[int, float]) -> np.ndarray:
+    out = np.zeros(n)
+    for e, w in weights.items():
+        out[e] = w
+    return out
+
+
+def graph_pass(run: Run, res: Resources) -> GraphPass:
+    """Dense + BM25 first pass, seeding with enrichment, expansion (PPR, beam or none)."""
+    cfg, snap = run.cfg, run.snap
+    d, b = dense(run, res), bm25(run, res)
+    gp = GraphPass(d, b, ranked(rrf({"dense": ranked(d), "bm25": ranked(b)}, k=cfg.rrf_k)))
+    t = time.perf_counter()
+    gp.seeds, gp.sims = seeds_of(run)
+    if cfg.enrichment and cfg.enrich_chunks:
+        signals.enrich(snap, gp.seeds, gp.first[: cfg.enrich_chunks], gp.sims, cfg.enrich_entities_per_chunk,
+                       cfg.enrich_weight)
+    run.explain_seeds(gp.seeds)
+    if run.over_cap(run.stage("seeding", t), "seeding", "rrf"):
+        return gp
+    t = time.perf_counter()
+    if cfg.expansion == "ppr":
+        transition = res.transition(snap, cfg.link_weight)
+        engine = res.gpu.ppr_engine(transition)
+        graph, gp.entity_mass = signals.ppr_scores(snap, transition, gp.seeds, passage_seeds(run, d),
+                                                   cfg.passage_weight, cfg.damping, engine)
+    elif cfg.expansion == "beam":
+        deadline = time.perf_counter() + cfg.stage_cap_ms / 1000
+        found = signals.beam_expand(snap, gp.seeds.weights, cfg.hops, cfg.beam, cfg.decay, cfg.type_weights,
+                                    deadline)
+        if found.truncated:
+            run.notes.append(f"degraded: beam expansion stopped at the {cfg.stage_cap_ms:.0f} ms cap; "
+                             "returning what it found")
+        run.explain["paths"] = [" -> ".join(snap.entity_names[e] for e in p) for p in found.paths]
+        graph = signals.specific_scores(snap, found.scores)
+        gp.entity_mass = _dense_weights(snap.n_entities, found.scores)
+    else:
+        graph = signals.specific_scores(snap, gp.seeds.weights)
+        gp.entity_mass = _dense_weights(snap.n_entities, gp.seeds.weights)
+    if run.over_cap(run.stage("expansion", t), "expansion", "rrf"):
+        return gp
+    run.signals["graph"] = graph
+    gp.graph = graph
+    return gp
+
+
+def passage_seeds(run: Run, dense_scores: dict[str, float]) -> dict[str, float]:
+    """PPR's passage restart: the dense scores, and ``title_weight`` times the best of them for
+    the passages of documents whose title the query names (``ppr_scores`` then scales the
+    restart so that its largest entry is ``passage_weight``)."""
+    seeds = dict(dense_scores)
+    named = signals.titles_in_query(run.snap, run.text) if run.cfg.title_weight > 0 else []
+    if named:
+        top = max(seeds.values(), default=1.0) * run.cfg.title_weight
+        for j in named:
+            cid = run.snap.chunk_ids[j]
+            seeds[cid] = max(seeds.get(cid, 0.0), top)
+        run.explain["titles_in_query"] = sorted({run.snap.chunk_docs[j] for j in named})
+    return seeds
+
+
+def fuse(run: Run, res: Resources, gp: GraphPass, extra: dict[str, dict[str, float]]) -> dict[str, float]:
+    """Fuse the first pass, the graph signal and ``extra`` signals over their candidate pool."""
+    cfg = run.cfg
+    if gp.graph is None:  # degraded before expansion
+        return rrf({"dense": ranked(gp.dense), "bm25": ranked(gp.bm25)}, k=cfg.rrf_k)
+    named = {"dense": gp.dense, "bm25": gp.bm25, "graph": gp.graph, **extra}
+    pool = set(gp.first[: cfg.candidate_k])
+    for name in ("graph", *extra):
+        pool |= set(ranked(named[name])[: cfg.candidate_k])
+    sig = {name: {c: s for c, s in v.items() if c in pool} for name, v in named.items()}
+    weights = {"pcst": res.gpu.cfg.pcst_weight, "gnn": res.gpu.gnn_weight(), **cfg.weights}
+    if cfg.fusion == "rrf":
+        return rrf({name: ranked(v) for name, v in sig.items()}, k=cfg.rrf_k, weights=weights)
+    return weighted(sig, weights)
+
+
+def on_candidates(run: Run, res: Resources, name: str,
+                  signal: Callable[[Run, GraphPass, Resources], dict[str, float]]) -> dict[str, float]:
+    """graph's pass, then ``signal`` over its expansion candidates, fused with graph's signals."""
+    gp = graph_pass(run, res)
+    if gp.graph is None:
+        return fuse(run, res, gp, {})
+    t = time.perf_counter()
+    out = signal(run, gp, res)
+    if run.over_cap(run.stage(name, t), name, "graph"):
+        return fuse(run, res, gp, {})
+    run.signals[name] = out
+    return fuse(run, res, gp, {name: out})
+
+
+class GraphMode:
+    def run(self, run: Run, res: Resources) -> dict[str, float]:
+        return fuse(run, res, graph_pass(run, res), {})

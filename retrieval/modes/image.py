@@ -1,0 +1,71 @@
+"""Mode ``image`` (text -> images) and image queries (image -> images, needs CLIP): a visual score
+(captions, CLIP) fused with a score from the entity graph (see ``retrieval.image``)."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from retrieval import image, signals
+from retrieval.fusion import ranked
+from retrieval.modes.lightrag import seeds_of
+from retrieval.resources import Resources
+from retrieval.run import Run
+
+
+def clip_scores(res: Resources, index: image.ImageIndex, vector: np.ndarray, k: int) -> dict[str, float]:
+    """Image chunks by CLIP similarity of their image to ``vector``."""
+    hits = res.vectors.search("images", vector, limit=k)
+    return {index.chunk_of[str(h.payload.get("document_id"))]: h.score for h in hits
+            if str(h.payload.get("document_id")) in index.chunk_of}
+
+
+def fuse_with_kg(run: Run, res: Resources, index: image.ImageIndex, visual: dict[str, dict[str, float]],
+                 first: list[str], seeds_from_query: bool) -> dict[str, float]:
+    """The KG score of the candidate images (seeds expanded one hop), fused with the visual scores."""
+    cfg, snap, icfg = run.cfg, run.snap, run.cfg.image
+    t = time.perf_counter()
+    if seeds_from_query:
+        seeds, sims = seeds_of(run)
+    else:  # an image query has no words: the nearest images' entities are the seeds
+        seeds, sims = signals.Seeds(), np.zeros(0)
+    if icfg.enrich_images:
+        signals.enrich(snap, seeds, first[: icfg.enrich_images], sims, cfg.enrich_entities_per_chunk,
+                       cfg.enrich_weight)
+    run.explain_seeds(seeds)
+    scores = image.expand(seeds.weights, res.image_edges(snap, icfg), snap.n_entities, icfg.expand_weight)
+    run.seed_weights = {int(e): float(scores[e]) for e in np.flatnonzero(scores)}  # contributing entities
+    run.explain["entity_stats"] = [
+        {"entity": snap.entity_names[e], "score": round(float(scores[e]), 4), "df": int(snap.entity_df[e]),
+         "cf": int(snap.entity_cf[e])} for e in np.argsort(-scores)[:10] if scores[e] > 0]
+    per_row = image.kg_scores(snap, scores, index.rows)
+    top = np.argsort(-per_row)[: icfg.candidate_k]
+    kg = {snap.chunk_ids[int(index.rows[i])]: float(per_row[i]) for i in top if per_row[i] > 0}
+    weights = {"caption": 1.0, "clip": icfg.clip_weight, "kg": icfg.kg_weight}
+    if run.over_cap(run.stage("kg", t), "kg", "caption similarity"):
+        return image.fuse(visual, weights, icfg.fusion, cfg.rrf_k)
+    run.signals["kg"] = kg
+    return image.fuse({**visual, "kg": kg}, weights, icfg.fusion, cfg.rrf_k)
+
+
+class ImageMode:
+    """Text -> images: caption similarity (and CLIP text -> image similarity when configured) fused
+    with the entity-graph score."""
+
+    def run(self, run: Run, res: Resources) -> dict[str, float]:
+        snap, icfg = run.snap, run.cfg.image
+        index = res.image_index(snap)
+        if not index.rows.size:
+            run.notes.append("no image documents in the graph")
+            return {}
+        t = time.perf_counter()
+        hits = signals.dense(res.vectors, run.qvec, max(run.k, icfg.candidate_k) * 2)
+        visual = {"caption": {c: s for c, s in hits.items() if c in snap.chunk_index
+                              and snap.chunk_kinds[snap.chunk_index[c]] == "image"}}
+        if res.clip is not None:
+            visual["clip"] = clip_scores(res, index, res.clip.embed_texts([run.text])[0], icfg.candidate_k)
+        run.stage("caption", t)
+        run.signals.update(visual)
+        first = ranked(visual.get("clip") or visual["caption"])
+        return fuse_with_kg(run, res, index, visual, first, seeds_from_query=True)

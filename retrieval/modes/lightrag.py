@@ -1,0 +1,92 @@
+"""LightRAG's modes over the snapshot: ``local`` (entities and their neighbourhood), ``global``
+(relationship and community vectors), ``hybrid`` (both) and ``mix`` (hybrid + dense)."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from retrieval import signals
+from retrieval.fusion import ranked, rrf
+from retrieval.modes.baseline import dense
+from retrieval.resources import Resources
+from retrieval.run import Run
+
+
+def seeds_of(run: Run) -> tuple[signals.Seeds, np.ndarray]:
+    """Entities named in or similar to the query, and the query's cosine with every entity."""
+    t = time.perf_counter()
+    sims = signals.entity_similarity(run.snap, run.qvec)
+    seeds = signals.seed_entities(run.snap, run.text, sims, run.cfg.entity_k, run.cfg.min_entity_score)
+    run.stage("seeds", t)
+    return seeds, sims
+
+
+def local(run: Run, res: Resources) -> dict[str, float]:
+    seeds, _ = seeds_of(run)
+    run.explain_seeds(seeds)
+    t = time.perf_counter()
+    weights = {e: w * signals.specificity(run.snap, e) for e, w in seeds.weights.items()}
+    adj = run.snap.adjacency
+    for e, w in list(weights.items()):  # the neighbourhood, at half strength
+        row = slice(adj.indptr[e], adj.indptr[e + 1])
+        if adj.indptr[e + 1] > adj.indptr[e]:
+            wmax = float(adj.data[row].max())
+            for n, a in zip(adj.indices[row], adj.data[row], strict=True):
+                weights[int(n)] = max(weights.get(int(n), 0.0), 0.5 * w * float(a) / wmax)
+    out = signals.direct_scores(run.snap, weights)
+    run.stage("local", t)
+    run.signals["local"] = out
+    return out
+
+
+def global_(run: Run, res: Resources) -> dict[str, float]:
+    snap = run.snap
+    t = time.perf_counter()
+    weights: dict[int, float] = {}
+    for h in res.vectors.search("relationships", run.qvec, limit=run.cfg.entity_k):
+        src = snap.entity_index.get(str(h.payload.get("source_id")))
+        dst = snap.entity_index.get(str(h.payload.get("target_id")))
+        if src is None or dst is None:
+            continue
+        run.relations.append(f"{snap.entity_names[src]} {str(h.payload.get('type', '')).replace('_', ' ')} "
+                             f"{snap.entity_names[dst]} ({h.score:.2f})")
+        for e in (src, dst):
+            weights[e] = max(weights.get(e, 0.0), h.score)
+    for h in res.vectors.search("communities", run.qvec, limit=5):
+        run.communities.append(f"{h.payload.get('title', '')} (level {h.payload.get('level')}, {h.score:.2f})")
+        for m in res.graph.community_members(str(h.id)):
+            member = snap.entity_index.get(m)
+            if member is not None:
+                weights[member] = max(weights.get(member, 0.0), 0.5 * h.score)
+    run.entities = [snap.entity_names[e] for e in sorted(weights, key=lambda e: -weights[e])[:12]]
+    out = signals.specific_scores(snap, weights)
+    run.stage("global", t)
+    run.signals["global"] = out
+    return out
+
+
+def hybrid(run: Run, res: Resources) -> dict[str, float]:
+    return rrf({"local": ranked(local(run, res)), "global": ranked(global_(run, res))}, k=run.cfg.rrf_k)
+
+
+class LocalMode:
+    def run(self, run: Run, res: Resources) -> dict[str, float]:
+        return local(run, res)
+
+
+class GlobalMode:
+    def run(self, run: Run, res: Resources) -> dict[str, float]:
+        return global_(run, res)
+
+
+class HybridMode:
+    def run(self, run: Run, res: Resources) -> dict[str, float]:
+        return hybrid(run, res)
+
+
+class MixMode:
+    def run(self, run: Run, res: Resources) -> dict[str, float]:
+        h = hybrid(run, res)
+        return rrf({"hybrid": ranked(h), "dense": ranked(dense(run, res))}, k=run.cfg.rrf_k)

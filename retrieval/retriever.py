@@ -1,0 +1,157 @@
+"""The retriever: takes a query, runs its mode (``retrieval.registry``) on the current snapshot, and
+returns ranked, cited chunks with a cited context."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import torch
+
+from gpu.device import resolve as resolve_device
+from gpu.train import Example
+from graphdb.store import GraphStore
+from hopgraph.core.records import Citation, QueryFilters, QueryResult, RetrievedChunk
+from hopgraph.core.settings import GpuSettings, RetrievalSettings
+from retrieval import subgraph
+from retrieval.context import build_context
+from retrieval.fusion import normalize, ranked
+from retrieval.modes.graph import graph_pass
+from retrieval.modes.image import clip_scores, fuse_with_kg
+from retrieval.registry import REGISTRY, QueryError
+from retrieval.resources import Resources
+from retrieval.run import Run
+from retrieval.snapshot import Snapshot, SnapshotCache
+from vectors.clip import ClipEmbedder
+from vectors.embedders import Embedder
+from vectors.store import VectorStore
+
+#: settings the snapshot is built with: fixed per retriever, refused as per-query overrides
+INDEX_SETTINGS = ("typed_weight", "about_weight")
+
+
+class Retriever:
+    """Answers queries over a snapshot of the graph and the vector store."""
+
+    def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder, cfg: RetrievalSettings,
+                 cache: SnapshotCache | None = None, clip: ClipEmbedder | None = None,
+                 gpu: GpuSettings | None = None, gnn_checkpoint: str | None = None) -> None:
+        gcfg = gpu or GpuSettings()
+        parts = subgraph.GpuParts(gcfg, vectors, embedder.name, gnn_checkpoint, resolve_device(gcfg.device))
+        self.cfg = cfg
+        self.cache = cache or SnapshotCache(graph, vectors, cfg.typed_weight, cfg.about_weight)
+        self.res = Resources(graph, vectors, embedder, self.cache, parts, clip)
+
+    def with_gpu(self, gpu: GpuSettings) -> Retriever:
+        """A retriever over the same stores and snapshots with other gpu/ settings (e.g. a new checkpoint)."""
+        return Retriever(self.res.graph, self.res.vectors, self.res.embedder, self.cfg, cache=self.cache,
+                         clip=self.res.clip, gpu=gpu, gnn_checkpoint=self.res.gpu.checkpoint)
+
+    @property
+    def embedder(self) -> Embedder:
+        return self.res.embedder
+
+    @property
+    def gpu(self) -> subgraph.GpuParts:
+        return self.res.gpu
+
+    def _settings(self, cfg: RetrievalSettings | None) -> RetrievalSettings:
+        """The query's settings; an override of an index setting is refused, not silently ignored."""
+        if cfg is None:
+            return self.cfg
+        for name in INDEX_SETTINGS:
+            if getattr(cfg, name) != getattr(self.cfg, name):
+                raise QueryError(f"retrieval.{name} is fixed when the graph snapshot is built; it cannot be "
+                                 "changed per query (set it in the settings instead)")
+        return cfg
+
+    def query(self, text: str, mode: str = "graph", top_k: int | None = None, explain: bool = False,
+              cfg: RetrievalSettings | None = None, filters: QueryFilters | None = None) -> QueryResult:
+        """Ranked, cited chunks and a cited context for a query (``filters`` restrict the documents)."""
+        if not text or not text.strip():
+            raise QueryError("the query text is empty")
+        impl = REGISTRY.mode(mode)
+        cfg = self._settings(cfg)
+        k = top_k or cfg.top_k
+        if k < 1:
+            raise QueryError("top_k must be at least 1")
+        t0 = time.perf_counter()
+        snap = self.cache.get()
+        run = Run(text.strip(), np.zeros(0), k, cfg, snap)
+        run.stage("snapshot", t0)
+        t = time.perf_counter()
+        run.qvec = self.embedder.embed([run.text])[0]
+        run.stage("embed", t)
+        if filters is not None:  # widen the candidate pools, then keep the allowed documents only
+            run.cfg = cfg.model_copy(update={"candidate_k": min(cfg.candidate_k * 4, 1000)})
+        scores = impl.run(run, self.res)
+        if filters is not None:
+            scores = {c: s for c, s in scores.items() if c in snap.chunk_index and filters.allows(
+                snap.chunk_docs[snap.chunk_index[c]], snap.chunk_sources[snap.chunk_index[c]])}
+        order = ranked(scores)
+        if cfg.rerank and order:
+            t = time.perf_counter()
+            order = self._rerank(run, order)
+            run.stage("rerank", t)
+        results = [self._result(snap, i + 1, scores.get(c, 0.0), c, run) for i, c in enumerate(order[:k])]
+        context = build_context(results, run.entities[:12], run.relations[:8], run.communities[:3], cfg.token_budget)
+        run.timings["total"] = round((time.perf_counter() - t0) * 1000, 2)
+        if explain:
+            run.explain["signals"] = {name: {c: round(v, 4) for c, v in sorted(
+                normalize(sig).items(), key=lambda kv: -kv[1])[:k * 2]} for name, sig in run.signals.items()}
+        return QueryResult(query=text, mode=mode, results=results, timings_ms=run.timings, notes=run.notes,
+                           context=context, explain=run.explain if explain else {})
+
+    def query_image(self, path: str, top_k: int | None = None, cfg: RetrievalSettings | None = None
+                    ) -> QueryResult:
+        """Image -> images (needs CLIP): CLIP image similarity fused with the KG score of the entities
+        of the nearest images."""
+        clip = self.res.clip
+        if clip is None:
+            raise QueryError("image queries need CLIP: set clip.enabled with a model and checkpoint")
+        got = clip.embed_images([path])
+        if got.errors:
+            raise QueryError(next(iter(got.errors.values())))
+        cfg = self._settings(cfg)
+        t0 = time.perf_counter()
+        run = Run(f"[image {path}]", np.zeros(0), top_k or cfg.top_k, cfg, self.cache.get())
+        index = self.res.image_index(run.snap)
+        visual = {"clip": clip_scores(self.res, index, got.vectors[0], cfg.image.candidate_k)}
+        run.signals.update(visual)
+        scores = fuse_with_kg(run, self.res, index, visual, ranked(visual["clip"]), seeds_from_query=False)
+        results = [self._result(run.snap, i + 1, scores[c], c, run) for i, c in enumerate(ranked(scores)[:run.k])]
+        run.timings["total"] = round((time.perf_counter() - t0) * 1000, 2)
+        return QueryResult(query=path, mode="image", results=results, timings_ms=run.timings, notes=run.notes,
+                           context=build_context(results, run.entities[:12], [], [], cfg.token_budget))
+
+    def gnn_example(self, text: str, gold_chunk_ids: set[str], query_id: str = "") -> Example | None:
+        """The GNN training example of a query (None when no candidate entity is in a gold chunk)."""
+        snap = self.cache.get()
+        run = Run(text.strip(), self.embedder.embed([text.strip()])[0], self.cfg.top_k,
+                  self.cfg.model_copy(update={"stage_cap_ms": 1e9}), snap)
+        gp = graph_pass(run, self.res)
+        cand = self.gpu.candidates(snap, gp.entity_mass, gp.seeds, gp.sims)
+        gold = [snap.chunk_index[c] for c in gold_chunk_ids if c in snap.chunk_index]
+        labels = subgraph.gold_labels(snap, cand.nodes.numpy(), gold)
+        if not bool(labels.any()):
+            return None
+        return Example(query_id, cand.sub, torch.from_numpy(run.qvec.astype(np.float32)), cand.scalars, labels)
+
+    def _result(self, snap: Snapshot, rank: int, score: float, cid: str, run: Run) -> RetrievedChunk:
+        j = snap.chunk_index[cid]
+        row = snap.incidence.getrow(j)
+        via = sorted((e for e in row.indices if e in run.seed_weights), key=lambda e: -run.seed_weights[e])[:5]
+        return RetrievedChunk(rank=rank, score=round(float(score), 6), text=snap.chunk_texts[j],
+                              citation=Citation(document_id=snap.chunk_docs[j], chunk_id=cid,
+                                                source=snap.chunk_sources[j]),
+                              entities=[snap.entity_names[e] for e in via],
+                              image=snap.chunk_uris[j] or None if snap.chunk_kinds[j] == "image" else None)
+
+    def _rerank(self, run: Run, order: list[str]) -> list[str]:
+        reranker = self.res.reranker(run.cfg.reranker)
+        head = order[: run.cfg.rerank_k]
+        texts = [run.snap.chunk_texts[run.snap.chunk_index[c]] for c in head]
+        rerank = normalize(dict(zip(head, reranker.score(run.text, texts), strict=True)))
+        # blend with the fused order so a reranker never discards the graph's evidence outright
+        mixed = {c: 0.5 * (1.0 - i / len(head)) + 0.5 * rerank[c] for i, c in enumerate(head)}
+        return ranked(mixed) + order[run.cfg.rerank_k :]

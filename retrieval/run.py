@@ -1,0 +1,72 @@
+"""The state of one query as it goes through a mode's stages, and graph mode's intermediate signals."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from hopgraph.core.settings import RetrievalSettings
+from retrieval.signals import Seeds
+from retrieval.snapshot import Snapshot
+
+
+@dataclass
+class Run:
+    """One query: its text, vector, settings and snapshot, and what the stages leave for the result."""
+
+    text: str
+    qvec: np.ndarray
+    k: int
+    cfg: RetrievalSettings
+    snap: Snapshot
+    timings: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    signals: dict[str, dict[str, float]] = field(default_factory=dict)
+    explain: dict[str, Any] = field(default_factory=dict)
+    entities: list[str] = field(default_factory=list)
+    relations: list[str] = field(default_factory=list)
+    communities: list[str] = field(default_factory=list)
+    seed_weights: dict[int, float] = field(default_factory=dict)
+
+    def stage(self, name: str, t0: float) -> float:
+        """Record the milliseconds since ``t0`` under ``name``; return them."""
+        ms = (time.perf_counter() - t0) * 1000
+        self.timings[name] = round(self.timings.get(name, 0.0) + ms, 2)
+        return ms
+
+    def over_cap(self, ms: float, stage: str, fallback: str) -> bool:
+        """Whether a stage overran ``stage_cap_ms`` (then the mode answers as ``fallback``, saying so)."""
+        if ms > self.cfg.stage_cap_ms:
+            self.notes.append(f"degraded: {stage} took {ms:.0f} ms > stage_cap_ms={self.cfg.stage_cap_ms:.0f}; "
+                              f"answered as {fallback}")
+            return True
+        return False
+
+    def keep_known(self, scores: dict[str, float]) -> dict[str, float]:
+        """Drop vector hits the snapshot does not know (a document being written or deleted)."""
+        return {c: s for c, s in scores.items() if c in self.snap.chunk_index}
+
+    def explain_seeds(self, seeds: Seeds) -> None:
+        """The seeds become the result's "via" entities and ``--explain``'s seed list."""
+        snap = self.snap
+        self.seed_weights = seeds.weights
+        top = sorted(seeds.weights.items(), key=lambda kv: -kv[1])[:15]
+        self.entities = [f"{snap.entity_names[e]} ({snap.entity_types[e]})" for e, _ in top]
+        self.explain["seeds"] = [{"entity": snap.entity_names[e], "weight": round(w, 4), "why": seeds.origin[e]}
+                                 for e, w in top]
+
+
+@dataclass
+class GraphPass:
+    """graph mode's intermediate signals, which the pcst and gnn modes build on."""
+
+    dense: dict[str, float]
+    bm25: dict[str, float]
+    first: list[str]                               # the RRF first pass, best first
+    seeds: Seeds = field(default_factory=Seeds)
+    sims: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    entity_mass: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    graph: dict[str, float] | None = None          # None: degraded before expansion
