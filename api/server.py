@@ -17,7 +17,7 @@ from fastapi import FastAPI
 
 from api.app import create_app
 from hopgraph.app.ownership import owner_record, running_server
-from hopgraph.core.errors import ConflictError
+from hopgraph.core.errors import BadInputError, ConflictError
 from hopgraph.core.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -39,7 +39,7 @@ def _is_loopback(host: str) -> bool:
 def check_config(settings: Settings) -> None:
     """Refuse an open API (no keys) on a non-loopback address."""
     if not settings.api.api_keys and not _is_loopback(settings.api.host):
-        raise ServeError(f"refusing to serve on {settings.api.host} without API keys: add keys to "
+        raise BadInputError(f"refusing to serve on {settings.api.host} without API keys: add keys to "
                          "settings (hopgraph api-key makes one) or bind to 127.0.0.1")
 
 

@@ -22,11 +22,12 @@ from graphdb.store import (
     ExploreResult,
     RelationChunk,
     RelationRef,
+    RemovalFacts,
     RemovalPlan,
     Topology,
 )
 from hopgraph.core.errors import StoreUnavailableError
-from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, relation_id
+from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation
 from hopgraph.core.settings import GraphSettings
 
 log = logging.getLogger(__name__)
@@ -224,7 +225,8 @@ class BoltGraphStore(BrowseMixin):
         rows = self.read(cypher.DOCUMENTS_UNDER, {"prefix": prefix})
         return [DocumentState(r["id"], r["status"], r["content_hash"], r["source"]) for r in rows]
 
-    def plan_removal(self, keep: Mapping[str, Collection[str]]) -> RemovalPlan:
+    def removal_facts(self, keep: Mapping[str, Collection[str]]) -> RemovalFacts:
+        """What removing the chunks of each document id not in its keep-set would touch (reads only)."""
         rows = [{"document_id": d, "keep": sorted(k)} for d, k in keep.items()]
         chunk_ids: list[str] = []
         touched: set[str] = set()
@@ -232,22 +234,17 @@ class BoltGraphStore(BrowseMixin):
             for r in self.read(cypher.STALE_CHUNKS, {"rows": list(batch)}):
                 chunk_ids.append(r["chunk_id"])
                 touched.update(e for e in r["entity_ids"] if e is not None)
-        plan = RemovalPlan(chunk_ids=sorted(set(chunk_ids)), touched_entity_ids=sorted(touched))
-        if not touched:
-            return plan
-        orphans: set[str] = set()
-        dead: dict[str, RelationRef] = {}
-        communities: set[str] = set()
-        for ebatch in _batches(plan.touched_entity_ids, self.cfg.batch_size):
+        facts = RemovalFacts(chunk_ids=sorted(set(chunk_ids)), touched_entity_ids=sorted(touched))
+        for ebatch in _batches(facts.touched_entity_ids, self.cfg.batch_size):
             ids = list(ebatch)
-            orphans.update(r["id"] for r in self.read(cypher.ORPHANED_BY, {"ids": ids, "chunk_ids": chunk_ids}))
-            rels = self.read(cypher.RELATIONS_SUPPORTED_BY, {"ids": ids, "chunk_ids": chunk_ids})
-            dead.update({r["id"]: RelationRef(r["id"], r["source_id"], r["target_id"]) for r in rels if r["dead"]})
-        for obatch in _batches(sorted(orphans), self.cfg.batch_size):
-            communities.update(r["id"] for r in self.read(cypher.COMMUNITIES_OF, {"ids": list(obatch)}))
-        plan.entity_ids, plan.relations = sorted(orphans), [dead[k] for k in sorted(dead)]
-        plan.community_ids = sorted(communities)
-        return plan
+            facts.orphaned_entity_ids.update(
+                r["id"] for r in self.read(cypher.ORPHANED_BY, {"ids": ids, "chunk_ids": facts.chunk_ids}))
+            for r in self.read(cypher.RELATIONS_SUPPORTED_BY, {"ids": ids, "chunk_ids": facts.chunk_ids}):
+                ref = RelationRef(r["id"], r["source_id"], r["target_id"])
+                (facts.unsupported if r["dead"] else facts.weakened)[ref.id] = ref
+        for obatch in _batches(sorted(facts.orphaned_entity_ids), self.cfg.batch_size):
+            facts.community_ids.update(r["id"] for r in self.read(cypher.COMMUNITIES_OF, {"ids": list(obatch)}))
+        return facts
 
     def remove(self, plan: RemovalPlan, document_ids: Sequence[str] = ()) -> None:
         """Cascade in one managed transaction per batch: prune relation support, delete dead
@@ -274,11 +271,6 @@ class BoltGraphStore(BrowseMixin):
 
             self._write(work)
 
-    def chunks_by_ids(self, ids: Sequence[str]) -> list[ChunkRecord]:
-        rows = self.read(cypher.CHUNKS_BY_IDS, {"ids": list(ids)})
-        return [ChunkRecord(r["chunk_id"], r["text"], int(r["ord"]), r["document_id"], r["source"])
-                for r in rows]
-
     def chunks_of_entities(self, ids: Sequence[str]) -> list[EntityChunk]:
         rows = self.read(cypher.CHUNKS_OF_ENTITIES, {"ids": list(ids)})
         return [
@@ -294,9 +286,6 @@ class BoltGraphStore(BrowseMixin):
         rows = self.read(cypher.PROVENANCE_OF_RELATIONS, {"rows": refs_rows})
         return [RelationChunk(r["relation_id"], ChunkRecord(r["chunk_id"], r["text"], int(r["ord"]),
                                                             r["document_id"], r["source"])) for r in rows]
-
-    def neighbours(self, entity_ids: Sequence[str], limit: int = 1000) -> list[dict[str, Any]]:
-        return self.read(cypher.NEIGHBOURS, {"ids": list(entity_ids), "limit": limit})
 
     def k_hop(self, entity_ids: Sequence[str], hops: int = 2, limit: int = 10000) -> list[str]:
         """Breadth-first, two hops per statement over the de-duplicated frontier (a variable-length
@@ -404,38 +393,33 @@ class BoltGraphStore(BrowseMixin):
         """Surface-form entity id -> canonical entity id, for every merge recorded so far."""
         return {r["id"]: r["entity_id"] for r in self.read(cypher.ALIASES)}
 
-    def merge_entities(self, merges: Sequence[tuple[str, str, str]]) -> tuple[list[str], list[Relation]]:
-        """Fold each (alias id, alias name, canonical id) into its canonical entity: mentions and
-        relations move over, the alias entity is deleted and recorded as an ``(:Alias)``.
+    def mentions_of_entities(self, ids: Sequence[str]) -> list[Mention]:
+        """Every mention of the given entities."""
+        return [Mention(chunk_id=r["chunk_id"], entity_id=r["entity_id"], count=int(r["count"] or 1))
+                for b in _batches(ids, self.cfg.batch_size)
+                for r in self.read(cypher.MENTIONS_OF_ENTITIES, {"ids": list(b)})]
 
-        Returns the ids of relations that disappeared and the relations written in their place
-        (relation ids derive from their endpoints), for the caller to update relation vectors."""
-        if not merges:
-            return [], []
-        target = {a: c for a, _, c in merges}
-        ids = sorted(target)
-        mentions = [m for b in _batches(ids, self.cfg.batch_size)
-                    for m in self.read(cypher.MENTIONS_OF_ENTITIES, {"ids": list(b)})]
-        old = {r["id"]: r for b in _batches(ids, self.cfg.batch_size)
-               for r in self.read(cypher.RELATIONS_OF_ENTITIES, {"ids": list(b)})}
-        moved: list[Relation] = []
-        for r in old.values():
-            src, dst = target.get(r["source_id"], r["source_id"]), target.get(r["target_id"], r["target_id"])
-            if src != dst:  # a relation between two merged names disappears
-                moved.append(Relation(id=relation_id(src, r["type"], dst), source_id=src, target_id=dst,
-                                      type=r["type"], description=r["description"] or "",
-                                      chunk_ids=list(r["chunk_ids"] or [])))
-        added: dict[tuple[str, str], int] = {}
-        for m in mentions:
-            key = (m["chunk_id"], target[m["entity_id"]])
-            added[key] = added.get(key, 0) + int(m["count"] or 1)
-        self._write_rows(cypher.ADD_MENTIONS, [{"chunk_id": c, "entity_id": e, "count": n}
-                                               for (c, e), n in added.items()])
-        self.upsert_relations(moved)
+    def relations_of_entities(self, ids: Sequence[str]) -> list[Relation]:
+        """Every relation touching the given entities (once each)."""
+        found = {r["id"]: r for b in _batches(ids, self.cfg.batch_size)
+                 for r in self.read(cypher.RELATIONS_OF_ENTITIES, {"ids": list(b)})}
+        return [Relation(id=r["id"], source_id=r["source_id"], target_id=r["target_id"], type=r["type"],
+                         description=r["description"] or "", chunk_ids=list(r["chunk_ids"] or []))
+                for _, r in sorted(found.items())]
+
+    def add_mentions(self, mentions: Sequence[Mention]) -> None:
+        """Add mention counts (MERGE the edge, add to its count): how merged names' mentions move over."""
+        self._write_rows(cypher.ADD_MENTIONS, [m.model_dump() for m in mentions])
+
+    def delete_entities(self, ids: Sequence[str]) -> None:
+        """Delete entities with their edges."""
         self._write_ids(cypher.DELETE_ENTITIES, ids)
-        self._write_rows(cypher.REPOINT_ALIASES, [{"old": a, "new": c} for a, c in target.items()])
-        self._write_rows(cypher.RECORD_ALIASES, [{"id": a, "entity_id": c, "name": n} for a, n, c in merges])
-        return sorted(old), moved
+
+    def record_aliases(self, aliases: Sequence[tuple[str, str, str]]) -> None:
+        """Record (alias id, alias name, canonical id) merges; earlier aliases of a merged-away id follow it."""
+        self._write_rows(cypher.REPOINT_ALIASES, [{"old": a, "new": c} for a, _, c in aliases])
+        self._write_rows(cypher.RECORD_ALIASES, [{"id": a, "entity_id": c, "name": n} for a, n, c in aliases])
+
 
 def _plain(value: Any) -> Any:
     """Graph values as JSON-friendly data."""

@@ -5,26 +5,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import neo4j
 
 from graphdb import cypher
-
-
-@dataclass(frozen=True)
-class IngestRun:
-    """The recorded outcome of one scheduled re-ingestion run."""
-
-    id: str
-    source: str
-    status: str
-    started_at: float
-    finished_at: float | None = None
-    duration_s: float | None = None
-    report: dict[str, Any] = field(default_factory=dict)
-    error: str | None = None
+from graphdb.store import IngestRun
 
 
 class BrowseMixin:

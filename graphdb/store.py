@@ -75,6 +75,19 @@ class RemovalPlan:
         return bool(self.chunk_ids or self.entity_ids or self.relations)
 
 
+@dataclass
+class RemovalFacts:
+    """What the graph holds about chunks about to go (read by ``GraphStore.removal_facts``; the plan
+    is made from it by ``ingest.graph_edits.plan_removal``)."""
+
+    chunk_ids: list[str] = field(default_factory=list)
+    touched_entity_ids: list[str] = field(default_factory=list)       # entities those chunks mention
+    orphaned_entity_ids: set[str] = field(default_factory=set)        # mentioned by those chunks only
+    unsupported: dict[str, RelationRef] = field(default_factory=dict)  # every supporting chunk goes
+    weakened: dict[str, RelationRef] = field(default_factory=dict)     # some supporting chunks go
+    community_ids: set[str] = field(default_factory=set)              # communities of the orphans
+
+
 @dataclass(frozen=True)
 class Topology:
     """The entity graph for the in-memory snapshot: ids, COO edge index, types and weights."""
@@ -107,8 +120,23 @@ class ExploreResult:
     truncated: bool
 
 
+@dataclass(frozen=True)
+class IngestRun:
+    """The recorded outcome of one scheduled re-ingestion run."""
+
+    id: str
+    source: str
+    status: str
+    started_at: float
+    finished_at: float | None = None
+    duration_s: float | None = None
+    report: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+
 class GraphStore(Protocol):
-    """A graph database holding documents, chunks, entities and their edges."""
+    """What ingest and retrieval need from the graph database. Implementations only run statements:
+    the domain decisions (removal plans, entity merges) are made in ``ingest.graph_edits``."""
 
     def close(self) -> None: ...
 
@@ -124,19 +152,8 @@ class GraphStore(Protocol):
         """Node counts per label and edge counts per type."""
         ...
 
+    # -- documents ---------------------------------------------------------------------------------
     def upsert_documents(self, docs: Sequence[Document], status: str) -> None: ...
-
-    def upsert_chunks(self, chunks: Sequence[Chunk]) -> None: ...
-
-    def upsert_entities(self, entities: Sequence[Entity]) -> None: ...
-
-    def upsert_mentions(self, mentions: Sequence[Mention]) -> None: ...
-
-    def upsert_relations(self, relations: Sequence[Relation]) -> None: ...
-
-    def upsert_communities(self, communities: Sequence[Community]) -> None:
-        """Communities with their PARENT and IN_COMMUNITY (member) edges."""
-        ...
 
     def set_document_status(self, rows: Sequence[tuple[str, str, str]]) -> None:
         """Set (document id, status, content hash) for each row."""
@@ -146,48 +163,58 @@ class GraphStore(Protocol):
 
     def unfinished_documents(self) -> list[DocumentState]: ...
 
-    def list_documents(self, skip: int = 0, limit: int = 100) -> list[DocumentState]: ...
-
     def documents_under(self, prefix: str) -> list[DocumentState]:
         """Documents whose source starts with ``prefix`` (a file, a directory, a JSONL file's records)."""
         ...
 
-    def plan_removal(self, keep: Mapping[str, Collection[str]]) -> RemovalPlan:
-        """Chunks of each document id not in its keep-set, and the entities they orphan."""
+    # -- content -----------------------------------------------------------------------------------
+    def upsert_chunks(self, chunks: Sequence[Chunk]) -> None: ...
+
+    def upsert_entities(self, entities: Sequence[Entity]) -> None: ...
+
+    def upsert_mentions(self, mentions: Sequence[Mention]) -> None:
+        """Set mention counts (one row per chunk and entity; duplicates add up)."""
+        ...
+
+    def add_mentions(self, mentions: Sequence[Mention]) -> None:
+        """Add to existing mention counts."""
+        ...
+
+    def upsert_relations(self, relations: Sequence[Relation]) -> None: ...
+
+    def removal_facts(self, keep: Mapping[str, Collection[str]]) -> RemovalFacts:
+        """What removing the chunks of each document id not in its keep-set would touch."""
         ...
 
     def remove(self, plan: RemovalPlan, document_ids: Sequence[str] = ()) -> None:
         """Delete the planned chunks and entities (and documents) in one transaction per batch."""
         ...
 
-    def chunks_by_ids(self, ids: Sequence[str]) -> list[ChunkRecord]: ...
-
-    def chunks_of_entities(self, ids: Sequence[str]) -> list[EntityChunk]: ...
-
-    def chunks_of_relations(self, refs: Sequence[RelationRef]) -> list[RelationChunk]: ...
-
-    def neighbours(self, entity_ids: Sequence[str], limit: int = 1000) -> list[dict[str, Any]]: ...
-
-    def k_hop(self, entity_ids: Sequence[str], hops: int = 2, limit: int = 10000) -> list[str]:
-        """Entity ids (not the seeds) within ``hops`` RELATED edges of the seeds."""
+    # -- entity resolution -------------------------------------------------------------------------
+    def unresolved_entities(self) -> list[Entity]:
+        """Entities written since the last entity resolution."""
         ...
 
-    def topology(self) -> Topology: ...
+    def mark_resolved(self, ids: Sequence[str]) -> None: ...
 
-    def snapshot_chunks(self) -> list[dict[str, Any]]:
-        """Every chunk of a complete document: id, text, document_id, source, metadata (JSON)."""
+    def aliases(self) -> dict[str, str]:
+        """Surface-form entity id -> canonical entity id, for every recorded merge."""
         ...
 
-    def snapshot_mentions(self) -> list[tuple[str, str, int]]:
-        """Every (chunk id, entity id, count) mention."""
+    def mentions_of_entities(self, ids: Sequence[str]) -> list[Mention]: ...
+
+    def relations_of_entities(self, ids: Sequence[str]) -> list[Relation]: ...
+
+    def delete_entities(self, ids: Sequence[str]) -> None: ...
+
+    def record_aliases(self, aliases: Sequence[tuple[str, str, str]]) -> None:
+        """Record (alias id, alias name, canonical id) merges."""
         ...
 
-    def explore(self, cypher: str, params: Mapping[str, Any] | None = None, row_limit: int = 1000,
-                timeout_s: float = 30.0) -> ExploreResult:
-        """Run a statement that must be read-only (checked before it runs)."""
+    # -- communities -------------------------------------------------------------------------------
+    def upsert_communities(self, communities: Sequence[Community]) -> None:
+        """Communities with their PARENT and IN_COMMUNITY (member) edges."""
         ...
-
-    def relation_descriptions(self, refs: Sequence[RelationRef]) -> dict[str, str]: ...
 
     def community_ids(self) -> dict[str, int]:
         """Every community id and its level."""
@@ -201,11 +228,7 @@ class GraphStore(Protocol):
 
     def community_members(self, community_id: str, limit: int = 200) -> list[str]: ...
 
-    def unresolved_entities(self) -> list[Entity]:
-        """Entities written since the last entity resolution."""
-        ...
-
-    def mark_resolved(self, ids: Sequence[str]) -> None: ...
+    def relation_descriptions(self, refs: Sequence[RelationRef]) -> dict[str, str]: ...
 
     def communities_stale(self) -> bool:
         """Whether the graph changed since communities were last built."""
@@ -213,14 +236,51 @@ class GraphStore(Protocol):
 
     def mark_communities_built(self) -> None: ...
 
-    def aliases(self) -> dict[str, str]:
-        """Surface-form entity id -> canonical entity id, for every recorded merge."""
+    # -- exports for the query-time snapshot -------------------------------------------------------
+    def topology(self) -> Topology: ...
+
+    def snapshot_chunks(self) -> list[dict[str, Any]]:
+        """Every chunk of a complete document: id, text, document_id, source, metadata (JSON)."""
         ...
 
-    def merge_entities(self, merges: Sequence[tuple[str, str, str]]) -> tuple[list[str], list[Relation]]:
-        """Fold (alias id, alias name, canonical id) entities; return (relation ids removed, relations written)."""
+    def snapshot_mentions(self) -> list[tuple[str, str, int]]:
+        """Every (chunk id, entity id, count) mention."""
         ...
 
-    def read(self, cypher: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-        """Run a read query and return rows as dicts."""
+    # -- the log of scheduled runs -----------------------------------------------------------------
+    def record_ingest_run(self, run: IngestRun) -> None: ...
+
+
+class GraphBrowser(Protocol):
+    """Read look-ups for people exploring the graph (the API's routes, the CLI's ``cypher``)."""
+
+    def list_documents(self, skip: int = 0, limit: int = 100) -> list[DocumentState]: ...
+
+    def document_states(self, ids: Sequence[str]) -> dict[str, DocumentState]: ...
+
+    def entity(self, entity_id: str) -> dict[str, Any] | None: ...
+
+    def entity_neighbours(self, entity_id: str, skip: int = 0, limit: int = 50) -> list[dict[str, Any]]: ...
+
+    def communities(self, level: int | None = None, skip: int = 0, limit: int = 50) -> list[dict[str, Any]]: ...
+
+    def community(self, community_id: str, member_limit: int = 200) -> dict[str, Any] | None: ...
+
+    def chunks_of_entities(self, ids: Sequence[str]) -> list[EntityChunk]:
+        """Provenance: the chunks mentioning each entity."""
+        ...
+
+    def chunks_of_relations(self, refs: Sequence[RelationRef]) -> list[RelationChunk]:
+        """Provenance: the chunks stating each relation."""
+        ...
+
+    def k_hop(self, entity_ids: Sequence[str], hops: int = 2, limit: int = 10000) -> list[str]:
+        """Entity ids (not the seeds) within ``hops`` RELATED edges of the seeds."""
+        ...
+
+    def ingest_runs(self, source: str | None = None, limit: int = 50) -> list[IngestRun]: ...
+
+    def explore(self, cypher: str, params: Mapping[str, Any] | None = None, row_limit: int = 1000,
+                timeout_s: float = 30.0) -> ExploreResult:
+        """Run a statement that must be read-only (checked before it runs)."""
         ...

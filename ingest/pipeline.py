@@ -27,6 +27,7 @@ from hopgraph.core.settings import Settings
 from ingest.chunking import Chunker
 from ingest.communities import CommunityBuilder
 from ingest.extraction import CO_OCCURS, Extraction, Extractor, SpacyExtractor
+from ingest.graph_edits import plan_removal
 from ingest.llm_client import ChatClient
 from ingest.llm_extraction import LlmExtractor
 from ingest.llm_reports import LlmReporter
@@ -198,7 +199,7 @@ class Ingestor:
         if not ids:
             return 0
         self.graph.set_document_status([(i, DELETING, states[i].content_hash or "") for i in ids])
-        self._remove(self.graph.plan_removal({i: () for i in ids}), ids)
+        self._remove(plan_removal(self.graph.removal_facts({i: () for i in ids})), ids)
         if finish:
             self._finish(IngestReport(documents_deleted=len(ids)))
         return len(ids)
@@ -208,7 +209,7 @@ class Ingestor:
         left = [d.id for d in self.graph.unfinished_documents() if d.status == DELETING]
         if left:
             log.info("finishing %d interrupted deletion(s)", len(left))
-            self._remove(self.graph.plan_removal({i: () for i in left}), left)
+            self._remove(plan_removal(self.graph.removal_facts({i: () for i in left})), left)
 
     # -- internals ---------------------------------------------------------------------------
     def _remove(self, plan: RemovalPlan, document_ids: Sequence[str] = ()) -> None:
@@ -303,10 +304,8 @@ class Ingestor:
                      extraction: Extraction, relations: list[Relation]) -> None:
         """Documents (pending), removal of what changed documents no longer support, then the new items."""
         self.graph.upsert_documents([s.document for s in todo], status=PENDING)
-        plan = self.graph.plan_removal(per_doc)
-        new_relations = {r.id for r in relations}
-        plan.entity_ids = [e for e in plan.entity_ids if e not in extraction.entities]
-        plan.relations = [r for r in plan.relations if r.id not in new_relations]
+        plan = plan_removal(self.graph.removal_facts(per_doc), keep_entities=extraction.entities,
+                            keep_relations={r.id for r in relations})
         if plan:
             self._remove(plan)
         self.graph.upsert_chunks(chunks)

@@ -27,6 +27,7 @@ from graphdb.store import GraphStore
 from hopgraph.core.records import Entity
 from hopgraph.core.settings import ResolutionSettings
 from hopgraph.core.text import normalize_name
+from ingest.graph_edits import merge_edits
 from ingest.texts import relation_point, relation_text
 from vectors.embedders import Embedder
 from vectors.store import VectorStore
@@ -142,10 +143,16 @@ class EntityResolver:
         """Rewire the graph in a few batched statements and keep entity and relationship vectors in step."""
         if not merges:
             return
-        gone, moved = self.graph.merge_entities([(m.alias_id, m.alias_name, m.canonical_id) for m in merges])
-        self.vectors.delete("entities", [m.alias_id for m in merges])
-        self.vectors.delete("relationships", gone)
-        keep = [r for r in moved if r.type != "co_occurs"]
+        ids = sorted({m.alias_id for m in merges})
+        edits = merge_edits({m.alias_id: m.canonical_id for m in merges}, self.graph.mentions_of_entities(ids),
+                            self.graph.relations_of_entities(ids))
+        self.graph.add_mentions(edits.mentions)
+        self.graph.upsert_relations(edits.relations)
+        self.graph.delete_entities(ids)
+        self.graph.record_aliases([(m.alias_id, m.alias_name, m.canonical_id) for m in merges])
+        self.vectors.delete("entities", ids)
+        self.vectors.delete("relationships", edits.removed_relation_ids)
+        keep = [r for r in edits.relations if r.type != "co_occurs"]
         if keep:
             names = {m.canonical_id: m.canonical_name for m in merges}
             vecs = self.embedder.embed([relation_text(r, names, self.relation_words) for r in keep])

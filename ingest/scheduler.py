@@ -24,7 +24,7 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from graphdb.browse import IngestRun
+from graphdb.store import IngestRun
 from hopgraph.core.records import IngestReport
 from hopgraph.core.settings import ScheduledSource, SchedulerSettings
 

@@ -27,9 +27,9 @@ def test_help_explains_the_commands() -> None:
 
 def test_bad_input_gets_a_clear_error(tmp_path: Path) -> None:
     out = _run(["query", "anything", "--mode", "telepathy"])
-    assert out.returncode == 1 and "unknown mode 'telepathy'" in out.stderr
+    assert out.returncode == 2 and "unknown mode 'telepathy'" in out.stderr  # bad input
     out = _run(["ingest", str(tmp_path / "missing")])
-    assert out.returncode == 1 and "no such file or directory" in out.stderr
+    assert out.returncode == 4 and "no such file or directory" in out.stderr  # not found
 
 
 def test_ingest_query_status_delete(arcadedb: ServerInfo, tmp_path: Path) -> None:
@@ -51,7 +51,7 @@ def test_ingest_query_status_delete(arcadedb: ServerInfo, tmp_path: Path) -> Non
     photo = tmp_path / "photo.png"
     photo.write_bytes(bytes.fromhex("89504e470d0a1a0a"))  # only the image query's CLIP check is reached
     out = _run(["query", str(photo), "--image"], env)
-    assert out.returncode == 1 and "image queries need CLIP" in out.stderr
+    assert out.returncode == 2 and "image queries need CLIP" in out.stderr
     out = _run(["status", "--json"], env)
     assert '"Document": 1' in out.stdout
     listing = _run(["documents"], env)
@@ -59,7 +59,7 @@ def test_ingest_query_status_delete(arcadedb: ServerInfo, tmp_path: Path) -> Non
     out = _run(["delete", doc_id], env)
     assert out.returncode == 0 and f"deleted {doc_id}" in out.stdout
     out = _run(["delete", doc_id], env)
-    assert out.returncode == 1 and "no document" in out.stderr
+    assert out.returncode == 4 and "no document" in out.stderr
 
 
 def test_cypher_command(arcadedb: ServerInfo, tmp_path: Path) -> None:
@@ -75,9 +75,9 @@ def test_cypher_command(arcadedb: ServerInfo, tmp_path: Path) -> None:
     out = _run(["cypher", "MATCH (m:Migration) RETURN m.version AS v", "--format", "json", "--limit", "1"], env)
     assert '"truncated": true' in out.stdout and "truncated at 1 rows" in out.stderr
     out = _run(["cypher", "match (m:Migration) /* x */ detach DELETE m"], env)
-    assert out.returncode == 1 and "refused" in out.stderr
+    assert out.returncode == 2 and "refused" in out.stderr
     out = _run(["cypher", "MATCH (m:Migration) RETURN count(m) AS n", "--format", "json"], env)
     n_files = len(discover(packaged()))
     assert out.returncode == 0 and json.loads(out.stdout)["rows"] == [[n_files]]  # nothing was deleted
     out = _run(["cypher", "MATCH (n RETURN n"], env)
-    assert out.returncode == 1 and "error" in out.stderr
+    assert out.returncode == 2 and "rejected the statement" in out.stderr

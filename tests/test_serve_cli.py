@@ -51,10 +51,10 @@ def test_serve_owns_the_stores_and_cli_writes_point_to_its_api(arcadedb: ServerI
         doc = tmp_path / "a.txt"
         doc.write_text("Grace Hopper wrote the first compiler.")
         out = _cli(["ingest", str(doc)], env)
-        assert out.returncode == 1 and f"hopgraph serve (pid {proc.pid})" in out.stderr
+        assert out.returncode == 5 and f"hopgraph serve (pid {proc.pid})" in out.stderr  # conflict
         assert f"POST {url}/documents" in out.stderr
         out = _cli(["serve", "--port", str(free_port())], env)
-        assert out.returncode == 1 and "already serves" in out.stderr
+        assert out.returncode == 5 and "already serves" in out.stderr
         r = httpx.post(f"{url}/query", json={"text": "compiler"})
         assert r.status_code == 200 and r.json()["results"] == []
     finally:
@@ -66,7 +66,7 @@ def test_serve_owns_the_stores_and_cli_writes_point_to_its_api(arcadedb: ServerI
 def test_an_open_api_on_a_public_address_is_refused(arcadedb: ServerInfo, tmp_path: Path) -> None:
     env = _env(arcadedb, tmp_path, free_port())
     out = _cli(["serve", "--host", "0.0.0.0"], env)
-    assert out.returncode == 1 and "without API keys" in out.stderr
+    assert out.returncode == 2 and "without API keys" in out.stderr  # bad configuration
 
 
 def test_api_key_prints_a_hash_for_the_settings() -> None:

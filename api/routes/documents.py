@@ -104,7 +104,7 @@ async def add_documents(request: Request) -> JobOut:
             responses=problems(401, 403, 422), summary="List documents")
 def list_documents(request: Request, skip: int = Query(0, ge=0, le=10_000_000), limit: int = Query(100, ge=1, le=1000)
                    ) -> list[DocumentOut]:
-    docs = state(request).platform.graph.list_documents(skip=skip, limit=limit)
+    docs = state(request).platform.browser.list_documents(skip=skip, limit=limit)
     return [DocumentOut(id=d.id, source=d.source, status=d.status, content_hash=d.content_hash) for d in docs]
 
 
@@ -114,7 +114,7 @@ def list_documents(request: Request, skip: int = Query(0, ge=0, le=10_000_000), 
 def delete_document(doc_id: str, request: Request) -> JobOut:
     """Queue the deletion (chunks, mentions, orphaned entities and relations, vectors, communities)."""
     hg = state(request)
-    if doc_id not in hg.platform.graph.document_states([doc_id]):
+    if doc_id not in hg.platform.browser.document_states([doc_id]):
         raise ProblemError(404, f"no document {doc_id!r}")
     return hg.jobs.submit("delete", doc_id, lambda: {"deleted": hg.platform.delete(doc_id)})
 
@@ -131,7 +131,7 @@ def list_jobs(request: Request, limit: int = Query(50, ge=1, le=1000)) -> JobLis
     for j in jobs:
         if j.kind == "reingest" and j.status in ("queued", "running"):
             active[j.detail] = min(active.get(j.detail, j.created_at), j.created_at)
-    for run in hg.platform.graph.ingest_runs(limit=limit):
+    for run in hg.platform.browser.ingest_runs(limit=limit):
         if run.id in known or (run.source in active and run.started_at >= active[run.source]):
             continue  # shown as this server's job (its record may land a moment before the job ends)
         jobs.append(JobOut(id=run.id, kind="reingest", status="running" if run.status == "running" else

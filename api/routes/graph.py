@@ -19,7 +19,7 @@ router = APIRouter(tags=["graph"], dependencies=[Depends(require("read"))])
 @router.get("/entities/{entity_id}", response_model=EntityOut, responses=problems(401, 403, 404),
             summary="An entity with its mention counts and communities")
 def get_entity(entity_id: str, request: Request) -> EntityOut:
-    row = state(request).platform.graph.entity(entity_id)
+    row = state(request).platform.browser.entity(entity_id)
     if row is None:
         raise ProblemError(404, f"no entity {entity_id!r}")
     return EntityOut(**row)
@@ -29,7 +29,7 @@ def get_entity(entity_id: str, request: Request) -> EntityOut:
             responses=problems(401, 403, 404, 422), summary="Related entities, strongest relation first")
 def get_neighbours(entity_id: str, request: Request, skip: int = Query(0, ge=0, le=10_000_000),
                    limit: int = Query(50, ge=1, le=1000)) -> list[NeighbourOut]:
-    graph = state(request).platform.graph
+    graph = state(request).platform.browser
     rows = graph.entity_neighbours(entity_id, skip=skip, limit=limit)
     if not rows and graph.entity(entity_id) is None:
         raise ProblemError(404, f"no entity {entity_id!r}")
@@ -41,14 +41,14 @@ def get_neighbours(entity_id: str, request: Request, skip: int = Query(0, ge=0, 
 def list_communities(request: Request, level: int | None = Query(None, ge=0, le=100),
                      skip: int = Query(0, ge=0, le=10_000_000),
                      limit: int = Query(50, ge=1, le=1000)) -> list[CommunitySummary]:
-    rows = state(request).platform.graph.communities(level=level, skip=skip, limit=limit)
+    rows = state(request).platform.browser.communities(level=level, skip=skip, limit=limit)
     return [CommunitySummary(**r) for r in rows]
 
 
 @router.get("/communities/{community_id}", response_model=CommunityOut, responses=problems(401, 403, 404, 422),
             summary="A community with its parent, children and members")
 def get_community(community_id: str, request: Request, members: int = Query(200, ge=0, le=5000)) -> CommunityOut:
-    row = state(request).platform.graph.community(community_id, member_limit=members)
+    row = state(request).platform.browser.community(community_id, member_limit=members)
     if row is None:
         raise ProblemError(404, f"no community {community_id!r}")
     return CommunityOut(**row)
@@ -65,7 +65,7 @@ async def run_cypher(body: CypherRequest, request: Request) -> CypherResponse:
     timeout = min(body.timeout_s or cfg.cypher_timeout_s, cfg.cypher_timeout_s)
     try:
         res = await asyncio.wait_for(run_in_threadpool(
-            hg.platform.graph.explore, body.query, body.params, limit, timeout), timeout + 2.0)
+            hg.platform.browser.explore, body.query, body.params, limit, timeout), timeout + 2.0)
     except TimeoutError:
         raise ProblemError(504, f"the statement took longer than {timeout:g}s") from None
     except ReadOnlyViolation:

@@ -10,9 +10,8 @@ from types import TracebackType
 from typing import Any
 
 from graphdb.bolt import BoltGraphStore
-from graphdb.browse import IngestRun
 from graphdb.factory import open_graph_store
-from graphdb.store import DocumentState
+from graphdb.store import DocumentState, GraphBrowser, IngestRun
 from hopgraph.core.records import IngestReport, QueryFilters, QueryResult
 from hopgraph.core.settings import RetrievalSettings, ScheduledSource, Settings
 from ingest.pipeline import Ingestor
@@ -66,6 +65,11 @@ class Platform:
         if self._graph is None:
             self._graph = open_graph_store(self.settings)
         return self._graph
+
+    @property
+    def browser(self) -> GraphBrowser:
+        """Read look-ups for exploring the graph (entities, communities, provenance, read-only Cypher)."""
+        return self.graph
 
     @cached_property
     def embedder(self) -> Embedder:
@@ -130,7 +134,7 @@ class Platform:
 
     def documents(self, skip: int = 0, limit: int = 100) -> list[DocumentState]:
         """Ingested documents with their status, in id order."""
-        return self.graph.list_documents(skip=skip, limit=limit)
+        return self.browser.list_documents(skip=skip, limit=limit)
 
     def status(self) -> dict[str, Any]:
         """Counts of graph items and vectors."""

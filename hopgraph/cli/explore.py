@@ -47,13 +47,16 @@ def cypher(
     from neo4j.exceptions import Neo4jError
 
     from graphdb.factory import open_graph_store
-    from graphdb.readonly import check_read_only
+    from graphdb.readonly import ReadOnlyViolation, check_read_only
 
     if fmt not in ("table", "json", "csv"):
         raise typer.BadParameter("choose table, json or csv", param_hint="--format")
     params = _parse_params(param)
-    with reported():
+    try:
         check_read_only(statement)
+    except ReadOnlyViolation as exc:
+        raise fail(BadInputError(f"refused: {exc}")) from exc
+    with reported():
         store = open_graph_store(load_settings())
         try:
             res = store.explore(statement, params, row_limit=limit, timeout_s=timeout)

@@ -10,7 +10,9 @@ from hopgraph.cli.db import db_app
 app = typer.Typer(
     help="hopgraph: ingest documents into a knowledge graph (ArcadeDB/Neo4j + Qdrant) and query it.\n\n"
     "Settings come from HOPGRAPH_* environment variables (nested with __, e.g. "
-    "HOPGRAPH_GRAPH__BACKEND=neo4j) or ./hopgraph.toml; the default stores live in ./.hopgraph/.",
+    "HOPGRAPH_GRAPH__BACKEND=neo4j) or ./hopgraph.toml; the default stores live in ./.hopgraph/.\n\n"
+    "Exit codes: 0 done, 2 bad input, 3 a store or model unavailable, 4 not found, 5 conflict "
+    "(e.g. `hopgraph serve` owns the stores), 1 anything else.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )

@@ -1,0 +1,51 @@
+"""The domain decisions behind graph edits, as pure functions over what the store reports:
+what removing chunks deletes, and how folding an alias entity into its canonical one rewires
+mentions and relations. The store adapter only runs the statements."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+
+from graphdb.store import RemovalFacts, RemovalPlan
+from hopgraph.core.records import Mention, Relation, relation_id
+
+
+def plan_removal(facts: RemovalFacts, keep_entities: Collection[str] = (),
+                 keep_relations: Collection[str] = ()) -> RemovalPlan:
+    """Delete the stale chunks, the entities only they mention and the relations only they support,
+    except entities and relations that a new version of the documents writes again."""
+    return RemovalPlan(
+        chunk_ids=list(facts.chunk_ids),
+        entity_ids=sorted(e for e in facts.orphaned_entity_ids if e not in keep_entities),
+        touched_entity_ids=list(facts.touched_entity_ids),
+        relations=[facts.unsupported[k] for k in sorted(facts.unsupported) if k not in keep_relations],
+        community_ids=sorted(facts.community_ids))
+
+
+@dataclass(frozen=True)
+class MergeEdits:
+    """The edits of a batch of merges: mentions to add, relations to write and relation ids that go."""
+
+    mentions: list[Mention]
+    relations: list[Relation]
+    removed_relation_ids: list[str]
+
+
+def merge_edits(target: Mapping[str, str], mentions: Sequence[Mention], relations: Sequence[Relation]
+                ) -> MergeEdits:
+    """``target``: alias entity id -> canonical id. Mentions of the aliases move to their canonical
+    entities (counts add up); relations are re-pointed (their ids derive from the endpoints, so they
+    change); a relation between two names of the same entity disappears."""
+    moved: list[Relation] = []
+    for r in relations:
+        src, dst = target.get(r.source_id, r.source_id), target.get(r.target_id, r.target_id)
+        if src != dst:
+            moved.append(r.model_copy(update={"id": relation_id(src, r.type, dst), "source_id": src,
+                                              "target_id": dst}))
+    added: dict[tuple[str, str], int] = {}
+    for m in mentions:
+        key = (m.chunk_id, target[m.entity_id])
+        added[key] = added.get(key, 0) + m.count
+    return MergeEdits([Mention(chunk_id=c, entity_id=e, count=n) for (c, e), n in added.items()], moved,
+                      sorted({r.id for r in relations}))
