@@ -47,6 +47,7 @@ install: $(STAMP)  ## create .venv and install everything (idempotent)
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 typecheck: install
 	$(BIN)/mypy

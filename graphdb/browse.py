@@ -4,20 +4,91 @@ scheduled ingest runs: the parts of the Bolt adapter that serve the API rather t
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import neo4j
 
-from graphdb import cypher
-from graphdb.store import IngestRun
+from graphdb import cypher_browse as cypher
+from graphdb.readonly import check_read_only
+from graphdb.store import (
+    ChunkRecord,
+    DocumentState,
+    EntityChunk,
+    ExploreResult,
+    IngestRun,
+    RelationChunk,
+    RelationRef,
+)
 
 
 class BrowseMixin:
-    """Entity, community and ingest-run look-ups; mixed into the Bolt adapter."""
+    """Document, entity, community, provenance and ingest-run look-ups and read-only Cypher; mixed
+    into the Bolt adapter, whose ``read``, ``_write`` and ``_session`` they use."""
 
     read: Callable[[str, Mapping[str, Any] | None], list[dict[str, Any]]]
     _write: Callable[[Callable[[neo4j.ManagedTransaction], Any]], Any]
+    _session: Callable[..., neo4j.Session]
+
+    def list_documents(self, skip: int = 0, limit: int = 100) -> list[DocumentState]:
+        rows = self.read(cypher.LIST_DOCUMENTS, {"skip": skip, "limit": limit})
+        return [DocumentState(r["id"], r["status"], r["content_hash"], r["source"]) for r in rows]
+
+    def chunks_of_entities(self, ids: Sequence[str]) -> list[EntityChunk]:
+        rows = self.read(cypher.CHUNKS_OF_ENTITIES, {"ids": list(ids)})
+        return [
+            EntityChunk(
+                entity_id=r["entity_id"], name=r["name"], count=int(r["count"] or 1),
+                chunk=ChunkRecord(r["chunk_id"], r["text"], int(r["ord"]), r["document_id"], r["source"]),
+            )
+            for r in rows
+        ]
+
+    def chunks_of_relations(self, refs: Sequence[RelationRef]) -> list[RelationChunk]:
+        refs_rows = [{"id": r.id, "source_id": r.source_id, "target_id": r.target_id} for r in refs]
+        rows = self.read(cypher.PROVENANCE_OF_RELATIONS, {"rows": refs_rows})
+        return [RelationChunk(r["relation_id"], ChunkRecord(r["chunk_id"], r["text"], int(r["ord"]),
+                                                            r["document_id"], r["source"])) for r in rows]
+
+    def k_hop(self, entity_ids: Sequence[str], hops: int = 2, limit: int = 10000) -> list[str]:
+        """Breadth-first, two hops per statement over the de-duplicated frontier (a variable-length
+        pattern ``-[*1..k]-`` enumerates every path and is far slower around hubs)."""
+        if not 1 <= hops <= 5:
+            raise ValueError("hops must be between 1 and 5")
+        seen = set(entity_ids)
+        found: list[str] = []
+        frontier = list(dict.fromkeys(entity_ids))
+        left = hops
+        while left > 0 and frontier and len(found) < limit:
+            if left >= 2:
+                row = self.read(cypher.TWO_HOP_IDS, {"ids": frontier})[0]
+                rings = [row["first"], row["second"]]
+            else:
+                rings = [[r["id"] for r in self.read(cypher.NEIGHBOUR_IDS, {"ids": frontier})]]
+            for ring in rings:
+                frontier = [e for e in ring if e not in seen]
+                seen.update(frontier)
+                found.extend(frontier)
+            left -= len(rings)
+        return found[:limit]
+
+    def explore(self, query: str, params: Mapping[str, Any] | None = None, row_limit: int = 1000,
+                timeout_s: float = 30.0) -> ExploreResult:
+        check_read_only(query)
+
+        @neo4j.unit_of_work(timeout=timeout_s)
+        def work(tx: neo4j.ManagedTransaction) -> ExploreResult:
+            result = tx.run(query, dict(params or {}))
+            columns = list(result.keys())
+            rows: list[list[Any]] = []
+            for record in result:
+                if len(rows) >= row_limit:
+                    return ExploreResult(columns, rows, truncated=True)
+                rows.append([_plain(v) for v in record.values()])
+            return ExploreResult(columns, rows, truncated=False)
+
+        with self._session(read=True) as s:
+            return s.execute_read(work)
 
     def entity(self, entity_id: str) -> dict[str, Any] | None:
         """An entity with its chunk and mention counts and its communities, or None."""
@@ -62,4 +133,18 @@ class BrowseMixin:
                           report=json.loads(r["report_json"] or "{}"), error=r["error"]) for r in rows]
 
 
-__all__ = ["BrowseMixin", "IngestRun"]
+def _plain(value: Any) -> Any:
+    """Graph values as JSON-friendly data."""
+    from neo4j.graph import Node, Path, Relationship
+
+    if isinstance(value, Node):
+        return {"labels": sorted(value.labels), **dict(value.items())}
+    if isinstance(value, Relationship):
+        return {"type": value.type, **dict(value.items())}
+    if isinstance(value, Path):
+        return [_plain(n) for n in value.nodes]
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value

@@ -60,3 +60,19 @@ def settings(arcadedb: ServerInfo, tmp_path: Path) -> Settings:
 def platform(settings: Settings, embedder: SentenceTransformerEmbedder) -> Iterator[Platform]:
     with Platform(settings, embedder=embedder) as p:
         yield p
+
+
+#: fixtures that start or load a real engine or model: a test using one is an integration test
+ENGINE_FIXTURES = {"arcadedb", "embedder", "settings", "platform", "store", "loaded", "ingested", "hotpot",
+                   "reader", "api", "api_url", "api_schema", "admin", "server", "llm", "neo4j_uri", "qdrant_url"}
+#: modules whose tests run the CLI or a server as a process, or open a vector engine, themselves
+ENGINE_MODULES = {"test_cli", "test_serve_cli", "test_clip", "test_docker", "test_kill_resume", "test_vectors",
+                  "test_arcadedb_server", "test_embedders"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark integration tests, so ``pytest -m "not integration"`` runs the fast unit tests alone."""
+    for item in items:
+        module = item.nodeid.split("::")[0].rsplit("/", 1)[-1].removesuffix(".py")
+        if module in ENGINE_MODULES or ENGINE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.integration)

@@ -11,6 +11,7 @@ from graphdb.bolt import BoltGraphStore
 from graphdb.readonly import ReadOnlyViolation
 from graphdb.store import RelationRef
 from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, relation_id
+from ingest.graph_edits import plan_removal
 
 from .graph_backends import neo4j_uri, open_store  # noqa: F401 - fixture
 
@@ -73,7 +74,7 @@ def test_upserts_are_idempotent_and_bump_the_version(store: BoltGraphStore) -> N
 
 def test_cascade_delete_leaves_no_orphans(store: BoltGraphStore) -> None:
     _load(store)
-    plan = store.plan_removal({"doc_1": ()})
+    plan = plan_removal(store.removal_facts({"doc_1": ()}))
     assert plan.chunk_ids == ["c1", "c2"]
     assert plan.entity_ids == ["a"]  # b and c are still mentioned by c3
     assert plan.relation_ids == [relation_id("a", "knows", "b")]
@@ -96,7 +97,7 @@ def test_provenance_neighbourhood_k_hop_topology(store: BoltGraphStore) -> None:
     assert sorted((p.chunk.chunk_id, p.chunk.document_id) for p in prov) == [("c2", "doc_1"), ("c3", "doc_2")]
     ents = store.chunks_of_entities(["a"])
     assert [(e.chunk.chunk_id, e.chunk.source) for e in ents] == [("c1", "/src/1.txt")]
-    assert sorted(n["id"] for n in store.neighbours(["b"])) == ["a", "c"]
+    assert sorted(n["id"] for n in store.entity_neighbours("b")) == ["a", "c"]
     assert sorted(store.k_hop(["a"], hops=1)) == ["b"]
     assert sorted(store.k_hop(["a"], hops=2)) == ["b", "c"]
     assert sorted(store.k_hop(["a", "b"], hops=1)) == ["c"]  # seeds are not returned

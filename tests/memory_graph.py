@@ -1,0 +1,254 @@
+"""An in-memory fake of the narrow ``GraphStore`` protocol, for fast unit tests of ingest logic.
+
+It follows the Bolt adapter's semantics statement by statement (MERGE = keep the first description,
+relation support is a union and the weight its size, removal prunes support and refreshes community
+sizes); ``tests/test_store_contract.py`` runs the same scenarios against it and the real ArcadeDB.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphdb.store import (
+    COMPLETE,
+    DocumentState,
+    IngestRun,
+    RelationRef,
+    RemovalFacts,
+    RemovalPlan,
+    Topology,
+)
+from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation
+
+
+@dataclass
+class _Doc:
+    document: Document
+    status: str
+    content_hash: str
+
+
+@dataclass
+class MemoryGraphStore:
+    """Dicts for nodes, edges keyed by their endpoints; a version bumped on every write."""
+
+    docs: dict[str, _Doc] = field(default_factory=dict)
+    chunks: dict[str, Chunk] = field(default_factory=dict)
+    entities: dict[str, Entity] = field(default_factory=dict)
+    resolved: set[str] = field(default_factory=set)
+    mentions: dict[tuple[str, str], int] = field(default_factory=dict)
+    relations: dict[str, Relation] = field(default_factory=dict)
+    communities: dict[str, Community] = field(default_factory=dict)
+    members: set[tuple[str, str]] = field(default_factory=set)       # (entity id, community id)
+    alias_of: dict[str, tuple[str, str]] = field(default_factory=dict)  # alias id -> (canonical, name)
+    runs: dict[str, IngestRun] = field(default_factory=dict)
+    graph_version: int = 0
+    communities_version: int | None = None
+
+    def _bump(self) -> None:
+        self.graph_version += 1
+
+    def close(self) -> None:
+        return None
+
+    def migrate(self) -> list[str]:
+        return []
+
+    def version(self) -> int:
+        return self.graph_version
+
+    def counts(self) -> dict[str, int]:
+        return {"Document": len(self.docs), "Chunk": len(self.chunks), "Entity": len(self.entities),
+                "Community": len(self.communities), "HAS_CHUNK": len(self.chunks), "MENTIONS": len(self.mentions),
+                "RELATED": len(self.relations), "IN_COMMUNITY": len(self.members)}
+
+    # -- documents ---------------------------------------------------------------------------------
+    def upsert_documents(self, docs: Sequence[Document], status: str) -> None:
+        for d in docs:
+            old = self.docs.get(d.id)
+            self.docs[d.id] = _Doc(d, status, old.content_hash if old else "")
+        self._bump()
+
+    def set_document_status(self, rows: Sequence[tuple[str, str, str]]) -> None:
+        for i, status, content_hash in rows:
+            if i in self.docs:
+                self.docs[i].status, self.docs[i].content_hash = status, content_hash
+        self._bump()
+
+    def _state(self, d: _Doc) -> DocumentState:
+        return DocumentState(d.document.id, d.status, d.content_hash, d.document.source)
+
+    def document_states(self, ids: Sequence[str]) -> dict[str, DocumentState]:
+        return {i: self._state(self.docs[i]) for i in ids if i in self.docs}
+
+    def unfinished_documents(self) -> list[DocumentState]:
+        return [self._state(d) for d in self.docs.values() if d.status in ("pending", "deleting")]
+
+    def documents_under(self, prefix: str) -> list[DocumentState]:
+        return [self._state(d) for d in self.docs.values() if d.document.source.startswith(prefix)]
+
+    # -- content -----------------------------------------------------------------------------------
+    def upsert_chunks(self, chunks: Sequence[Chunk]) -> None:
+        self.chunks.update({c.id: c for c in chunks if c.document_id in self.docs})
+        self._bump()
+
+    def upsert_entities(self, entities: Sequence[Entity]) -> None:
+        for e in entities:
+            self.entities.setdefault(e.id, e)  # ON CREATE SET: the first name and type stay
+        self._bump()
+
+    def upsert_mentions(self, mentions: Sequence[Mention]) -> None:
+        merged: dict[tuple[str, str], int] = {}
+        for m in mentions:
+            merged[(m.chunk_id, m.entity_id)] = merged.get((m.chunk_id, m.entity_id), 0) + m.count
+        self.mentions.update({k: n for k, n in merged.items() if k[0] in self.chunks and k[1] in self.entities})
+        self._bump()
+
+    def add_mentions(self, mentions: Sequence[Mention]) -> None:
+        for m in mentions:
+            if m.chunk_id in self.chunks and m.entity_id in self.entities:
+                key = (m.chunk_id, m.entity_id)
+                self.mentions[key] = self.mentions.get(key, 0) + m.count
+        self._bump()
+
+    def upsert_relations(self, relations: Sequence[Relation]) -> None:
+        for r in relations:
+            if r.source_id not in self.entities or r.target_id not in self.entities:
+                continue
+            old = self.relations.get(r.id)
+            support = r.chunk_ids if old is None else [c for c in old.chunk_ids if c not in r.chunk_ids] + r.chunk_ids
+            base = r if old is None else old
+            self.relations[r.id] = base.model_copy(update={"chunk_ids": support, "weight": float(len(support))})
+        self._bump()
+
+    def removal_facts(self, keep: Mapping[str, Collection[str]]) -> RemovalFacts:
+        stale = sorted(c.id for c in self.chunks.values() if c.document_id in keep and c.id not in keep[c.document_id])
+        gone = set(stale)
+        touched = sorted({e for (c, e) in self.mentions if c in gone})
+        facts = RemovalFacts(chunk_ids=stale, touched_entity_ids=touched)
+        facts.orphaned_entity_ids = {e for e in touched if all(c in gone for (c, x) in self.mentions if x == e)}
+        for r in self.relations.values():
+            if (r.source_id in touched or r.target_id in touched) and any(c in gone for c in r.chunk_ids):
+                ref = RelationRef(r.id, r.source_id, r.target_id)
+                (facts.unsupported if all(c in gone for c in r.chunk_ids) else facts.weakened)[r.id] = ref
+        facts.community_ids = {c for (e, c) in self.members if e in facts.orphaned_entity_ids}
+        return facts
+
+    def remove(self, plan: RemovalPlan, document_ids: Sequence[str] = ()) -> None:
+        gone = set(plan.chunk_ids)
+        for rid, r in list(self.relations.items()):
+            if (r.source_id in plan.touched_entity_ids or r.target_id in plan.touched_entity_ids) and \
+                    any(c in gone for c in r.chunk_ids):
+                support = [c for c in r.chunk_ids if c not in gone]
+                self.relations[rid] = r.model_copy(update={"chunk_ids": support, "weight": float(len(support))})
+        for ref in plan.relations:
+            self.relations.pop(ref.id, None)
+        for c in plan.chunk_ids:
+            self.chunks.pop(c, None)
+        self.mentions = {k: n for k, n in self.mentions.items() if k[0] not in gone}
+        self.delete_entities(plan.entity_ids)
+        for d in document_ids:
+            self.docs.pop(d, None)
+            self.chunks = {k: c for k, c in self.chunks.items() if c.document_id != d}
+        for cid in plan.community_ids:
+            if cid in self.communities:
+                size = sum(1 for (_, c) in self.members if c == cid)
+                has_children = any(x.parent_id == cid for x in self.communities.values())
+                if size == 0 and not has_children:
+                    self.delete_communities([cid])
+                else:
+                    self.communities[cid] = self.communities[cid].model_copy(update={"size": size})
+        self._bump()
+
+    # -- entity resolution -------------------------------------------------------------------------
+    def unresolved_entities(self) -> list[Entity]:
+        return [e for i, e in self.entities.items() if i not in self.resolved]
+
+    def mark_resolved(self, ids: Sequence[str]) -> None:
+        self.resolved.update(i for i in ids if i in self.entities)
+
+    def aliases(self) -> dict[str, str]:
+        return {a: c for a, (c, _) in self.alias_of.items()}
+
+    def mentions_of_entities(self, ids: Sequence[str]) -> list[Mention]:
+        wanted = set(ids)
+        return [Mention(chunk_id=c, entity_id=e, count=n) for (c, e), n in self.mentions.items() if e in wanted]
+
+    def relations_of_entities(self, ids: Sequence[str]) -> list[Relation]:
+        wanted = set(ids)
+        return [r for _, r in sorted(self.relations.items()) if r.source_id in wanted or r.target_id in wanted]
+
+    def delete_entities(self, ids: Sequence[str]) -> None:
+        dead = set(ids)
+        for i in dead:
+            self.entities.pop(i, None)
+        self.mentions = {k: n for k, n in self.mentions.items() if k[1] not in dead}
+        self.relations = {k: r for k, r in self.relations.items()
+                          if r.source_id not in dead and r.target_id not in dead}
+        self.members = {(e, c) for (e, c) in self.members if e not in dead}
+        self._bump()
+
+    def record_aliases(self, aliases: Sequence[tuple[str, str, str]]) -> None:
+        for alias, _, canonical in aliases:  # earlier aliases of a merged-away entity follow it
+            self.alias_of = {a: ((canonical if c == alias else c), n) for a, (c, n) in self.alias_of.items()}
+        for alias, name, canonical in aliases:
+            self.alias_of[alias] = (canonical, name)
+
+    # -- communities -------------------------------------------------------------------------------
+    def upsert_communities(self, communities: Sequence[Community]) -> None:
+        for c in communities:
+            self.communities[c.id] = c.model_copy(update={"member_ids": []})
+            self.members.update((e, c.id) for e in c.member_ids if e in self.entities)
+        self._bump()
+
+    def community_ids(self) -> dict[str, int]:
+        return {i: c.level for i, c in self.communities.items()}
+
+    def level0_membership(self) -> dict[str, str]:
+        return {e: c for (e, c) in sorted(self.members) if self.communities[c].level == 0}
+
+    def delete_communities(self, ids: Sequence[str]) -> None:
+        dead = set(ids)
+        self.communities = {i: c for i, c in self.communities.items() if i not in dead}
+        self.members = {(e, c) for (e, c) in self.members if c not in dead}
+
+    def community_members(self, community_id: str, limit: int = 200) -> list[str]:
+        return sorted(e for (e, c) in self.members if c == community_id)[:limit]
+
+    def relation_descriptions(self, refs: Sequence[RelationRef]) -> dict[str, str]:
+        return {r.id: self.relations[r.id].description for r in refs if r.id in self.relations}
+
+    def communities_stale(self) -> bool:
+        return self.communities_version != self.graph_version
+
+    def mark_communities_built(self) -> None:
+        self.communities_version = self.graph_version
+
+    # -- snapshot exports --------------------------------------------------------------------------
+    def topology(self) -> Topology:
+        ids = sorted(self.entities)
+        index = {e: i for i, e in enumerate(ids)}
+        rels = list(self.relations.values())
+        return Topology(self.graph_version, ids, [self.entities[e].name for e in ids],
+                        [self.entities[e].type for e in ids], [index[r.source_id] for r in rels],
+                        [index[r.target_id] for r in rels], [r.id for r in rels], [r.type for r in rels],
+                        [r.weight for r in rels])
+
+    def snapshot_chunks(self) -> list[dict[str, Any]]:
+        out = []
+        for c in self.chunks.values():
+            d = self.docs[c.document_id]
+            if d.status == COMPLETE:
+                out.append({"id": c.id, "text": c.text, "document_id": d.document.id, "source": d.document.source,
+                            "title": d.document.title, "metadata": json.dumps(d.document.metadata),
+                            "kind": d.document.kind, "uri": d.document.uri})
+        return out
+
+    def snapshot_mentions(self) -> list[tuple[str, str, int]]:
+        return [(c, e, n) for (c, e), n in self.mentions.items()]
+
+    def record_ingest_run(self, run: IngestRun) -> None:
+        self.runs[run.id] = run

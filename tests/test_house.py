@@ -1,0 +1,120 @@
+"""Unit tests of the house rules: the mode registry, the error kinds, the pure graph edits, the
+public API re-exports and the layer contract."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import hopgraph
+from graphdb.store import RelationRef, RemovalFacts
+from hopgraph.core.errors import BadInputError, ConflictError, HopgraphError, NotFoundError, classify
+from hopgraph.core.records import Mention, Relation, relation_id
+from hopgraph.core.settings import RetrievalSettings
+from ingest.graph_edits import merge_edits, plan_removal
+from retrieval.registry import REGISTRY, QueryError
+from tests.paths import REPO_ROOT
+
+PACKAGES = ("hopgraph", "ingest", "graphdb", "vectors", "retrieval", "gpu", "api")
+
+
+def test_every_registered_mode_resolves_to_an_implementation() -> None:
+    for name in REGISTRY.names:
+        impl = REGISTRY.mode(name)
+        assert callable(getattr(impl, "run", None)), name
+        assert REGISTRY.mode(name) is impl  # loaded once
+    assert {"graph", "pcst", "gnn", "image"} <= set(REGISTRY.names)
+
+
+def test_registry_refuses_unknown_names_and_derives_lists() -> None:
+    with pytest.raises(QueryError, match=r"unknown mode 'telepathy'.*graph"):
+        REGISTRY.check("telepathy")
+    with pytest.raises(QueryError):
+        REGISTRY.check("graph-0-hops")  # an ablation is not a mode
+    REGISTRY.check("graph-0-hops", ablations=True)
+    text = REGISTRY.evaluated(images=False)
+    assert {"dense", "bm25", "rrf", "graph", "pcst", "graph-0-hops"} <= set(text) and "image" not in text
+    assert set(REGISTRY.evaluated(images=True)) >= {"image", "image-rrf", "dense"}
+    assert all(f"{n}:" in REGISTRY.help() for n in REGISTRY.names)
+
+
+def test_ablation_settings_merge_nested_overrides() -> None:
+    base = RetrievalSettings()
+    mode, cfg = REGISTRY.settings_for("image-no-expansion", base, top_k=20)
+    assert mode == "image" and cfg.top_k == 20 and cfg.image.similar_k == 0
+    assert cfg.image.candidate_k == base.image.candidate_k  # untouched nested fields keep their values
+    mode, cfg = REGISTRY.settings_for("graph-0-hops", base)
+    assert mode == "graph" and cfg.expansion == "none"
+
+
+def test_api_schema_enum_is_the_registry() -> None:
+    from api.schemas import Mode
+
+    assert [m.value for m in Mode] == list(REGISTRY.names)
+
+
+def test_error_kinds_map_to_exit_codes_and_statuses() -> None:
+    assert classify(BadInputError("x")) == (2, 400)
+    assert classify(NotFoundError("x")) == (4, 404)
+    assert classify(ConflictError("x")) == (5, 409)
+    assert classify(HopgraphError("x")) == (1, 500)
+    assert classify(QueryError("x")) == (2, 400)
+
+
+def test_every_project_error_derives_from_the_root() -> None:
+    found = []
+    for pkg in PACKAGES:
+        for info in pkgutil.walk_packages(importlib.import_module(pkg).__path__, f"{pkg}."):
+            if info.name.startswith(("hopgraph.cli", "api.server")):
+                continue  # entry points: checked through their errors' modules
+            module = importlib.import_module(info.name)
+            for _, cls in inspect.getmembers(module, inspect.isclass):
+                if cls.__module__ == module.__name__ and issubclass(cls, Exception) and \
+                        not cls.__name__.startswith("_"):
+                    found.append(cls)
+    internal = {"ProblemError", "JobFailed"}  # the API's own control flow, mapped in api/problems.py
+    strays = [c.__qualname__ for c in found if not issubclass(c, HopgraphError) and c.__name__ not in internal]
+    assert found and strays == []
+
+
+def test_plan_removal_keeps_what_the_new_version_writes_again() -> None:
+    facts = RemovalFacts(chunk_ids=["c1"], touched_entity_ids=["a", "b"], orphaned_entity_ids={"a", "b"},
+                         unsupported={"r1": RelationRef("r1", "a", "b"), "r2": RelationRef("r2", "b", "a")},
+                         community_ids={"k"})
+    plan = plan_removal(facts, keep_entities={"b"}, keep_relations={"r2"})
+    assert plan.entity_ids == ["a"] and plan.relation_ids == ["r1"] and plan.chunk_ids == ["c1"]
+    assert plan.community_ids == ["k"] and bool(plan)
+
+
+def test_merge_edits_add_counts_and_drop_self_relations() -> None:
+    rels = [Relation(id="r1", source_id="x", target_id="alias", type="met", chunk_ids=["c1"]),
+            Relation(id="r2", source_id="alias", target_id="canon", type="is", chunk_ids=["c2"])]
+    mentions = [Mention(chunk_id="c1", entity_id="alias", count=2), Mention(chunk_id="c2", entity_id="alias")]
+    edits = merge_edits({"alias": "canon"}, mentions, rels)
+    assert [(m.chunk_id, m.entity_id, m.count) for m in edits.mentions] == [("c1", "canon", 2), ("c2", "canon", 1)]
+    assert [(r.id, r.source_id, r.target_id) for r in edits.relations] == [
+        (relation_id("x", "met", "canon"), "x", "canon")]
+    assert edits.removed_relation_ids == ["r1", "r2"]
+
+
+def test_public_api_is_reexported() -> None:
+    from hopgraph import Platform, Settings
+    from hopgraph.app.platform import Platform as Facade
+    from hopgraph.core.settings import Settings as Root
+
+    assert Platform is Facade and Settings is Root
+    assert set(hopgraph.__all__) >= {"Platform", "Settings", "QueryResult", "Document", "HopgraphError"}
+
+
+def test_layer_contract_holds() -> None:
+    """``lint-imports`` (import-linter, contract in pyproject.toml): no import goes the wrong way."""
+    out = subprocess.run([str(Path(sys.executable).parent / "lint-imports")], cwd=REPO_ROOT, capture_output=True,
+                         text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "0 broken" in out.stdout

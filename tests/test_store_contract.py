@@ -1,0 +1,108 @@
+"""The narrow GraphStore contract, run on the in-memory fake and on the real ArcadeDB: the same
+scenario (load, removal planned by ``ingest.graph_edits``, an entity merge) must leave both stores
+in the same observable state. The fake is what fast unit tests of ingest logic run against."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graphdb.store import GraphStore
+from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, relation_id
+from ingest.graph_edits import merge_edits, plan_removal
+from tests.memory_graph import MemoryGraphStore
+
+
+@pytest.fixture(params=["memory", pytest.param("arcadedb", marks=pytest.mark.integration)])
+def narrow(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore]:
+    if request.param == "memory":
+        yield MemoryGraphStore()
+        return
+    from tests.graph_backends import open_store
+
+    store = open_store("arcadedb", request, tmp_path)
+    yield store
+    store.close()
+
+
+def _load(store: GraphStore) -> None:
+    """Documents 1 and 2. Entities A (doc 1), B (both), C (doc 2), Bee (an alias of B, doc 2)."""
+    store.upsert_documents([Document(id=f"doc_{i}", source=f"/src/{i}.txt", content_hash=f"h{i}") for i in (1, 2)],
+                           status="pending")
+    store.set_document_status([("doc_1", "complete", "h1"), ("doc_2", "complete", "h2")])
+    store.upsert_chunks([Chunk(id="c1", document_id="doc_1", text="A knows B.", ord=0),
+                         Chunk(id="c2", document_id="doc_1", text="B works with C.", ord=1),
+                         Chunk(id="c3", document_id="doc_2", text="C met Bee.", ord=0)])
+    store.upsert_entities([Entity(id=x, name=x.upper(), type="PERSON") for x in ("a", "b", "c", "bee")])
+    store.upsert_mentions([Mention(chunk_id="c1", entity_id="a"), Mention(chunk_id="c1", entity_id="b", count=2),
+                           Mention(chunk_id="c2", entity_id="b"), Mention(chunk_id="c2", entity_id="c"),
+                           Mention(chunk_id="c3", entity_id="bee"), Mention(chunk_id="c3", entity_id="c")])
+    store.upsert_relations([
+        Relation(id=relation_id("a", "knows", "b"), source_id="a", target_id="b", type="knows", chunk_ids=["c1"]),
+        Relation(id=relation_id("b", "works", "c"), source_id="b", target_id="c", type="works", chunk_ids=["c2"]),
+        Relation(id=relation_id("c", "met", "bee"), source_id="c", target_id="bee", type="met", chunk_ids=["c3"]),
+        Relation(id=relation_id("b", "is", "bee"), source_id="b", target_id="bee", type="is", chunk_ids=["c3"]),
+    ])
+    store.upsert_communities([Community(id="top", level=0, size=4, member_ids=["a", "b", "c", "bee"]),
+                              Community(id="onlya", level=1, size=1, parent_id="top", member_ids=["a"])])
+
+
+def _state(store: GraphStore) -> dict[str, Any]:
+    topo = store.topology()
+    edges = sorted((topo.entity_ids[s], topo.entity_ids[t], typ, w) for s, t, typ, w in
+                   zip(topo.sources, topo.targets, topo.edge_types, topo.weights, strict=True))
+    return {"counts": store.counts(), "entities": topo.entity_ids, "edges": edges,
+            "chunks": sorted(r["id"] for r in store.snapshot_chunks()),
+            "mentions": sorted(store.snapshot_mentions()), "communities": store.community_ids(),
+            "aliases": store.aliases(), "unfinished": store.unfinished_documents()}
+
+
+def test_removal_planned_in_ingest_leaves_the_same_graph(narrow: GraphStore) -> None:
+    _load(narrow)
+    v = narrow.version()
+    # doc 1 changes: c2 survives, c1 goes; a new version writes entity "a" again (kept)
+    facts = narrow.removal_facts({"doc_1": ["c2"]})
+    assert facts.chunk_ids == ["c1"] and facts.orphaned_entity_ids == {"a"}
+    assert set(facts.unsupported) == {relation_id("a", "knows", "b")}
+    assert plan_removal(facts, keep_entities={"a"}).entity_ids == []
+    narrow.remove(plan_removal(facts))
+    st = _state(narrow)
+    assert narrow.version() > v
+    assert st["entities"] == ["b", "bee", "c"] and st["chunks"] == ["c2", "c3"]
+    assert ("a", "b", "knows", 1.0) not in st["edges"] and st["communities"] == {"top": 0}
+    assert st["counts"]["Chunk"] == 2 and st["counts"]["MENTIONS"] == 4
+
+
+def test_merge_edits_fold_an_alias(narrow: GraphStore) -> None:
+    _load(narrow)
+    ids = ["bee"]
+    edits = merge_edits({"bee": "b"}, narrow.mentions_of_entities(ids), narrow.relations_of_entities(ids))
+    narrow.add_mentions(edits.mentions)
+    narrow.upsert_relations(edits.relations)
+    narrow.delete_entities(ids)
+    narrow.record_aliases([("bee", "BEE", "b")])
+    st = _state(narrow)
+    assert st["entities"] == ["a", "b", "c"] and st["aliases"] == {"bee": "b"}
+    assert ("c", "b", "met", 1.0) in st["edges"] and not any(e[2] == "is" for e in st["edges"])  # b-is-bee vanished
+    assert ("c3", "b", 1) in st["mentions"] and ("c1", "b", 2) in st["mentions"]
+    assert sorted(edits.removed_relation_ids) == sorted([relation_id("c", "met", "bee"), relation_id("b", "is", "bee")])
+
+
+@pytest.mark.integration
+def test_memory_fake_equals_arcadedb(request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """Both scenarios, side by side: the fake's observable state is the real store's."""
+    from tests.graph_backends import open_store
+
+    real = open_store("arcadedb", request, tmp_path)
+    try:
+        states = []
+        for store in (MemoryGraphStore(), real):
+            _load(store)
+            store.remove(plan_removal(store.removal_facts({"doc_2": ()})), ["doc_2"])
+            states.append({k: v for k, v in _state(store).items() if k != "unfinished"})
+        assert states[0] == states[1]
+    finally:
+        real.close()
