@@ -128,7 +128,7 @@ class Retriever:
         """The GNN training example of a query (None when no candidate entity is in a gold chunk)."""
         snap = self.cache.get()
         run = Run(text.strip(), self.embedder.embed([text.strip()])[0], self.cfg.top_k,
-                  self.cfg.model_copy(update={"stage_cap_ms": 1e9}), snap)
+                  self.cfg.model_copy(update={"stage_cap_ms": None}), snap)
         gp = graph_pass(run, self.res)
         cand = self.gpu.candidates(snap, gp.entity_mass, gp.seeds, gp.sims)
         gold = [snap.chunk_index[c] for c in gold_chunk_ids if c in snap.chunk_index]

@@ -39,7 +39,7 @@ class Run:
 
     def over_cap(self, ms: float, stage: str, fallback: str) -> bool:
         """Whether a stage overran ``stage_cap_ms`` (then the mode answers as ``fallback``, saying so)."""
-        if ms > self.cfg.stage_cap_ms:
+        if self.cfg.stage_cap_ms is not None and ms > self.cfg.stage_cap_ms:
             self.notes.append(f"degraded: {stage} took {ms:.0f} ms > stage_cap_ms={self.cfg.stage_cap_ms:.0f}; "
                               f"answered as {fallback}")
             return True

@@ -16,7 +16,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from graphdb.arcadedb_server import EmbeddedArcadeDB, ServerInfo
 from hopgraph.app.platform import Platform
-from hopgraph.core.settings import GraphSettings, Settings
+from hopgraph.core.settings import GraphSettings, RetrievalSettings, Settings
 from vectors.embedders import SentenceTransformerEmbedder
 
 
@@ -42,12 +42,18 @@ def embedder() -> SentenceTransformerEmbedder:
     return SentenceTransformerEmbedder()
 
 
+#: tests never let a stage cap degrade a mode: a ranking must not depend on the machine's load
+#: (degradation itself is tested with an injected slow stage, see test_retrieval)
+NO_CAPS = RetrievalSettings(stage_cap_ms=None)
+
+
 def settings_for(info: ServerInfo, data_dir: Path, database: str | None = None, **extra: object) -> Settings:
-    """Settings that use the session's server, a fresh database and a fresh data dir."""
+    """Settings that use the session's server, a fresh database and a fresh data dir, no stage caps."""
     graph = GraphSettings(
         uri=info.uri, password=info.password, http_port=info.http_port,  # type: ignore[arg-type]
         database=database or f"t{uuid.uuid4().hex[:12]}",
     )
+    extra.setdefault("retrieval", NO_CAPS)
     return Settings(data_dir=data_dir, graph=graph, **extra)  # type: ignore[arg-type]
 
 

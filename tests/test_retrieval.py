@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 from hopgraph.app.platform import Platform
+from retrieval import signals
 from retrieval.evaluation import evaluate, load_dataset, metrics
 from retrieval.fusion import rrf, weighted
 from retrieval.ppr import personalized_pagerank
@@ -108,10 +111,22 @@ def test_same_query_same_ranking(loaded: Platform) -> None:
     assert runs[0] == runs[1] == runs[2]
 
 
-def test_stage_over_its_cap_degrades_and_says_so(loaded: Platform) -> None:
-    cfg = loaded.settings.retrieval.model_copy(update={"stage_cap_ms": 1e-6})
+def test_stage_over_its_cap_degrades_and_says_so(loaded: Platform, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An injected slow expansion (60 ms against a 20 ms cap) degrades graph mode to rrf, whatever the machine."""
+    real = signals.ppr_scores
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.06)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(signals, "ppr_scores", slow)
+    cfg = loaded.settings.retrieval.model_copy(update={"stage_cap_ms": 20.0})
     res = loaded.query(QUERIES["q1"], mode="graph", retrieval=cfg)
-    assert res.results and any(n.startswith("degraded:") for n in res.notes)
+    assert res.results and any(n.startswith("degraded: expansion took") and "answered as rrf" in n for n in res.notes)
+    rrf = loaded.query(QUERIES["q1"], mode="rrf", top_k=res.results[-1].rank)
+    assert [r.citation.chunk_id for r in res.results] == [r.citation.chunk_id for r in rrf.results]
+    uncapped = loaded.query(QUERIES["q1"], mode="graph")  # the fixture's settings: no cap, never degraded
+    assert uncapped.notes == []
 
 
 def test_context_respects_the_token_budget(loaded: Platform) -> None:

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from retrieval.registry import REGISTRY
 from rich.markup import escape
 from rich.table import Table
 
@@ -16,6 +15,7 @@ from hopgraph.cli.common import console, fail, load_settings, reported
 from hopgraph.cli.gnn import eval_settings, holdout_queries
 from hopgraph.core.errors import BadInputError, NotFoundError
 from hopgraph.core.records import QueryResult
+from retrieval.registry import REGISTRY
 
 
 def query(
@@ -73,6 +73,9 @@ def eval_cmd(
     limit: Annotated[int, typer.Option(min=0, help="Only the first N queries (0 = all).")] = 0,
     holdout: Annotated[bool, typer.Option(help="Only the test queries of the GNN checkpoint (never trained on).")
                        ] = False,
+    stage_caps: Annotated[bool, typer.Option(help="Keep retrieval.stage_cap_ms (off by default: a degraded "
+                                                  "stage would make the figures depend on the machine's load).")
+                          ] = False,
 ) -> None:
     """Ingest a BEIR corpus (once; reruns reuse it) and report R@2/5/10, nDCG@10, MRR@10 and latency
     for every mode, the BM25/dense/RRF baselines and the ablations of graph mode, in one run."""
@@ -107,8 +110,8 @@ def eval_cmd(
         per_query = (time.perf_counter() - t) * 1000 / len(ds.queries)
         console.print(f"query embeddings computed up front ({per_query:.1f} ms per query, batched); "
                       "the latencies below exclude them")
-        reps = evaluate(lambda q, m, c: p.query(q, mode=m, retrieval=c), ids, ds, chosen, s.retrieval,
-                        progress=True)
+        base = s.retrieval if stage_caps else s.retrieval.model_copy(update={"stage_cap_ms": None})
+        reps = evaluate(lambda q, m, c: p.query(q, mode=m, retrieval=c), ids, ds, chosen, base, progress=True)
     cols = ("R@1", "R@5", "R@10", "MRR@10") if images else ("R@2", "R@5", "R@10", "nDCG@10", "MRR@10")
     table = Table("mode", *cols, "p50 ms", "p95 ms", title=str(dataset))
     for r in reps:

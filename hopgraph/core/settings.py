@@ -260,7 +260,9 @@ class RetrievalSettings(BaseModel):
     rerank: bool = Field(default=False, description="Rerank the fused top candidates.")
     rerank_k: int = Field(default=20, ge=1)
     reranker: str = Field(default="minilm-maxsim", description="'minilm-maxsim' or a cross-encoder name/path.")
-    stage_cap_ms: float = Field(default=150.0, gt=0, description="A stage over this degrades the mode.")
+    stage_cap_ms: float | None = Field(
+        default=150.0, gt=0, description="A stage over this degrades the mode to a cheaper one (saying so); "
+        "None = never degrade (rankings then never depend on the machine's load: evaluation, tests).")
     token_budget: int = Field(default=1200, ge=50, description="Tokens of cited context returned.")
     image: ImageRetrievalSettings = Field(default_factory=ImageRetrievalSettings)
 

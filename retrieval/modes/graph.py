@@ -44,11 +44,11 @@ def graph_pass(run: Run, res: Resources) -> GraphPass:
         graph, gp.entity_mass = signals.ppr_scores(snap, transition, gp.seeds, passage_seeds(run, d),
                                                    cfg.passage_weight, cfg.damping, engine)
     elif cfg.expansion == "beam":
-        deadline = time.perf_counter() + cfg.stage_cap_ms / 1000
+        deadline = time.perf_counter() + (cfg.stage_cap_ms / 1000 if cfg.stage_cap_ms is not None else float("inf"))
         found = signals.beam_expand(snap, gp.seeds.weights, cfg.hops, cfg.beam, cfg.decay, cfg.type_weights,
                                     deadline)
         if found.truncated:
-            run.notes.append(f"degraded: beam expansion stopped at the {cfg.stage_cap_ms:.0f} ms cap; "
+            run.notes.append(f"degraded: beam expansion stopped at the {cfg.stage_cap_ms or 0:.0f} ms cap; "
                              "returning what it found")
         run.explain["paths"] = [" -> ".join(snap.entity_names[e] for e in p) for p in found.paths]
         graph = signals.specific_scores(snap, found.scores)
