@@ -137,6 +137,17 @@ class NeighbourOut(BaseModel):
     outgoing: bool = Field(description="True when the relation points from the entity to this neighbour.")
 
 
+class MentionOut(BaseModel):
+    """A chunk that mentions an entity: the entity's provenance."""
+
+    chunk_id: str
+    document_id: str
+    source: str
+    ord: int
+    count: int = Field(description="Mentions of the entity in the chunk.")
+    text: str
+
+
 class CommunitySummary(BaseModel):
     id: str
     level: int | None

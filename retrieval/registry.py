@@ -63,6 +63,13 @@ class Registry:
         """One line per mode for ``--help`` texts."""
         return "; ".join(f"{e.name}: {e.summary}" for e in self.entries.values())
 
+    def markdown(self) -> str:
+        """The README's table of modes (a test keeps the README equal to it)."""
+        rows = ["| mode | how it ranks | ablations in `hopgraph eval` |", "|---|---|---|"]
+        rows += [f"| `{e.name}` | {e.summary} | {', '.join(f'`{a}`' for a in e.ablations)} |"
+                 for e in self.entries.values()]
+        return "\n".join(rows)
+
     def check(self, name: str, ablations: bool = False) -> None:
         """Refuse an unknown mode (or ablation, when allowed) with the valid names."""
         if name in self.entries or (ablations and name in self.ablations):

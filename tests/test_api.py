@@ -112,6 +112,9 @@ def test_entities_neighbours_and_communities(ingested: dict[str, Any], reader: h
     assert 1 <= len(neighbours) <= 5 and all(n["id"] != eid for n in neighbours)
     assert reader.get("/entities/ent_nope").status_code == 404
     assert reader.get("/entities/ent_nope/neighbors").status_code == 404
+    chunks = reader.get(f"/entities/{eid}/chunks", params={"limit": 3}).json()
+    assert chunks and len(chunks) <= 3 and all(c["chunk_id"].startswith("chk_") and c["count"] >= 1 for c in chunks)
+    assert reader.get("/entities/ent_nope/chunks").status_code == 404
     communities = reader.get("/communities", params={"level": 0}).json()
     assert communities and all(c["level"] == 0 for c in communities)
     one = reader.get(f"/communities/{communities[0]['id']}").json()

@@ -53,6 +53,12 @@ def test_ablation_settings_merge_nested_overrides() -> None:
     assert mode == "graph" and cfg.expansion == "none"
 
 
+def test_readme_mode_table_is_the_registry() -> None:
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("<!-- modes:begin -->\n", 1)[1].split("\n<!-- modes:end -->", 1)[0]
+    assert block == REGISTRY.markdown()
+
+
 def test_api_schema_enum_is_the_registry() -> None:
     from api.schemas import Mode
 

@@ -10,7 +10,15 @@ from starlette.concurrency import run_in_threadpool
 from api.auth import require
 from api.deps import problems, state
 from api.problems import ProblemError
-from api.schemas import CommunityOut, CommunitySummary, CypherRequest, CypherResponse, EntityOut, NeighbourOut
+from api.schemas import (
+    CommunityOut,
+    CommunitySummary,
+    CypherRequest,
+    CypherResponse,
+    EntityOut,
+    MentionOut,
+    NeighbourOut,
+)
 from graphdb.readonly import ReadOnlyViolation
 
 router = APIRouter(tags=["graph"], dependencies=[Depends(require("read"))])
@@ -34,6 +42,18 @@ def get_neighbours(entity_id: str, request: Request, skip: int = Query(0, ge=0, 
     if not rows and graph.entity(entity_id) is None:
         raise ProblemError(404, f"no entity {entity_id!r}")
     return [NeighbourOut(**r) for r in rows]
+
+
+@router.get("/entities/{entity_id}/chunks", response_model=list[MentionOut],
+            responses=problems(401, 403, 404, 422), summary="The chunks that mention an entity (provenance)")
+def get_entity_chunks(entity_id: str, request: Request, limit: int = Query(50, ge=1, le=1000)) -> list[MentionOut]:
+    graph = state(request).platform.browser
+    found = graph.chunks_of_entities([entity_id])
+    if not found and graph.entity(entity_id) is None:
+        raise ProblemError(404, f"no entity {entity_id!r}")
+    found.sort(key=lambda m: (-m.count, m.chunk.document_id, m.chunk.ord))
+    return [MentionOut(chunk_id=m.chunk.chunk_id, document_id=m.chunk.document_id, source=m.chunk.source,
+                       ord=m.chunk.ord, count=m.count, text=m.chunk.text) for m in found[:limit]]
 
 
 @router.get("/communities", response_model=list[CommunitySummary], responses=problems(401, 403, 422),

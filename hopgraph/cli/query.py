@@ -44,6 +44,14 @@ def query(
     _print_result(result, explain, context)
 
 
+def modes() -> None:
+    """List the query modes, what each does and the ablations `hopgraph eval` reports for it."""
+    table = Table("mode", "how it ranks", "ablations")
+    for e in REGISTRY.entries.values():
+        table.add_row(e.name, e.summary, ", ".join(e.ablations))
+    console.print(table)
+
+
 def _print_result(result: QueryResult, explain: bool, context: bool) -> None:
     console.print(f"[bold]{escape(result.query)}[/]  (mode {result.mode}, {result.timings_ms.get('total', 0):.0f} ms)")
     for note in result.notes:
