@@ -1,1 +1,1 @@
-"""HTTP API: FastAPI app factory, routers, auth and schemas (not built yet)."""
+"""The HTTP API (``hopgraph serve``): the FastAPI app factory, routers, auth, schemas and problem JSON."""
