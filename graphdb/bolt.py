@@ -296,14 +296,15 @@ class BoltGraphStore(BrowseMixin):
     def level0_membership(self) -> dict[str, str]:
         return {r["entity_id"]: r["community_id"] for r in self.read(cypher.LEVEL0_MEMBERSHIP)}
 
-    def community_members(self, community_id: str, limit: int = 200) -> list[str]:
-        return [r["id"] for r in self.read(cypher.COMMUNITY_MEMBERS, {"id": community_id, "limit": limit})]
 
     def delete_communities(self, ids: Sequence[str]) -> None:
         self._write_ids(cypher.DELETE_COMMUNITIES, ids)
 
     def snapshot_chunks(self) -> list[dict[str, Any]]:
         return self.read(cypher.SNAPSHOT_CHUNKS)
+
+    def snapshot_memberships(self) -> list[tuple[str, str]]:
+        return [(r["entity_id"], r["community_id"]) for r in self.read(cypher.SNAPSHOT_MEMBERSHIPS)]
 
     def snapshot_mentions(self) -> list[tuple[str, str, int]]:
         return [(r["chunk_id"], r["entity_id"], int(r["count"] or 1)) for r in self.read(cypher.SNAPSHOT_MENTIONS)]

@@ -309,8 +309,7 @@ MATCH (c:Chunk)-[m:MENTIONS]->(e:Entity)
 RETURN c.id AS chunk_id, e.id AS entity_id, m.count AS count
 """
 
-COMMUNITY_MEMBERS = """
-MATCH (:Community {id: $id})<-[:IN_COMMUNITY]-(e:Entity)
-RETURN e.id AS id
-LIMIT $limit
+SNAPSHOT_MEMBERSHIPS = """
+MATCH (e:Entity)-[:IN_COMMUNITY]->(c:Community)
+RETURN e.id AS entity_id, c.id AS community_id
 """

@@ -226,8 +226,6 @@ class GraphStore(Protocol):
 
     def delete_communities(self, ids: Sequence[str]) -> None: ...
 
-    def community_members(self, community_id: str, limit: int = 200) -> list[str]: ...
-
     def relation_descriptions(self, refs: Sequence[RelationRef]) -> dict[str, str]: ...
 
     def communities_stale(self) -> bool:
@@ -245,6 +243,10 @@ class GraphStore(Protocol):
 
     def snapshot_mentions(self) -> list[tuple[str, str, int]]:
         """Every (chunk id, entity id, count) mention."""
+        ...
+
+    def snapshot_memberships(self) -> list[tuple[str, str]]:
+        """Every (entity id, community id) membership."""
         ...
 
     # -- the log of scheduled runs -----------------------------------------------------------------

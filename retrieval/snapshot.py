@@ -60,6 +60,7 @@ class Snapshot:
     chunk_index: dict[str, int] = field(default_factory=dict)
     name_index: dict[str, list[int]] = field(default_factory=dict)
     title_index: dict[str, list[int]] = field(default_factory=dict)  # normalized title -> chunks
+    community_members: dict[str, np.ndarray] = field(default_factory=dict)  # community id -> entity indices
     build_seconds: float = 0.0
 
     @property
@@ -173,6 +174,11 @@ def build_snapshot(graph: GraphStore, vectors: VectorStore, typed_weight: float 
         except (TypeError, ValueError):
             return ""
 
+    members: dict[str, list[int]] = {}
+    for eid, cid in graph.snapshot_memberships():
+        e = e_index.get(eid)
+        if e is not None:
+            members.setdefault(cid, []).append(e)
     by_title = title_index([r.get("title") or "" for r in chunks])
     snap = Snapshot(
         version=topo.version, entity_ids=topo.entity_ids, entity_names=topo.names, entity_types=topo.types,
@@ -185,6 +191,7 @@ def build_snapshot(graph: GraphStore, vectors: VectorStore, typed_weight: float 
         links=title_links([r["text"] or "" for r in chunks], by_title, [r["document_id"] for r in chunks]),
         edge_types=edge_types, relation_ids=relation_ids, entity_index=e_index, chunk_index=c_index,
         name_index=name_index, title_index=by_title,
+        community_members={c: np.asarray(sorted(m), dtype=np.int64) for c, m in members.items()},
     )
     snap.build_seconds = time.perf_counter() - t0
     log.info("graph snapshot v%d: %d entities, %d chunks, %d mentions, %d edges in %.1fs", snap.version, n_e, n_c,

@@ -215,8 +215,6 @@ class MemoryGraphStore:
         self.communities = {i: c for i, c in self.communities.items() if i not in dead}
         self.members = {(e, c) for (e, c) in self.members if c not in dead}
 
-    def community_members(self, community_id: str, limit: int = 200) -> list[str]:
-        return sorted(e for (e, c) in self.members if c == community_id)[:limit]
 
     def relation_descriptions(self, refs: Sequence[RelationRef]) -> dict[str, str]:
         return {r.id: self.relations[r.id].description for r in refs if r.id in self.relations}
@@ -249,6 +247,9 @@ class MemoryGraphStore:
 
     def snapshot_mentions(self) -> list[tuple[str, str, int]]:
         return [(c, e, n) for (c, e), n in self.mentions.items()]
+
+    def snapshot_memberships(self) -> list[tuple[str, str]]:
+        return sorted(self.members)
 
     def record_ingest_run(self, run: IngestRun) -> None:
         self.runs[run.id] = run

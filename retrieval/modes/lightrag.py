@@ -56,10 +56,8 @@ def global_(run: Run, res: Resources) -> dict[str, float]:
             weights[e] = max(weights.get(e, 0.0), h.score)
     for h in res.vectors.search("communities", run.qvec, limit=5):
         run.communities.append(f"{h.payload.get('title', '')} (level {h.payload.get('level')}, {h.score:.2f})")
-        for m in res.graph.community_members(str(h.id)):
-            member = snap.entity_index.get(m)
-            if member is not None:
-                weights[member] = max(weights.get(member, 0.0), 0.5 * h.score)
+        for member in snap.community_members.get(str(h.id), np.zeros(0, dtype=np.int64)).tolist():
+            weights[member] = max(weights.get(member, 0.0), 0.5 * h.score)
     run.entities = [snap.entity_names[e] for e in sorted(weights, key=lambda e: -weights[e])[:12]]
     out = signals.specific_scores(snap, weights)
     run.stage("global", t)
