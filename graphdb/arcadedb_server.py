@@ -56,12 +56,19 @@ def _package_dir() -> Path:
     return Path(arcadedb_embedded.__file__).resolve().parent
 
 
-def java_command(graph_dir: Path, cfg: GraphSettings, password: str) -> list[str]:
-    """The command line that starts the server on the bundled JRE."""
-    pkg = _package_dir()
-    java = pkg / "jre" / "bin" / "java"
-    if not java.exists():
-        raise GraphServerError(f"the bundled JRE is missing at {java}; reinstall arcadedb-embedded")
+def args_file(graph_dir: Path) -> Path:
+    """The JVM argument file holding the server's settings, the root password among them (mode 600)."""
+    return (graph_dir / "server.args").resolve()
+
+
+def _quoted(arg: str) -> str:
+    """One argument of a JVM @argfile: quoted, with backslashes and quotes escaped."""
+    return '"' + arg.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def write_args_file(graph_dir: Path, cfg: GraphSettings, password: str) -> Path:
+    """Write the server's ``-D`` settings to its argument file, readable by this user only: the password
+    never appears on a command line (``ps``, ``/proc/<pid>/cmdline``) or in a log."""
     root = (graph_dir / "server").resolve()
     props = {
         "arcadedb.server.rootPath": str(root),
@@ -75,12 +82,28 @@ def java_command(graph_dir: Path, cfg: GraphSettings, password: str) -> list[str
         "arcadedb.bolt.port": str(cfg.bolt_port),
         "arcadedb.server.defaultDatabases": f"{cfg.database}[root]",
     }
+    path = args_file(graph_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(_quoted(f"-D{k}={v}") for k, v in props.items()) + "\n")
+    os.chmod(path, 0o600)
+    return path
+
+
+def java_command(graph_dir: Path, cfg: GraphSettings) -> list[str]:
+    """The command line that starts the server on the bundled JRE (its settings come from the
+    argument file written by ``write_args_file``)."""
+    pkg = _package_dir()
+    java = pkg / "jre" / "bin" / "java"
+    if not java.exists():
+        raise GraphServerError(f"the bundled JRE is missing at {java}; reinstall arcadedb-embedded")
     return [
         str(java),
         f"-Xmx{cfg.heap}",
         "-XX:+UseSerialGC" if os.cpu_count() == 1 else "-XX:+UseG1GC",
         "-Djava.awt.headless=true",
-        *[f"-D{k}={v}" for k, v in props.items()],
+        f"@{args_file(graph_dir)}",
         "-cp",
         str(pkg / "jars" / "*"),
         MAIN_CLASS,
@@ -181,8 +204,9 @@ class EmbeddedArcadeDB:
             args = cmdline.read_bytes().split(b"\0")
         except OSError:
             return False
-        root = str((self.dir / "server").resolve()).encode()
-        return MAIN_CLASS.encode() in args and any(a.endswith(b"rootPath=" + root) for a in args)
+        root = str((self.dir / "server").resolve()).encode()  # servers started before the argument file
+        return MAIN_CLASS.encode() in args and (f"@{args_file(self.dir)}".encode() in args
+                                                or any(a.endswith(b"rootPath=" + root) for a in args))
 
     def _start(self) -> ServerInfo:
         for port, what in ((self.cfg.bolt_port, "bolt_port"), (self.cfg.http_port, "http_port")):
@@ -193,8 +217,9 @@ class EmbeddedArcadeDB:
                     f"(HOPGRAPH_GRAPH__{what.upper()}=...)."
                 )
         password = self._password()
-        cmd = java_command(self.dir, self.cfg, password)
         (self.dir / "server").mkdir(parents=True, exist_ok=True)
+        write_args_file(self.dir, self.cfg, password)
+        cmd = java_command(self.dir, self.cfg)
         log.info("starting the embedded ArcadeDB server (bolt %s:%d, heap %s)", self.cfg.host,
                  self.cfg.bolt_port, self.cfg.heap)
         with open(self.log_file, "ab") as logfh:

@@ -10,7 +10,7 @@ from pathlib import Path
 import neo4j
 import pytest
 
-from graphdb.arcadedb_server import EmbeddedArcadeDB, GraphServerError
+from graphdb.arcadedb_server import EmbeddedArcadeDB, GraphServerError, ServerInfo
 from hopgraph.core.settings import GraphSettings
 
 from .conftest import free_port
@@ -81,3 +81,32 @@ def test_auto_start_off_says_how_to_start(tmp_path: Path) -> None:
     cfg = _cfg().model_copy(update={"auto_start": False})
     with pytest.raises(GraphServerError, match="hopgraph db start"):
         EmbeddedArcadeDB(tmp_path, cfg).ensure_running()
+
+
+def test_the_root_password_is_never_on_a_command_line_or_in_a_log(arcadedb: ServerInfo, tmp_path: Path) -> None:
+    """The session's server got its password from a mode-600 argument file: ``ps`` shows a path only."""
+    cmdline = Path(f"/proc/{arcadedb.pid}/cmdline").read_bytes()
+    assert arcadedb.password.encode() not in cmdline and b"rootPassword" not in cmdline
+    argfile = next(a for a in cmdline.split(b"\0") if a.startswith(b"@"))[1:].decode()
+    assert os.stat(argfile).st_mode & 0o777 == 0o600
+    log = Path(argfile).parent / "server.log"
+    assert arcadedb.password not in log.read_text(encoding="utf-8", errors="replace")
+    # the CLI never prints it either, though it comes from the environment
+    env = {**os.environ, "HOPGRAPH_DATA_DIR": str(tmp_path / "d"), "HOPGRAPH_GRAPH__URI": arcadedb.uri,
+           "HOPGRAPH_GRAPH__PASSWORD": arcadedb.password, "HOPGRAPH_GRAPH__HTTP_PORT": str(arcadedb.http_port),
+           "HOPGRAPH_GRAPH__DATABASE": "secretcheck", "HOPGRAPH_LOG_LEVEL": "DEBUG",
+           "HOPGRAPH_CONFIG": str(tmp_path / "none.toml")}
+    for args in (["status", "--json"], ["status"], ["db", "status"]):
+        out = subprocess.run([sys.executable, "-m", "hopgraph.cli", *args], capture_output=True, text=True,
+                             env=env, timeout=300)
+        assert out.returncode in (0, 3), out.stderr
+        assert arcadedb.password not in out.stdout + out.stderr, args
+
+
+def test_secret_settings_are_masked(tmp_path: Path) -> None:
+    from hopgraph.core.settings import Settings
+
+    s = Settings(graph={"password": "pw-123"}, vectors={"api_key": "qk-456"}, llm={"api_key": "sk-789"},
+                 data_dir=tmp_path)  # type: ignore[arg-type]
+    shown = repr(s) + str(s.model_dump()) + s.model_dump_json()
+    assert not any(secret in shown for secret in ("pw-123", "qk-456", "sk-789"))
