@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -84,7 +85,8 @@ def length_batches(texts: list[str], batch_size: int, max_batch: int = 1024) -> 
 
 
 class _CachedEmbedder:
-    """LRU cache and batching around a ``_encode`` implementation."""
+    """LRU cache and batching around a ``_encode`` implementation. The cache is shared by the API's
+    request threads and the writer thread: every read and write of it holds a lock (encoding does not)."""
 
     name: str
     dim: int
@@ -93,6 +95,7 @@ class _CachedEmbedder:
         self.batch_size = batch_size
         self.cache_size = cache_size
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         raise NotImplementedError
@@ -100,22 +103,26 @@ class _CachedEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         todo: dict[str, list[int]] = {}
-        for i, t in enumerate(texts):
-            hit = self._cache.get(t)
-            if hit is not None:
-                self._cache.move_to_end(t)
-                out[i] = hit
-            else:
-                todo.setdefault(t, []).append(i)
+        with self._lock:
+            for i, t in enumerate(texts):
+                hit = self._cache.get(t)
+                if hit is not None:
+                    self._cache.move_to_end(t)
+                    out[i] = hit
+                else:
+                    todo.setdefault(t, []).append(i)
         for batch in length_batches(list(todo), self.batch_size):
             vecs = self._encode(batch).astype(np.float32, copy=False)
             vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
             for t, v in zip(batch, vecs, strict=True):
                 for i in todo[t]:
                     out[i] = v
-                if self.cache_size:
-                    self._cache[t] = v
-                    if len(self._cache) > self.cache_size:
+            if self.cache_size:
+                with self._lock:
+                    for t, v in zip(batch, vecs, strict=True):
+                        self._cache[t] = v
+                        self._cache.move_to_end(t)
+                    while len(self._cache) > self.cache_size:
                         self._cache.popitem(last=False)
         return out
 
