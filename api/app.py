@@ -20,7 +20,8 @@ from api.metrics import Metrics
 from api.routes import documents, graph, ops, query
 from api.schemas import JobOut
 from hopgraph.app.platform import Platform
-from hopgraph.core.settings import ScheduledSource, Settings
+from hopgraph.core.service_settings import ScheduledSource
+from hopgraph.core.settings import Settings
 from ingest.scheduler import ReingestScheduler
 
 log = logging.getLogger(__name__)
@@ -87,8 +88,9 @@ def create_app(settings: Settings | None = None, platform: Platform | None = Non
     if cfg.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=cfg.cors_origins, allow_methods=["*"],
                            allow_headers=["*"], allow_credentials="*" not in cfg.cors_origins)
-    app.add_middleware(BodyLimit, limit_for=lambda path: cfg.max_upload_bytes if path == "/documents"
-                       else cfg.max_body_bytes)
+    # file uploads may be large; every JSON body (documents sent as JSON too) has the JSON limit
+    app.add_middleware(BodyLimit, limit_for=lambda path, ctype: cfg.max_upload_bytes
+                       if path == "/documents" and ctype.startswith("multipart/") else cfg.max_body_bytes)
     return app
 
 

@@ -16,7 +16,7 @@ from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from api.problems import ProblemError
-from hopgraph.core.settings import ApiKey
+from hopgraph.core.service_settings import ApiKey
 
 Scope = Literal["read", "admin"]
 

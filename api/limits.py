@@ -13,9 +13,9 @@ class _TooLarge(Exception):
 
 
 class BodyLimit:
-    """Rejects bodies over ``limit_for(path)`` bytes, by Content-Length or while streaming."""
+    """Rejects bodies over ``limit_for(path, content_type)`` bytes, by Content-Length or while streaming."""
 
-    def __init__(self, app: ASGIApp, limit_for: Callable[[str], int]) -> None:
+    def __init__(self, app: ASGIApp, limit_for: Callable[[str, str], int]) -> None:
         self.app = app
         self.limit_for = limit_for
 
@@ -23,8 +23,8 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        limit = self.limit_for(scope["path"])
         headers = dict(scope.get("headers") or [])
+        limit = self.limit_for(scope["path"], headers.get(b"content-type", b"").decode("latin-1"))
         length = headers.get(b"content-length")
         if length is not None and length.isdigit() and int(length) > limit:
             await self._reject(send, scope["path"], limit)

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from hopgraph.core.limits import CYPHER_MAX_ROWS, CYPHER_MAX_TIMEOUT_S, TOP_K_MAX
 from hopgraph.core.records import QueryFilters, QueryResult
 from retrieval.registry import REGISTRY
 
@@ -37,7 +38,7 @@ class QueryRequest(BaseModel):
 
     text: str = Field(min_length=1, max_length=4000, description="The question or search text.")
     mode: Mode = Field(default=Mode("graph"), description="Retrieval mode; 'graph' is the strongest.")
-    top_k: int = Field(default=5, ge=1, le=100)
+    top_k: int = Field(default=5, ge=1, le=TOP_K_MAX)
     filters: QueryFilters | None = None
     token_budget: int | None = Field(default=None, ge=50, le=32000, description="Tokens of cited context.")
     rerank: bool | None = Field(default=None, description="Rerank the fused candidates (default: settings).")
@@ -179,8 +180,10 @@ class CypherRequest(BaseModel):
 
     query: str = Field(min_length=1, max_length=20000)
     params: dict[str, Any] = Field(default_factory=dict)
-    limit: int | None = Field(default=None, ge=1, description="Row limit (at most the server's cap).")
-    timeout_s: float | None = Field(default=None, gt=0, description="Timeout (at most the server's cap).")
+    limit: int | None = Field(default=None, ge=1, le=CYPHER_MAX_ROWS,
+                              description="Row limit (at most the server's cap, api.cypher_row_limit).")
+    timeout_s: float | None = Field(default=None, gt=0, le=CYPHER_MAX_TIMEOUT_S,
+                                    description="Timeout (at most the server's cap, api.cypher_timeout_s).")
 
 
 class CypherResponse(BaseModel):

@@ -26,7 +26,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from graphdb.store import IngestRun
 from hopgraph.core.records import IngestReport
-from hopgraph.core.settings import ScheduledSource, SchedulerSettings
+from hopgraph.core.service_settings import ScheduledSource, SchedulerSettings
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,8 @@ from api.app import create_app
 from api.auth import hash_key
 from api.server import background_server
 from hopgraph.app.platform import Platform
-from hopgraph.core.settings import ApiKey, Settings
+from hopgraph.core.service_settings import ApiKey
+from hopgraph.core.settings import Settings
 from tests.conftest import free_port
 
 READ_KEY = "read-key-for-tests"

@@ -13,7 +13,7 @@ import pytest
 
 from graphdb.arcadedb_server import ServerInfo
 from hopgraph.app.platform import Platform
-from hopgraph.core.settings import ApiSettings, ScheduledSource, SchedulerSettings
+from hopgraph.core.service_settings import ApiSettings, ScheduledSource, SchedulerSettings
 from tests.api_server import ADMIN_KEY, KEYS, READ_KEY, running_api, wait_job
 from tests.conftest import settings_for
 from tests.paths import REPO_ROOT

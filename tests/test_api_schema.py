@@ -21,7 +21,7 @@ from schemathesis.specs.openapi.checks import (
 
 from graphdb.arcadedb_server import ServerInfo
 from hopgraph.app.platform import Platform
-from hopgraph.core.settings import ApiSettings
+from hopgraph.core.service_settings import ApiSettings
 from tests.api_server import ADMIN_KEY, KEYS, running_api
 from tests.conftest import settings_for
 from vectors.embedders import SentenceTransformerEmbedder

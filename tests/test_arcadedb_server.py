@@ -12,6 +12,7 @@ import pytest
 
 from graphdb.arcadedb_server import EmbeddedArcadeDB, GraphServerError, ServerInfo
 from hopgraph.core.settings import GraphSettings
+from tests.paths import empty_config
 
 from .conftest import free_port
 
@@ -95,7 +96,7 @@ def test_the_root_password_is_never_on_a_command_line_or_in_a_log(arcadedb: Serv
     env = {**os.environ, "HOPGRAPH_DATA_DIR": str(tmp_path / "d"), "HOPGRAPH_GRAPH__URI": arcadedb.uri,
            "HOPGRAPH_GRAPH__PASSWORD": arcadedb.password, "HOPGRAPH_GRAPH__HTTP_PORT": str(arcadedb.http_port),
            "HOPGRAPH_GRAPH__DATABASE": "secretcheck", "HOPGRAPH_LOG_LEVEL": "DEBUG",
-           "HOPGRAPH_CONFIG": str(tmp_path / "none.toml")}
+           "HOPGRAPH_CONFIG": empty_config(tmp_path)}
     for args in (["status", "--json"], ["status"], ["db", "status"]):
         out = subprocess.run([sys.executable, "-m", "hopgraph.cli", *args], capture_output=True, text=True,
                              env=env, timeout=300)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from graphdb.arcadedb_server import ServerInfo
 from graphdb.migrations import discover, packaged
+from tests.paths import empty_config
 
 
 def _run(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -20,7 +21,7 @@ def _run(args: list[str], env: dict[str, str] | None = None) -> subprocess.Compl
 def test_help_explains_the_commands() -> None:
     out = _run(["--help"])
     assert out.returncode == 0
-    for cmd in ("ingest", "query", "delete", "status", "db", "migrate"):
+    for cmd in ("ingest", "query", "delete", "status", "db", "migrate", "modes", "eval", "train-gnn", "cypher"):
         assert cmd in out.stdout
     assert "HOPGRAPH_" in out.stdout
 
@@ -30,6 +31,15 @@ def test_bad_input_gets_a_clear_error(tmp_path: Path) -> None:
     assert out.returncode == 2 and "unknown mode 'telepathy'" in out.stderr  # bad input
     out = _run(["ingest", str(tmp_path / "missing")])
     assert out.returncode == 4 and "no such file or directory" in out.stderr  # not found
+    bad = tmp_path / "bad.toml"
+    for toml, says in (("[retreival]\ntop_k = 3\n", "did you mean 'retrieval'"),
+                       ('[retrieval]\ntop_k = "many"\n', "retrieval.top_k: Input should be a valid integer"),
+                       ("[retrieval\n", "line 1")):
+        bad.write_text(toml)
+        out = _run(["status"], {"HOPGRAPH_CONFIG": str(bad)})
+        assert out.returncode == 2 and says in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    out = _run(["status"], {"HOPGRAPH_CONFIG": str(tmp_path / "nope.toml")})
+    assert out.returncode == 2 and "does not exist" in out.stderr
 
 
 def test_ingest_query_status_delete(arcadedb: ServerInfo, tmp_path: Path) -> None:
@@ -40,7 +50,7 @@ def test_ingest_query_status_delete(arcadedb: ServerInfo, tmp_path: Path) -> Non
     env = {
         "HOPGRAPH_DATA_DIR": str(tmp_path / "data"), "HOPGRAPH_GRAPH__URI": arcadedb.uri,
         "HOPGRAPH_GRAPH__PASSWORD": arcadedb.password, "HOPGRAPH_GRAPH__HTTP_PORT": str(arcadedb.http_port),
-        "HOPGRAPH_GRAPH__DATABASE": "clitest", "HOPGRAPH_CONFIG": str(tmp_path / "none.toml"),
+        "HOPGRAPH_GRAPH__DATABASE": "clitest", "HOPGRAPH_CONFIG": empty_config(tmp_path),
     }
     out = _run(["ingest", "--no-progress", str(corpus)], env)
     assert out.returncode == 0, out.stderr
@@ -66,7 +76,7 @@ def test_cypher_command(arcadedb: ServerInfo, tmp_path: Path) -> None:
     env = {
         "HOPGRAPH_DATA_DIR": str(tmp_path / "data"), "HOPGRAPH_GRAPH__URI": arcadedb.uri,
         "HOPGRAPH_GRAPH__PASSWORD": arcadedb.password, "HOPGRAPH_GRAPH__HTTP_PORT": str(arcadedb.http_port),
-        "HOPGRAPH_GRAPH__DATABASE": "clicypher", "HOPGRAPH_CONFIG": str(tmp_path / "none.toml"),
+        "HOPGRAPH_GRAPH__DATABASE": "clicypher", "HOPGRAPH_CONFIG": empty_config(tmp_path),
     }
     out = _run(["cypher", "MATCH (m:Migration) WHERE m.version >= $v RETURN m.name AS name ORDER BY m.version",
                 "--param", "v=2", "--format", "csv"], env)

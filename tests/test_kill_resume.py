@@ -15,7 +15,7 @@ import pytest
 
 from graphdb.arcadedb_server import ServerInfo
 from hopgraph.app.platform import Platform
-from tests.paths import SHARED_DATA
+from tests.paths import SHARED_DATA, empty_config
 from vectors.embedders import SentenceTransformerEmbedder
 
 from .conftest import settings_for
@@ -51,7 +51,7 @@ def test_killed_ingest_resumes_without_duplicates(arcadedb: ServerInfo, tmp_path
         "HOPGRAPH_GRAPH__HTTP_PORT": str(arcadedb.http_port),
         "HOPGRAPH_GRAPH__DATABASE": s.graph.database,
         "HOPGRAPH_INGEST__DOC_BATCH": "2",
-        "HOPGRAPH_CONFIG": str(tmp_path / "none.toml"),
+        "HOPGRAPH_CONFIG": empty_config(tmp_path),
     }
     proc = subprocess.Popen([sys.executable, "-m", "hopgraph.cli", "ingest", "--no-progress", str(corpus)],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

@@ -10,7 +10,7 @@ import pytest
 
 from api.jobs import JobManager
 from hopgraph.app.platform import Platform
-from hopgraph.core.settings import ScheduledSource, SchedulerSettings
+from hopgraph.core.service_settings import ScheduledSource, SchedulerSettings
 from ingest.scheduler import ReingestScheduler
 
 

@@ -15,13 +15,14 @@ import httpx
 
 from graphdb.arcadedb_server import ServerInfo
 from tests.conftest import free_port
+from tests.paths import empty_config
 
 
 def _env(arcadedb: ServerInfo, tmp_path: Path, port: int) -> dict[str, str]:
     return {**os.environ, "COLUMNS": "200", "HOPGRAPH_DATA_DIR": str(tmp_path / "data"),
             "HOPGRAPH_GRAPH__URI": arcadedb.uri, "HOPGRAPH_GRAPH__PASSWORD": arcadedb.password,
             "HOPGRAPH_GRAPH__HTTP_PORT": str(arcadedb.http_port), "HOPGRAPH_GRAPH__DATABASE": "servetest",
-            "HOPGRAPH_CONFIG": str(tmp_path / "none.toml"), "HOPGRAPH_API__PORT": str(port)}
+            "HOPGRAPH_CONFIG": empty_config(tmp_path), "HOPGRAPH_API__PORT": str(port)}
 
 
 def _cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:

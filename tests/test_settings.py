@@ -30,3 +30,41 @@ def test_bad_values_are_refused() -> None:
         Settings(chunking={"max_tokens": 50, "overlap_tokens": 60})  # type: ignore[arg-type]
     with pytest.raises(ValidationError):
         Settings(graph={"backend": "mysql"})  # type: ignore[arg-type]
+
+
+def _strict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, toml: str) -> Settings:
+    from hopgraph.core.config import load_settings
+
+    path = tmp_path / "hopgraph.toml"
+    path.write_text(toml, encoding="utf-8")
+    monkeypatch.setenv("HOPGRAPH_CONFIG", str(path))
+    return load_settings()
+
+
+def test_misspelled_sections_and_keys_name_the_closest_valid_one(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from hopgraph.core.config import SettingsError
+
+    with pytest.raises(SettingsError, match=r"unknown setting 'retreival'; did you mean 'retrieval'\?"):
+        _strict(tmp_path, monkeypatch, "[retreival]\ntop_k = 3\n")
+    with pytest.raises(SettingsError, match=r"unknown setting 'graph.bolt_prot'; did you mean 'graph.bolt_port'\?"):
+        _strict(tmp_path, monkeypatch, "[graph]\nbolt_prot = 7000\n")
+    with pytest.raises(SettingsError, match=r"'api.api_keys.nmae'"):
+        _strict(tmp_path, monkeypatch, '[[api.api_keys]]\nnmae = "x"\nsha256 = "' + "0" * 64 + '"\n')
+    monkeypatch.setenv("HOPGRAPH_RETRIEVAL__TOPK", "3")
+    with pytest.raises(SettingsError, match=r"environment.*'retrieval.topk'; did you mean 'retrieval.top_k'"):
+        _strict(tmp_path, monkeypatch, "")
+
+
+def test_bad_values_and_syntax_are_one_line_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hopgraph.core.config import SettingsError, load_settings
+
+    with pytest.raises(SettingsError, match=r"invalid settings .*retrieval\.top_k: Input should be a valid integer"):
+        _strict(tmp_path, monkeypatch, '[retrieval]\ntop_k = "many"\n')
+    with pytest.raises(SettingsError, match=r"hopgraph\.toml: .*line 2") as exc:
+        _strict(tmp_path, monkeypatch, "[retrieval]\ntop_k = = 3\n")
+    assert "\n" not in str(exc.value)
+    monkeypatch.setenv("HOPGRAPH_CONFIG", str(tmp_path / "missing.toml"))
+    with pytest.raises(SettingsError, match=r"missing\.toml, which does not exist"):
+        load_settings()
+    assert _strict(tmp_path, monkeypatch, "[retrieval]\ntop_k = 7\n").retrieval.top_k == 7

@@ -13,7 +13,8 @@ from graphdb.bolt import BoltGraphStore
 from graphdb.factory import open_graph_store
 from graphdb.store import DocumentState, GraphBrowser, IngestRun
 from hopgraph.core.records import IngestReport, QueryFilters, QueryResult
-from hopgraph.core.settings import RetrievalSettings, ScheduledSource, Settings
+from hopgraph.core.service_settings import ScheduledSource
+from hopgraph.core.settings import RetrievalSettings, Settings
 from ingest.pipeline import Ingestor
 from ingest.scheduler import run_source
 from ingest.sources import record_to_source

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.logging import RichHandler
 from rich.markup import escape
 
+from hopgraph.core.config import load_settings as strict_settings
 from hopgraph.core.errors import ConflictError, HopgraphError, classify
 from hopgraph.core.settings import Settings
 
@@ -26,7 +27,7 @@ err = Console(stderr=True)
 def load_settings() -> Settings:
     """The settings of this invocation, with logging set up from them."""
     with reported():
-        s = Settings()
+        s = strict_settings()
     logging.basicConfig(level=s.log_level.upper(), format="%(message)s", datefmt="[%X]",
                         handlers=[RichHandler(console=err, show_path=False)])
     for noisy in ("neo4j", "httpx", "sentence_transformers", "urllib3"):

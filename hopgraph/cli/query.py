@@ -14,6 +14,7 @@ from rich.table import Table
 from hopgraph.cli.common import console, fail, load_settings, reported
 from hopgraph.cli.gnn import eval_settings, holdout_queries
 from hopgraph.core.errors import BadInputError, NotFoundError
+from hopgraph.core.limits import TOP_K_MAX
 from hopgraph.core.records import QueryResult
 from retrieval.registry import REGISTRY
 
@@ -21,7 +22,7 @@ from retrieval.registry import REGISTRY
 def query(
     text: Annotated[str, typer.Argument(help="The question or search text.")],
     mode: Annotated[str, typer.Option(help=f"One of: {REGISTRY.help()}.")] = "graph",
-    top_k: Annotated[int, typer.Option(min=1, max=1000, help="Results to return.")] = 5,
+    top_k: Annotated[int, typer.Option(min=1, max=TOP_K_MAX, help="Results to return.")] = 5,
     explain: Annotated[bool, typer.Option(help="Show seeds, expansion paths and per-signal scores.")] = False,
     context: Annotated[bool, typer.Option(help="Print the cited context built for an LLM.")] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,

@@ -1,0 +1,100 @@
+"""Loading the settings strictly: a misspelled section or key is an error naming the closest valid one,
+a TOML syntax error is one line with file:line, a named config file that is missing is an error, and
+a bad value is one line naming its setting. ``Settings()`` alone stays lenient (library use)."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tomllib
+import typing
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from hopgraph.core.errors import BadInputError
+from hopgraph.core.settings import Settings
+
+ENV_PREFIX = "HOPGRAPH_"
+#: environment variables with the prefix that are not settings
+ENV_NOT_SETTINGS = {"HOPGRAPH_CONFIG"}
+
+
+class SettingsError(BadInputError):
+    """The settings cannot be loaded as given."""
+
+
+def _model_of(annotation: Any) -> type[BaseModel] | None:
+    """The settings model behind a field's type (``X``, ``X | None``, ``list[X]``), if any."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _model_of(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _unknown(data: Mapping[str, Any], model: type[BaseModel], where: str) -> Iterator[str]:
+    """Messages for every key of ``data`` (recursively) that ``model`` does not have."""
+    fields = model.model_fields
+    for key, value in data.items():
+        path = f"{where}.{key}" if where else key
+        if key not in fields:
+            close = difflib.get_close_matches(key, list(fields), n=1, cutoff=0.6)
+            hint = f"; did you mean {'.'.join([*filter(None, [where]), close[0]])!r}?" if close else ""
+            yield f"unknown setting {path!r}{hint}"
+            continue
+        sub = _model_of(fields[key].annotation)
+        if sub is None:
+            continue
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, Mapping):
+                yield from _unknown(item, sub, path)
+
+
+def _env_tree(environ: Mapping[str, str]) -> dict[str, Any]:
+    """``HOPGRAPH_A__B=1`` -> ``{"a": {"b": "1"}}`` (the shape pydantic-settings reads them in)."""
+    tree: dict[str, Any] = {}
+    for name, value in environ.items():
+        if not name.startswith(ENV_PREFIX) or name in ENV_NOT_SETTINGS:
+            continue
+        *parents, leaf = name[len(ENV_PREFIX):].lower().split("__")
+        node = tree
+        for p in parents:
+            node = node.setdefault(p, {}) if isinstance(node.get(p, {}), dict) else {}
+        node[leaf] = value
+    return tree
+
+
+def config_path(environ: Mapping[str, str] = os.environ) -> tuple[Path, bool]:
+    """The TOML file to read and whether it was named explicitly (then it must exist)."""
+    named = environ.get("HOPGRAPH_CONFIG")
+    return (Path(named), True) if named else (Path("hopgraph.toml"), False)
+
+
+def load_settings(environ: Mapping[str, str] = os.environ, **overrides: Any) -> Settings:
+    """The settings from ``overrides``, the environment and the config file, checked strictly."""
+    path, named = config_path(environ)
+    problems: list[str] = []
+    if path.is_file():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise SettingsError(f"{path}: {exc}") from exc
+        except OSError as exc:
+            raise SettingsError(f"cannot read the config file {path}: {exc}") from exc
+        problems += [f"{path}: {m}" for m in _unknown(data, Settings, "")]
+    elif named:
+        raise SettingsError(f"HOPGRAPH_CONFIG names {path}, which does not exist")
+    problems += [f"environment {ENV_PREFIX}…: {m}" for m in _unknown(_env_tree(environ), Settings, "")]
+    if problems:
+        raise SettingsError("; ".join(problems))
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        where = f" ({path})" if path.is_file() else ""
+        details = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:5])
+        raise SettingsError(f"invalid settings{where}: {details}") from exc

@@ -1,0 +1,68 @@
+"""Settings of the service side: the HTTP API (``hopgraph serve``) and scheduled re-ingestion."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from hopgraph.core.limits import CYPHER_MAX_ROWS, CYPHER_MAX_TIMEOUT_S
+
+
+class ApiKey(BaseModel):
+    """An API key, stored only as the SHA-256 hex digest of the key (``hopgraph api-key`` makes one)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str = Field(min_length=1)
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    scope: Literal["read", "admin"] = "read"
+
+
+class ApiSettings(BaseModel):
+    """The HTTP service (``hopgraph serve``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=1, le=65535)
+    api_keys: list[ApiKey] = Field(
+        default_factory=list,
+        description="No keys: the API is open (allowed only on a loopback host). 'read' keys query and "
+        "explore; 'admin' keys also ingest and delete.")
+    cors_origins: list[str] = Field(default_factory=list, description="Allowed browser origins ('*' for any).")
+    max_body_bytes: int = Field(default=2_000_000, ge=1024, description="Largest JSON request body.")
+    max_upload_bytes: int = Field(default=50_000_000, ge=1024, description="Largest upload to /documents.")
+    max_documents: int = Field(default=1000, ge=1, description="Documents (or files) per ingest request.")
+    query_timeout_s: float = Field(default=30.0, gt=0, description="A query running longer answers 504.")
+    cypher_row_limit: int = Field(default=1000, ge=1, le=CYPHER_MAX_ROWS, description="Most rows POST /cypher returns.")
+    cypher_timeout_s: float = Field(default=10.0, gt=0, le=CYPHER_MAX_TIMEOUT_S)
+    job_history: int = Field(default=200, ge=1, description="Finished jobs kept in memory for GET /jobs.")
+
+
+class ScheduledSource(BaseModel):
+    """A named source re-ingested on a schedule: only new, changed and removed documents are touched."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+    paths: list[str] = Field(min_length=1, description="Files, directories or glob patterns ('docs/**/*.md').")
+    cron: str | None = Field(default=None, description="Crontab expression, e.g. '0 3 * * *'.")
+    interval_s: float | None = Field(default=None, gt=0, description="Or: run every this many seconds.")
+
+    @model_validator(mode="after")
+    def _one_schedule(self) -> ScheduledSource:
+        if (self.cron is None) == (self.interval_s is None):
+            raise ValueError(f"scheduled source {self.name!r}: give exactly one of 'cron' or 'interval_s'")
+        return self
+
+
+class SchedulerSettings(BaseModel):
+    """Scheduled re-ingestion, run inside ``hopgraph serve`` or by ``hopgraph worker``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    enabled: bool = Field(default=True, description="Run the schedules inside `hopgraph serve`.")
+    sources: list[ScheduledSource] = Field(default_factory=list)
+    run_on_start: bool = Field(default=False, description="Also run every source once when the scheduler starts.")
+    timezone: str = "UTC"
