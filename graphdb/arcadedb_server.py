@@ -81,6 +81,7 @@ def write_args_file(graph_dir: Path, cfg: GraphSettings, password: str) -> Path:
         "arcadedb.bolt.host": cfg.host,
         "arcadedb.bolt.port": str(cfg.bolt_port),
         "arcadedb.server.defaultDatabases": f"{cfg.database}[root]",
+        "arcadedb.command.timeout": str(int(cfg.command_timeout_s * 1000)),
     }
     path = args_file(graph_dir)
     path.parent.mkdir(parents=True, exist_ok=True)

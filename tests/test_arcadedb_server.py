@@ -5,6 +5,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import neo4j
@@ -111,3 +112,34 @@ def test_secret_settings_are_masked(tmp_path: Path) -> None:
                  data_dir=tmp_path)  # type: ignore[arg-type]
     shown = repr(s) + str(s.model_dump()) + s.model_dump_json()
     assert not any(secret in shown for secret in ("pw-123", "qk-456", "sk-789"))
+
+
+def test_a_runaway_statement_is_stopped_by_the_server(tmp_path: Path) -> None:
+    """ArcadeDB ignores the driver's transaction timeout: the server's own command timeout
+    (graph.command_timeout_s) aborts the statement and the server's CPU goes back to idle."""
+    from graphdb.factory import open_graph_store
+    from hopgraph.core.settings import Settings
+
+    cfg = GraphSettings(bolt_port=free_port(), http_port=free_port(), heap="512m", command_timeout_s=2.0)
+    server = EmbeddedArcadeDB(tmp_path / "arcadedb", cfg)
+    info = server.ensure_running()
+    try:
+        graph = GraphSettings(**{**cfg.model_dump(exclude={"password"}), "uri": info.uri, "password": info.password})
+        store = open_graph_store(Settings(data_dir=tmp_path, graph=graph))
+        store._write(lambda tx: tx.run("UNWIND range(1, 300) AS i CREATE (:Probe {name: 'n' + toString(i)})")
+                     .consume())
+        cross = ("MATCH (a:Probe),(b:Probe),(c:Probe),(d:Probe) WHERE a.name < b.name AND b.name < c.name "
+                 "AND c.name < d.name RETURN count(*)")
+        with pytest.raises(neo4j.exceptions.ClientError, match=r"arcadedb\.command\.timeout"):
+            store.explore(cross, timeout_s=60)
+        time.sleep(1.0)
+
+        def ticks() -> int:
+            return sum(int(x) for x in Path(f"/proc/{info.pid}/stat").read_text().split()[13:15])
+
+        before = ticks()
+        time.sleep(2.0)
+        assert ticks() - before < 50  # < 0.5 s of CPU in 2 s: the statement is gone, not running on
+        store.close()
+    finally:
+        server.stop()

@@ -51,6 +51,9 @@ class GraphSettings(BaseModel):
     max_connection_pool_size: int = Field(default=20, ge=1)
     connection_timeout_s: float = Field(default=10.0, gt=0)
     query_timeout_s: float = Field(default=60.0, gt=0)
+    command_timeout_s: float = Field(
+        default=300.0, gt=0, description="Embedded ArcadeDB: the server aborts any statement running longer "
+        "(arcadedb.command.timeout; it ignores the driver's transaction timeout). A backstop for writes too.")
     max_retry_time_s: float = Field(default=15.0, ge=0)
     batch_size: int = Field(default=2000, ge=1, le=20000, description="Rows per UNWIND write.")
     migrations_dir: Path | None = Field(
