@@ -196,7 +196,16 @@ class Health(BaseModel):
     status: Literal["ok"]
 
 
+class CheckOut(BaseModel):
+    """One invariant of ``hopgraph doctor``."""
+
+    name: str
+    ok: bool
+    detail: str
+
+
 class Ready(BaseModel):
     status: Literal["ready"]
     graph_version: int
     chunks: int
+    checks: list[CheckOut] = Field(default_factory=list, description="The checks of `hopgraph doctor`.")

@@ -13,7 +13,7 @@ from neo4j.exceptions import ClientError, ConstraintError, ServiceUnavailable
 from graphdb import cypher
 from graphdb.browse import BrowseMixin
 from graphdb.dialect import Dialect
-from graphdb.migrations import MigrationRunner, packaged
+from graphdb.migrations import MigrationRunner, discover, packaged
 from graphdb.store import (
     DocumentState,
     RelationRef,
@@ -146,6 +146,16 @@ class BoltGraphStore(BrowseMixin):
     def version(self) -> int:
         rows = self.read(cypher.GET_VERSION)
         return int(rows[0]["version"]) if rows and rows[0]["version"] is not None else 0
+
+    def health_counts(self) -> dict[str, int]:
+        """The counts ``hopgraph doctor`` compares: chunks, relations, image documents and orphans."""
+        return {name: int(self.read(q)[0]["n"]) for name, q in cypher.HEALTH_COUNTS.items()}
+
+    def pending_migrations(self) -> list[str]:
+        """Migration files not yet applied to this graph."""
+        runner = MigrationRunner(self.cfg.migrations_dir or packaged(), self._run_schema, self.read, self._record)
+        applied = runner.applied()
+        return [m.path.name for m in discover(runner.directory) if m.version not in applied]
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}

@@ -57,6 +57,7 @@ def test_health_ready_and_metrics_need_no_key(api: str) -> None:
     assert httpx.get(f"{api}/health").json() == {"status": "ok"}
     ready = httpx.get(f"{api}/ready")
     assert ready.status_code == 200 and ready.json()["status"] == "ready"
+    assert {c["name"] for c in ready.json()["checks"]} >= {"graph store", "chunks", "orphans"}
     metrics = httpx.get(f"{api}/metrics")
     assert metrics.status_code == 200 and "hopgraph_http_requests_total" in metrics.text
 

@@ -7,7 +7,8 @@ from starlette.concurrency import run_in_threadpool
 
 from api.deps import problems, state
 from api.problems import ProblemError
-from api.schemas import Health, Ready
+from api.schemas import CheckOut, Health, Ready
+from hopgraph.app.doctor import diagnose
 
 router = APIRouter(tags=["operations"])
 
@@ -17,15 +18,21 @@ def health() -> Health:
     return Health(status="ok")
 
 
-@router.get("/ready", response_model=Ready, responses=problems(503), summary="Readiness: both stores answer")
+@router.get("/ready", response_model=Ready, responses=problems(503),
+            summary="Readiness: the checks of `hopgraph doctor` (stores, migrations, embedder, counts, orphans)")
 async def ready(request: Request) -> Ready:
     platform = state(request).platform
     try:
+        checks = await run_in_threadpool(diagnose, platform)
         version = await run_in_threadpool(platform.graph.version)
         chunks = await run_in_threadpool(platform.vectors.count, "chunks")
     except Exception as exc:  # any failure means not ready, with the reason
         raise ProblemError(503, f"not ready: {type(exc).__name__}: {exc}") from None
-    return Ready(status="ready", graph_version=version, chunks=chunks)
+    failed = [c for c in checks if not c.ok]
+    if failed:
+        raise ProblemError(503, "not ready: " + "; ".join(f"{c.name}: {c.detail}" for c in failed))
+    return Ready(status="ready", graph_version=version, chunks=chunks,
+                 checks=[CheckOut(name=c.name, ok=c.ok, detail=c.detail) for c in checks])
 
 
 @router.get("/metrics", summary="Prometheus metrics", response_class=Response,

@@ -86,6 +86,25 @@ def status(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     console.print(table)
 
 
+def doctor(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """Check the stores: reachable, migrated, built by the configured embedder, graph and vector counts
+    in agreement, every document complete, no orphans. Exits 1 when something is off, saying what."""
+    from hopgraph.app.doctor import diagnose
+    from hopgraph.app.platform import Platform
+
+    with Platform(load_settings()) as p:
+        checks = diagnose(p)
+    if as_json:
+        console.print_json(json.dumps([c.__dict__ for c in checks]))
+    else:
+        table = Table("check", "", "found")
+        for c in checks:
+            table.add_row(c.name, "[green]ok[/]" if c.ok else "[bold red]FAIL[/]", c.detail)
+        console.print(table)
+    if not all(c.ok for c in checks):
+        raise typer.Exit(code=1)
+
+
 def migrate() -> None:
     """Apply pending graph migrations (also done whenever the graph is opened)."""
     from graphdb.factory import open_graph_store
