@@ -160,6 +160,38 @@ def test_upload_files_limits_and_delete(ingested: dict[str, Any], admin: httpx.C
     assert {"ingest", "delete"} <= {j["kind"] for j in jobs}
 
 
+def test_uploads_are_identified_by_their_path_and_never_silently_replaced(ingested: dict[str, Any],
+                                                                         admin: httpx.Client) -> None:
+    def upload(name: str, text: bytes, **params: str) -> httpx.Response:
+        return admin.post("/documents", files=[("files", (name, text, "text/markdown"))], params=params)
+
+    for name, text in (("upload_note.md", b"Marrowind Engineering builds dams."),
+                       ("other/upload_note.md", b"Keswick Dam was built by Marrowind Engineering.")):
+        r = upload(name, text)
+        assert r.status_code == 202 and wait_job(admin, r.json()["id"])["result"]["documents_ingested"] == 1
+    sources = [d["source"] for d in admin.get("/documents", params={"limit": 1000}).json()]
+    assert sum(s.endswith("upload_note.md") for s in sources) == 2  # two documents, not one replacing the other
+    r = upload("upload_note.md", b"Something else entirely.")
+    assert r.status_code == 409 and "replace=true" in r.json()["detail"]
+    r = upload("upload_note.md", b"Marrowind Engineering builds dams.")  # the same bytes: fine, unchanged
+    assert r.status_code == 202 and wait_job(admin, r.json()["id"])["result"]["documents_unchanged"] == 1
+    r = upload("upload_note.md", b"Something else entirely.", replace="true")
+    assert r.status_code == 202 and wait_job(admin, r.json()["id"])["result"]["documents_ingested"] == 1
+    r = admin.post("/documents", files=[("files", ("d/x.md", b"1", "text/plain")),
+                                        ("files", ("d/./x.md", b"2", "text/plain"))])
+    assert r.status_code == 409 and "both called d/x.md" in r.json()["detail"]
+
+
+def test_upload_paths_stay_inside_the_uploads_folder() -> None:
+    from api.routes.documents import upload_path
+
+    assert upload_path("other/upload_note.md", 0) == Path("other/upload_note.md")
+    assert upload_path("../../etc/passwd", 0) == Path("etc/passwd")
+    assert upload_path("/abs/a b.md", 0) == Path("abs/a_b.md")
+    assert upload_path("C:\\docs\\n.txt", 0) == Path("C_/docs/n.txt")
+    assert upload_path("", 3) == Path("upload-3") and upload_path("..", 4) == Path("upload-4")
+
+
 def test_metrics_count_routes_and_modes(ingested: dict[str, Any], api: str, reader: httpx.Client) -> None:
     reader.post("/query", json={"text": "radium", "mode": "bm25"})
     text = httpx.get(f"{api}/metrics").text

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +37,21 @@ _UPLOAD_BODY = {
 }
 
 
-def _safe_name(name: str, n: int) -> str:
-    base = re.sub(r"[^A-Za-z0-9._-]", "_", Path(name or "").name).lstrip(".")
-    return base or f"upload-{n}"
+def upload_path(name: str, n: int) -> Path:
+    """Where an uploaded file is kept, relative to the uploads folder: its relative path as sent
+    (``other/note.md`` and ``note.md`` are two documents), each part made safe, never outside."""
+    parts = [re.sub(r"[^A-Za-z0-9._-]", "_", p).lstrip(".") for p in (name or "").replace("\\", "/").split("/")]
+    parts = [p for p in parts if p]
+    return Path(*parts) if parts else Path(f"upload-{n}")
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Replace ``path`` in one step: a job reading it (a queued ingest) sees the old or the new file,
+    never a half-written one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.part")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
 
 
 async def _json_documents(request: Request, hg: AppState) -> JobOut:
@@ -61,20 +75,27 @@ async def _json_documents(request: Request, hg: AppState) -> JobOut:
     return hg.jobs.submit("ingest", f"{len(records)} JSON document(s) into {body.collection}", work)
 
 
-async def _uploaded_files(request: Request, hg: AppState) -> JobOut:
+async def _uploaded_files(request: Request, hg: AppState, replace: bool) -> JobOut:
     form = await request.form(max_files=hg.settings.api.max_documents, max_fields=100)
     files = [f for f in form.getlist("files") if isinstance(f, UploadFile)]
     if not files:
         raise RequestValidationError([{"loc": ("body", "files"), "msg": "no files uploaded in field 'files'",
                                        "type": "missing"}])
     folder = hg.settings.data_dir.absolute() / "uploads"
-    folder.mkdir(parents=True, exist_ok=True)
-    paths: list[Path] = []
+    staged: dict[Path, bytes] = {}
     for n, f in enumerate(files):
-        path = folder / _safe_name(f.filename or "", n)
+        rel = upload_path(f.filename or "", n)
+        if rel in staged:
+            raise ProblemError(409, f"two uploaded files are both called {rel}")
         data = await f.read()
-        await run_in_threadpool(path.write_bytes, data)
-        paths.append(path)
+        target = folder / rel
+        if not replace and target.is_file() and await run_in_threadpool(target.read_bytes) != data:
+            raise ProblemError(409, f"a different document {rel} was uploaded before; send it with ?replace=true "
+                                    "to replace it, or under another name")
+        staged[rel] = data
+    paths = [folder / rel for rel in staged]  # nothing is written unless every file may be
+    for path, data in zip(paths, staged.values(), strict=True):
+        await run_in_threadpool(_write_atomically, path, data)
 
     def work() -> dict[str, Any]:
         report = hg.platform.ingest(paths)
@@ -86,17 +107,20 @@ async def _uploaded_files(request: Request, hg: AppState) -> JobOut:
 
 
 @router.post("/documents", status_code=202, response_model=JobOut, openapi_extra=_UPLOAD_BODY,
-             dependencies=[Depends(require("admin"))], responses=problems(400, 401, 403, 413, 415, 422),
+             dependencies=[Depends(require("admin"))], responses=problems(400, 401, 403, 409, 413, 415, 422),
              summary="Ingest documents (JSON records or uploaded files) as a background job")
-async def add_documents(request: Request) -> JobOut:
-    """Queue an ingest job and answer at once with its id; poll ``GET /jobs/{id}``. Unchanged
-    documents are skipped, changed ones replaced; bad files are reported per file in the job's result."""
+async def add_documents(request: Request, replace: bool = Query(
+        False, description="Uploads: replace a document uploaded before under the same path (else 409).")) -> JobOut:
+    """Queue an ingest job and answer at once with its id; poll ``GET /jobs/{id}``. An uploaded file
+    is identified by its relative path; a different file under a path taken is a 409 unless
+    ``replace=true``. JSON records are identified by (collection, id): re-sending one updates it.
+    Unchanged documents are skipped; bad files are reported per file in the job's result."""
     hg = state(request)
     ctype = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if ctype == "application/json":
         return await _json_documents(request, hg)
     if ctype == "multipart/form-data":
-        return await _uploaded_files(request, hg)
+        return await _uploaded_files(request, hg, replace)
     raise ProblemError(415, "send application/json (IngestRequest) or multipart/form-data with 'files'")
 
 
