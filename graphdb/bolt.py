@@ -19,6 +19,7 @@ from graphdb.store import (
     RelationRef,
     RemovalFacts,
     RemovalPlan,
+    StaleDescription,
     Topology,
 )
 from hopgraph.core.errors import StoreUnavailableError
@@ -255,6 +256,7 @@ class BoltGraphStore(BrowseMixin):
         rel_rows = [{"id": r.id, "source_id": r.source_id, "target_id": r.target_id} for r in plan.relations]
         steps: list[tuple[str, list[Any], dict[str, Any]]] = [
             (cypher.PRUNE_RELATION_SUPPORT, plan.touched_entity_ids, {"chunk_ids": all_chunks}),
+            (cypher.MARK_STALE_DESCRIPTIONS, plan.touched_entity_ids, {}),
             (cypher.DELETE_RELATIONS, rel_rows, {}),
             (cypher.DELETE_CHUNKS, plan.chunk_ids, {}),
             (cypher.DELETE_ENTITIES, plan.entity_ids, {}),
@@ -337,6 +339,32 @@ class BoltGraphStore(BrowseMixin):
     def aliases(self) -> dict[str, str]:
         """Surface-form entity id -> canonical entity id, for every merge recorded so far."""
         return {r["id"]: r["entity_id"] for r in self.read(cypher.ALIASES)}
+
+    def stale_descriptions(self) -> tuple[list[StaleDescription], list[StaleDescription]]:
+        """Entities and relations that lost chunks since their description was written, with the
+        texts of (up to three of) the chunks that still support them."""
+        entities = [StaleDescription(r["id"], r["description"] or "", (r["name"] or "",), list(r["texts"] or []))
+                    for r in self.read(cypher.STALE_ENTITIES)]
+        rows = self.read(cypher.STALE_RELATIONS)
+        wanted = sorted({c for r in rows for c in sorted(r["chunk_ids"] or [])[:3]})
+        texts = {t["id"]: t["text"] or "" for b in _batches(wanted, self.cfg.batch_size)
+                 for t in self.read(cypher.CHUNK_TEXTS, {"ids": list(b)})}
+        relations = [StaleDescription(r["id"], r["description"] or "", (r["source"] or "", r["target"] or ""),
+                                      [texts[c] for c in sorted(r["chunk_ids"] or [])[:3] if c in texts],
+                                      RelationRef(r["id"], r["source_id"], r["target_id"]), r["type"] or "")
+                     for r in rows]
+        return entities, relations
+
+    def set_descriptions(self, entities: Mapping[str, str], relations: Mapping[RelationRef, str]) -> None:
+        """Write new descriptions (and clear the stale marks)."""
+        self._write_rows(cypher.SET_ENTITY_DESCRIPTIONS, [{"id": i, "description": d} for i, d in entities.items()])
+        self._write_rows(cypher.SET_RELATION_DESCRIPTIONS, [
+            {"id": r.id, "source_id": r.source_id, "target_id": r.target_id, "description": d}
+            for r, d in relations.items()])
+
+    def stale_summaries(self) -> set[str]:
+        """Communities with a member that lost chunks since the summary was written."""
+        return {r["id"] for r in self.read(cypher.STALE_SUMMARIES)}
 
     def mentions_of_entities(self, ids: Sequence[str]) -> list[Mention]:
         """Every mention of the given entities."""

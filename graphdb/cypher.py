@@ -151,7 +151,7 @@ SET x.weight = size(x.chunk_ids)
 UPSERT_COMMUNITIES = """
 UNWIND $rows AS r
 MERGE (c:Community {id: r.id})
-SET c.level = r.level, c.title = r.title, c.summary = r.summary, c.size = r.size
+SET c.level = r.level, c.title = r.title, c.summary = r.summary, c.size = r.size, c.stale_summary = null
 """
 
 LINK_COMMUNITY_PARENTS = """
@@ -190,8 +190,58 @@ MATCH (:Entity {id: eid})-[r:RELATED]-()
 WITH DISTINCT r
 WHERE any(c IN r.chunk_ids WHERE c IN $chunk_ids)
 SET r.chunk_ids = [c IN r.chunk_ids WHERE NOT c IN $chunk_ids]
-SET r.weight = size(r.chunk_ids)
+SET r.weight = size(r.chunk_ids), r.stale_description = true
 """
+
+# entities that lose chunks may quote them: their descriptions, and the summaries of their
+# communities, are rewritten from what remains (ingest.graph_edits.refreshed_description)
+MARK_STALE_DESCRIPTIONS = """
+UNWIND $ids AS eid
+MATCH (e:Entity {id: eid})
+SET e.stale_description = true
+WITH e
+OPTIONAL MATCH (e)-[:IN_COMMUNITY]->(c:Community)
+SET c.stale_summary = true
+"""
+
+STALE_ENTITIES = """
+MATCH (e:Entity)
+WHERE e.stale_description = true
+OPTIONAL MATCH (e)<-[:MENTIONS]-(c:Chunk)
+WITH e, c ORDER BY c.id
+WITH e, collect(c.text) AS texts
+RETURN e.id AS id, e.name AS name, e.description AS description, texts[0..3] AS texts
+"""
+
+STALE_RELATIONS = """
+MATCH (a:Entity)
+WHERE a.stale_description = true
+MATCH (a)-[r:RELATED]-(:Entity)
+WHERE r.stale_description = true
+WITH DISTINCT r
+RETURN r.id AS id, startNode(r).id AS source_id, endNode(r).id AS target_id, startNode(r).name AS source,
+       endNode(r).name AS target, r.type AS type, r.description AS description, r.chunk_ids AS chunk_ids
+"""
+
+CHUNK_TEXTS = """
+UNWIND $ids AS id
+MATCH (c:Chunk {id: id})
+RETURN c.id AS id, c.text AS text
+"""
+
+SET_ENTITY_DESCRIPTIONS = """
+UNWIND $rows AS r
+MATCH (e:Entity {id: r.id})
+SET e.description = r.description, e.stale_description = null
+"""
+
+SET_RELATION_DESCRIPTIONS = """
+UNWIND $rows AS r
+MATCH (:Entity {id: r.source_id})-[x:RELATED {id: r.id}]->(:Entity {id: r.target_id})
+SET x.description = r.description, x.stale_description = null
+"""
+
+STALE_SUMMARIES = "MATCH (c:Community) WHERE c.stale_summary = true RETURN c.id AS id"
 
 # relations are reached through their indexed endpoints: ArcadeDB does not use relationship
 # property indexes, and MATCH ()-[r {id: $id}]->() scans every edge (about 1 s per id at 300k edges)

@@ -89,6 +89,19 @@ class RemovalFacts:
 
 
 @dataclass(frozen=True)
+class StaleDescription:
+    """An entity or relation whose description may quote removed chunks: its current description,
+    the names it is about, and the texts of chunks that still support it."""
+
+    id: str
+    description: str
+    names: tuple[str, ...]
+    texts: list[str]
+    ref: RelationRef | None = None      # relations: how to reach them
+    type: str = ""
+
+
+@dataclass(frozen=True)
 class Topology:
     """The entity graph for the in-memory snapshot: ids, COO edge index, types and weights."""
 
@@ -187,7 +200,20 @@ class GraphStore(Protocol):
         ...
 
     def remove(self, plan: RemovalPlan, document_ids: Sequence[str] = ()) -> None:
-        """Delete the planned chunks and entities (and documents) in one transaction per batch."""
+        """Delete the planned chunks and entities (and documents) in one transaction per batch; mark
+        the surviving touched entities, their weakened relations and their communities stale."""
+        ...
+
+    def stale_descriptions(self) -> tuple[list[StaleDescription], list[StaleDescription]]:
+        """Entities and relations marked stale by ``remove``, with their remaining support's texts."""
+        ...
+
+    def set_descriptions(self, entities: Mapping[str, str], relations: Mapping[RelationRef, str]) -> None:
+        """Write refreshed descriptions and clear the stale marks."""
+        ...
+
+    def stale_summaries(self) -> set[str]:
+        """Community ids whose summaries must be written again."""
         ...
 
     # -- entity resolution -------------------------------------------------------------------------

@@ -205,7 +205,9 @@ class CommunityBuilder:
         communities = self.cluster(topo)
         lap("leiden")
         existing = self.graph.community_ids()
-        new = [c for c in communities if c.id not in existing]
+        # unchanged communities whose members lost chunks: their summaries may quote removed text
+        stale_summaries = self.graph.stale_summaries()
+        new = [c for c in communities if c.id not in existing or c.id in stale_summaries]
         keep = {c.id for c in communities}
         stale = sorted(set(existing) - keep)
         # a document deletion may already have removed emptied communities from the graph

@@ -4,6 +4,7 @@ mentions and relations. The store adapter only runs the statements."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -49,3 +50,28 @@ def merge_edits(target: Mapping[str, str], mentions: Sequence[Mention], relation
         added[key] = added.get(key, 0) + m.count
     return MergeEdits([Mention(chunk_id=c, entity_id=e, count=n) for (c, e), n in added.items()], moved,
                       sorted({r.id for r in relations}))
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def sentence_with(text: str, names: Sequence[str]) -> str:
+    """The first sentence of ``text`` naming all of ``names`` (else any of them; else the first),
+    cut at 240 characters: how an extracted description looks."""
+    sentences = [s.strip() for s in _SENTENCE.split(" ".join(text.split())) if s.strip()]
+    wanted = [n.casefold() for n in names if n]
+    for test in (all, any):
+        for s in sentences:
+            if wanted and test(n in s.casefold() for n in wanted):
+                return s[:240]
+    return (sentences[0] if sentences else "")[:240]
+
+
+def refreshed_description(description: str, names: Sequence[str], texts: Sequence[str]) -> str | None:
+    """A description to write instead of ``description`` when it no longer appears in any text that
+    still supports the item (it quoted a removed chunk), or None to keep it."""
+    flat = [" ".join(t.split()) for t in texts]
+    if description and any(" ".join(description.split()) in t for t in flat):
+        return None
+    fresh = next((s for s in (sentence_with(t, names) for t in flat) if s), "")
+    return fresh if fresh != description else None

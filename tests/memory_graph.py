@@ -19,6 +19,7 @@ from graphdb.store import (
     RelationRef,
     RemovalFacts,
     RemovalPlan,
+    StaleDescription,
     Topology,
 )
 from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation
@@ -45,6 +46,9 @@ class MemoryGraphStore:
     members: set[tuple[str, str]] = field(default_factory=set)       # (entity id, community id)
     alias_of: dict[str, tuple[str, str]] = field(default_factory=dict)  # alias id -> (canonical, name)
     runs: dict[str, IngestRun] = field(default_factory=dict)
+    stale_entities: set[str] = field(default_factory=set)
+    stale_relations: set[str] = field(default_factory=set)
+    stale_communities: set[str] = field(default_factory=set)
     graph_version: int = 0
     communities_version: int | None = None
 
@@ -144,6 +148,9 @@ class MemoryGraphStore:
                     any(c in gone for c in r.chunk_ids):
                 support = [c for c in r.chunk_ids if c not in gone]
                 self.relations[rid] = r.model_copy(update={"chunk_ids": support, "weight": float(len(support))})
+                self.stale_relations.add(rid)
+        self.stale_entities |= {e for e in plan.touched_entity_ids if e in self.entities}
+        self.stale_communities |= {c for (e, c) in self.members if e in plan.touched_entity_ids}
         for ref in plan.relations:
             self.relations.pop(ref.id, None)
         for c in plan.chunk_ids:
@@ -162,6 +169,36 @@ class MemoryGraphStore:
                 else:
                     self.communities[cid] = self.communities[cid].model_copy(update={"size": size})
         self._bump()
+
+    def stale_descriptions(self) -> tuple[list[StaleDescription], list[StaleDescription]]:
+        live = self.stale_entities & set(self.entities)
+
+        def texts(chunk_ids: list[str]) -> list[str]:
+            return [self.chunks[c].text for c in sorted(chunk_ids)[:3] if c in self.chunks]
+
+        entities = [StaleDescription(e, self.entities[e].description, (self.entities[e].name,),
+                                     texts([c for (c, x) in self.mentions if x == e])) for e in sorted(live)]
+        relations = []
+        for rid in sorted(self.stale_relations):
+            r = self.relations.get(rid)
+            if r is not None and (r.source_id in live or r.target_id in live):
+                relations.append(StaleDescription(
+                    rid, r.description, (self.entities[r.source_id].name, self.entities[r.target_id].name),
+                    texts(r.chunk_ids), RelationRef(rid, r.source_id, r.target_id), r.type))
+        return entities, relations
+
+    def set_descriptions(self, entities: Mapping[str, str], relations: Mapping[RelationRef, str]) -> None:
+        for i, d in entities.items():
+            if i in self.entities:
+                self.entities[i] = self.entities[i].model_copy(update={"description": d})
+            self.stale_entities.discard(i)
+        for ref, d in relations.items():
+            if ref.id in self.relations:
+                self.relations[ref.id] = self.relations[ref.id].model_copy(update={"description": d})
+            self.stale_relations.discard(ref.id)
+
+    def stale_summaries(self) -> set[str]:
+        return self.stale_communities & set(self.communities)
 
     # -- entity resolution -------------------------------------------------------------------------
     def unresolved_entities(self) -> list[Entity]:
@@ -201,6 +238,7 @@ class MemoryGraphStore:
     def upsert_communities(self, communities: Sequence[Community]) -> None:
         for c in communities:
             self.communities[c.id] = c.model_copy(update={"member_ids": []})
+            self.stale_communities.discard(c.id)
             self.members.update((e, c.id) for e in c.member_ids if e in self.entities)
         self._bump()
 

@@ -106,3 +106,26 @@ def test_memory_fake_equals_arcadedb(request: pytest.FixtureRequest, tmp_path: P
         assert states[0] == states[1]
     finally:
         real.close()
+
+
+def test_removal_marks_what_may_quote_removed_text(narrow: GraphStore) -> None:
+    _load(narrow)
+    narrow.remove(plan_removal(narrow.removal_facts({"doc_1": ["c2"]})))  # c1 goes: b loses "A knows B."
+    entities, relations = narrow.stale_descriptions()
+    by_id = {e.id: e for e in entities}
+    assert set(by_id) == {"b"} and by_id["b"].names == ("B",) and by_id["b"].texts == ["B works with C."]
+    assert relations == []  # a-knows-b died with c1; b-works-c and b-is-bee lost no support
+    assert narrow.stale_summaries() == {"top"}
+    narrow.set_descriptions({"b": "B works with C."}, {})
+    assert narrow.stale_descriptions() == ([], [])
+
+
+def test_refreshed_descriptions_keep_what_still_stands() -> None:
+    from ingest.graph_edits import refreshed_description, sentence_with
+
+    texts = ["Charles Babbage designed the Difference Engine. Babbage lived in London."]
+    assert refreshed_description("Charles Babbage designed the Difference Engine.", ["Charles Babbage"], texts) is None
+    assert refreshed_description("Ada Lovelace worked with Charles Babbage.", ["Charles Babbage"], texts) == \
+        "Charles Babbage designed the Difference Engine."
+    assert sentence_with(texts[0], ["Babbage", "London"]) == "Babbage lived in London."
+    assert refreshed_description("gone", ["Nobody"], []) == ""
