@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
@@ -14,7 +13,9 @@ from starlette.concurrency import run_in_threadpool
 from api import problems
 from api.auth import Authenticator
 from api.deps import AppState
-from api.jobs import JobFailed, JobManager
+from api.job_store import JobStore
+from api.job_work import work_for
+from api.jobs import JobManager
 from api.limits import BodyLimit
 from api.metrics import Metrics
 from api.routes import documents, graph, ops, query
@@ -38,14 +39,6 @@ browse entities and communities, and explore the graph with read-only Cypher.
 """
 
 
-def _reingest_work(platform: Platform, source: ScheduledSource) -> dict[str, Any]:
-    run = platform.reingest(source)
-    result = {"run_id": run.id, "source": run.source, **run.report}
-    if run.status != "succeeded":
-        raise JobFailed(run.error or "the run failed", result)
-    return result
-
-
 def create_app(settings: Settings | None = None, platform: Platform | None = None,
                scheduler: bool | None = None) -> FastAPI:
     """Build the app. ``platform``: an already opened platform (tests share loaded models);
@@ -61,13 +54,20 @@ def create_app(settings: Settings | None = None, platform: Platform | None = Non
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned = platform is None
         plat = platform or Platform(settings)
-        jobs = JobManager(cfg.job_history, on_done=on_done)
+        jobs = JobManager(cfg.job_history, on_done=on_done, store=JobStore(settings.data_dir / "jobs.sqlite"))
         hg = AppState(settings, plat, jobs, metrics, Authenticator(cfg.api_keys))
         await run_in_threadpool(_warm_up, plat)
+        jobs.resume(lambda job, spec: work_for(plat, metrics, spec))
         run_schedules = settings.scheduler.enabled if scheduler is None else scheduler
         if run_schedules and settings.scheduler.sources:
-            hg.scheduler = ReingestScheduler(settings.scheduler, lambda s: jobs.submit(
-                "reingest", s.name, lambda: _reingest_work(plat, s), exclusive=True))
+
+            def reingest(source: ScheduledSource) -> JobOut:
+                spec = {"op": "reingest", "source": source.name}
+                work = work_for(plat, metrics, spec)
+                assert work is not None  # the source is one of the settings' own
+                return jobs.submit("reingest", source.name, work, exclusive=True, spec=spec)
+
+            hg.scheduler = ReingestScheduler(settings.scheduler, reingest)
             hg.scheduler.start()
         app.state.hg = hg
         try:
@@ -75,7 +75,7 @@ def create_app(settings: Settings | None = None, platform: Platform | None = Non
         finally:
             if hg.scheduler is not None:
                 hg.scheduler.shutdown()
-            await run_in_threadpool(jobs.shutdown, True)
+            await run_in_threadpool(jobs.shutdown, cfg.shutdown_grace_s)
             if owned:
                 await run_in_threadpool(plat.close)
 

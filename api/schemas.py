@@ -97,13 +97,15 @@ class JobOut(BaseModel):
 
     id: str
     kind: Literal["ingest", "delete", "reingest"]
-    status: Literal["queued", "running", "succeeded", "failed", "skipped"]
+    status: Literal["queued", "running", "cancelling", "succeeded", "failed", "cancelled", "skipped"]
     detail: str = ""
     created_at: float
     started_at: float | None = None
     finished_at: float | None = None
     result: dict[str, Any] = Field(default_factory=dict)
     error: str | None = None
+    done: int = Field(default=0, description="Documents handled so far.")
+    total: int | None = Field(default=None, description="Documents in all, when known.")
 
 
 class JobList(BaseModel):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import logging
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -70,8 +71,19 @@ def serve(settings: Settings, scheduler: bool | None = None) -> None:
         raise ServeError(f"hopgraph serve (pid {other.pid}) already serves {settings.data_dir} at {other.url}")
     host = settings.api.host
     url = f"http://{'[' + host + ']' if ':' in host else host}:{settings.api.port}"
+    # uvicorn shuts the app down on SIGTERM/SIGINT, then raises the signal again with the handler
+    # it found: make that handler an exit, so the owner record is removed on the way out
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, _exit_on_signal)
     with owner_record(settings, url):
         app = create_app(settings, scheduler=scheduler)
         log.info("serving on %s (OpenAPI docs at %s/docs)", url, url)
-        uvicorn.run(app, host=host, port=settings.api.port, log_level=settings.log_level.lower(),
-                    proxy_headers=False)
+        try:
+            uvicorn.run(app, host=host, port=settings.api.port, log_level=settings.log_level.lower(),
+                        proxy_headers=False)
+        except SystemExit as exc:
+            log.info("stopped by a signal (%s)", exc.code)
+
+
+def _exit_on_signal(signum: int, frame: object) -> None:
+    raise SystemExit(signal.Signals(signum).name)

@@ -40,7 +40,8 @@ class Chunker:
         return nlp
 
     def sentences(self, text: str) -> list[Span]:
-        """Sentence spans; sentences longer than the budget are cut at word boundaries."""
+        """Sentence spans; sentences longer than the budget are cut at word boundaries (a single word
+        longer than the budget, by characters)."""
         raw = [(s.start_char, s.end_char) for s in self._sentencizer(text).sents if s.text.strip()]
         counts = self.count_tokens([text[a:b] for a, b in raw])
         spans: list[Span] = []
@@ -66,8 +67,11 @@ class Chunker:
             batch, groups = groups, []
             counts = self.count_tokens([text[g[0][0] : g[-1][1]] for g in batch])
             for g, c in zip(batch, counts, strict=True):
-                if c <= self.max_tokens or len(g) == 1:
+                if c <= self.max_tokens or (len(g) == 1 and g[0][1] - g[0][0] <= 1):
                     out.append(Span(g[0][0], g[-1][1], c))
+                elif len(g) == 1:  # one "word" over the budget (a URL, base64): cut it by characters
+                    s, e = g[0]
+                    groups += [[(s, (s + e) // 2)], [((s + e) // 2, e)]]
                 else:  # denser than estimated: halve and recount
                     groups += [g[: len(g) // 2], g[len(g) // 2 :]]
         return sorted(out, key=lambda sp: sp.start)

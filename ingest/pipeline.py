@@ -26,6 +26,7 @@ from hopgraph.core.records import Chunk, Document, IngestReport, Relation
 from hopgraph.core.settings import Settings
 from ingest.chunking import Chunker
 from ingest.communities import CommunityBuilder
+from ingest.control import IngestCancelled, IngestControl, unattended
 from ingest.extraction import CO_OCCURS, Extraction, Extractor, SpacyExtractor
 from ingest.graph_edits import plan_removal, refreshed_description
 from ingest.llm_client import ChatClient
@@ -102,9 +103,11 @@ class Ingestor:
         return self._llm
 
     # -- entry points ------------------------------------------------------------------------
-    def ingest_paths(self, paths: Sequence[Path], progress: bool = False, prune: bool = True) -> IngestReport:
+    def ingest_paths(self, paths: Sequence[Path], progress: bool = False, prune: bool = True,
+                     control: IngestControl | None = None) -> IngestReport:
         """Ingest files and directories. With ``prune``, documents previously ingested from these
-        paths that no longer exist (a deleted file, a record removed from a JSONL) are deleted."""
+        paths that no longer exist (a deleted file, a record removed from a JSONL) are deleted.
+        ``control`` follows the progress and may stop the run (``IngestCancelled``)."""
         t0 = time.perf_counter()
         cfg = self.settings.ingest
         seen: set[str] = set()
@@ -118,7 +121,7 @@ class Ingestor:
                     unsure.add(item.origin)
                 yield item
 
-        report = self.ingest_sources(tracked(), progress=progress, finish=False)
+        report = self.ingest_sources(tracked(), progress=progress, finish=False, control=control)
         if prune:
             gone = self._vanished(paths, seen, unsure)
             if gone:
@@ -142,29 +145,39 @@ class Ingestor:
         return list(gone)
 
     def ingest_sources(self, items: Iterable[SourceText | Skipped], total: int | None = None,
-                       progress: bool = False, finish: bool = True) -> IngestReport:
+                       progress: bool = False, finish: bool = True,
+                       control: IngestControl | None = None) -> IngestReport:
         """Ingest already-read sources (Skipped items are only reported)."""
         t0 = time.perf_counter()
         report = IngestReport()
+        ctl = control or unattended()
+        ctl.total = ctl.total if total is None else total
         self.finish_interrupted_deletes()
         bar = tqdm(total=total, unit="doc", desc="ingest", disable=not progress, dynamic_ncols=True)
         batch: list[SourceText] = []
         size = self.settings.ingest.doc_batch
+        limit = self.settings.ingest.max_document_chars
         for item in items:
             report.documents_seen += 1
+            if isinstance(item, SourceText) and len(item.text) > limit:
+                item = Skipped(item.document.source, f"too long: {len(item.text):,} characters > "
+                               f"ingest.max_document_chars={limit:,}")
             if isinstance(item, Skipped):
                 report.skipped[item.source] = item.reason
                 log.warning("skipped %s: %s", item.source, item.reason)
                 bar.update(1)
+                ctl.advance(1)
                 continue
             batch.append(item)
             if len(batch) >= size:
-                self._ingest_batch(batch, report)
+                self._ingest_batch(batch, report, ctl)
                 bar.update(len(batch))
+                ctl.advance(len(batch))
                 batch = []
         if batch:
-            self._ingest_batch(batch, report)
+            self._ingest_batch(batch, report, ctl)
             bar.update(len(batch))
+            ctl.advance(len(batch))
         bar.close()
         if finish:
             self._finish(report)
@@ -246,7 +259,14 @@ class Ingestor:
         self._embedded["relationships"].difference_update(plan.relation_ids)
         self.graph.remove(plan, document_ids)
 
-    def _ingest_batch(self, batch: list[SourceText], report: IngestReport) -> None:
+    def _checkpoint(self, ctl: IngestControl, report: IngestReport) -> None:
+        """Stop here if asked to: nothing of the current batch is written yet."""
+        if ctl.stopping:
+            self.vectors.flush()
+            raise IngestCancelled(report)
+
+    def _ingest_batch(self, batch: list[SourceText], report: IngestReport, ctl: IngestControl) -> None:
+        self._checkpoint(ctl, report)
         states = self.graph.document_states([s.document.id for s in batch])
         todo: list[SourceText] = []
         for s in batch:
@@ -259,19 +279,31 @@ class Ingestor:
             return
         chunks: list[Chunk] = []
         per_doc: dict[str, list[str]] = {}
+        most = self.settings.ingest.max_document_chunks
         with stage(report, "chunk"):
-            for s in todo:
+            for s in list(todo):
                 doc_chunks = self.chunker.chunk(s.document.id, s.text)
+                if len(doc_chunks) > most:
+                    report.skipped[s.document.source] = (f"too long: {len(doc_chunks):,} chunks > "
+                                                         f"ingest.max_document_chunks={most:,}")
+                    log.warning("skipped %s: %s", s.document.source, report.skipped[s.document.source])
+                    todo.remove(s)
+                    continue
                 per_doc[s.document.id] = [c.id for c in doc_chunks]
                 chunks.extend(doc_chunks)
+        if not todo:
+            return
+        self._checkpoint(ctl, report)
         with stage(report, "extract"):
             extraction = self.extractor.extract(chunks)
         relations = merge_relations(extraction.relations)
+        self._checkpoint(ctl, report)
         with stage(report, "embed"):
             points = self._embed(chunks, extraction, relations)
         if self.clip is not None:
             with stage(report, "image_embed"):
                 points["images"] = self._embed_images(todo, report)
+        self._checkpoint(ctl, report)
         with stage(report, "graph_write"):
             self._write_graph(todo, per_doc, chunks, extraction, relations)
         with stage(report, "vector_write"):

@@ -62,7 +62,7 @@ def test_a_schedule_never_overlaps_itself() -> None:
     started = threading.Event()
     jobs = JobManager()
 
-    def slow() -> dict[str, object]:
+    def slow(ctl: object) -> dict[str, object]:
         started.set()
         release.wait(30)
         return {"ok": True}
@@ -70,7 +70,7 @@ def test_a_schedule_never_overlaps_itself() -> None:
     first = jobs.submit("reingest", "docs", slow, exclusive=True)
     assert started.wait(10)
     second = jobs.submit("reingest", "docs", slow, exclusive=True)
-    other = jobs.submit("reingest", "other", lambda: {"ok": True}, exclusive=True)
+    other = jobs.submit("reingest", "other", lambda ctl: {"ok": True}, exclusive=True)
     assert second.status == "skipped" and "still queued or running" in (second.error or "")
     assert other.status == "queued"
     release.set()

@@ -6,6 +6,8 @@ import json
 import os
 import re
 import threading
+import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,7 @@ from starlette.datastructures import UploadFile
 
 from api.auth import require
 from api.deps import AppState, problems, state
+from api.job_work import records_file, work_for
 from api.problems import ProblemError
 from api.schemas import DocumentOut, IngestRequest, JobList, JobOut
 
@@ -66,13 +69,19 @@ async def _json_documents(request: Request, hg: AppState) -> JobOut:
     if len(body.documents) > hg.settings.api.max_documents:
         raise ProblemError(413, f"at most {hg.settings.api.max_documents} documents per request")
     records: list[dict[str, Any]] = [d.model_dump(exclude_none=True) for d in body.documents]
+    job_id = uuid.uuid4().hex
+    path = await run_in_threadpool(records_file, hg.platform, job_id, records)
+    return _submit(hg, "ingest", f"{len(records)} JSON document(s) into {body.collection}",
+                   {"op": "ingest_records", "collection": body.collection, "records": str(path)}, job_id)
 
-    def work() -> dict[str, Any]:
-        report = hg.platform.ingest_records(records, collection=body.collection)
-        hg.metrics.observe_ingest(report)
-        return report.model_dump()
 
-    return hg.jobs.submit("ingest", f"{len(records)} JSON document(s) into {body.collection}", work)
+def _submit(hg: AppState, kind: str, detail: str, spec: dict[str, Any], job_id: str | None = None) -> JobOut:
+    """Queue the work of ``spec`` as a durable job."""
+    work = work_for(hg.platform, hg.metrics, spec)
+    if work is None:
+        raise ProblemError(400, f"cannot run {spec.get('op')!r}")
+    job = JobOut(id=job_id or uuid.uuid4().hex, kind=kind, status="queued", detail=detail, created_at=time.time())
+    return hg.jobs.submit(kind, detail, work, spec=spec, job=job)
 
 
 async def _uploaded_files(request: Request, hg: AppState, replace: bool) -> JobOut:
@@ -96,14 +105,8 @@ async def _uploaded_files(request: Request, hg: AppState, replace: bool) -> JobO
     paths = [folder / rel for rel in staged]  # nothing is written unless every file may be
     for path, data in zip(paths, staged.values(), strict=True):
         await run_in_threadpool(_write_atomically, path, data)
-
-    def work() -> dict[str, Any]:
-        report = hg.platform.ingest(paths)
-        hg.metrics.observe_ingest(report)
-        return report.model_dump()
-
-    return hg.jobs.submit("ingest", f"{len(paths)} uploaded file(s): {', '.join(p.name for p in paths[:5])}",
-                          work)
+    return _submit(hg, "ingest", f"{len(paths)} uploaded file(s): {', '.join(p.name for p in paths[:5])}",
+                   {"op": "ingest_paths", "paths": [str(p) for p in paths]})
 
 
 @router.post("/documents", status_code=202, response_model=JobOut, openapi_extra=_UPLOAD_BODY,
@@ -140,7 +143,7 @@ def delete_document(doc_id: str, request: Request) -> JobOut:
     hg = state(request)
     if doc_id not in hg.platform.browser.document_states([doc_id]):
         raise ProblemError(404, f"no document {doc_id!r}")
-    return hg.jobs.submit("delete", doc_id, lambda: {"deleted": hg.platform.delete(doc_id)})
+    return _submit(hg, "delete", doc_id, {"op": "delete", "ids": [doc_id]})
 
 
 @router.get("/jobs", response_model=JobList, dependencies=[Depends(require("read"))],
@@ -164,6 +167,20 @@ def list_jobs(request: Request, limit: int = Query(50, ge=1, le=1000)) -> JobLis
                            result={"source": run.source, **run.report}, error=run.error))
     schedules = hg.scheduler.next_runs() if hg.scheduler else {}
     return JobList(jobs=sorted(jobs, key=lambda j: -j.created_at)[:limit], schedules=schedules)
+
+
+@router.delete("/jobs/{job_id}", response_model=JobOut, dependencies=[Depends(require("admin"))],
+               responses=problems(401, 403, 404, 409), summary="Cancel a job")
+def cancel_job(job_id: str, request: Request) -> JobOut:
+    """A queued job is cancelled at once; a running one stops at its next checkpoint ('cancelling',
+    then 'cancelled'), every document complete or untouched. A finished job cannot be cancelled (409)."""
+    hg = state(request)
+    job = hg.jobs.cancel(job_id)
+    if job is None:
+        raise ProblemError(404, f"no job {job_id!r}")
+    if job.status not in ("cancelling", "cancelled"):
+        raise ProblemError(409, f"job {job_id} has already {job.status}")
+    return job
 
 
 @router.get("/jobs/{job_id}", response_model=JobOut, dependencies=[Depends(require("read"))],

@@ -15,6 +15,7 @@ from graphdb.store import DocumentState, GraphBrowser, IngestRun
 from hopgraph.core.records import IngestReport, QueryFilters, QueryResult
 from hopgraph.core.service_settings import ScheduledSource
 from hopgraph.core.settings import RetrievalSettings, Settings
+from ingest.control import IngestControl
 from ingest.pipeline import Ingestor
 from ingest.scheduler import run_source
 from ingest.sources import record_to_source
@@ -97,9 +98,11 @@ class Platform:
         return self._vectors
 
     # -- operations --------------------------------------------------------------------------
-    def ingest(self, paths: Sequence[Path | str], progress: bool = False) -> IngestReport:
-        """Ingest files and directories (unchanged documents are skipped)."""
-        return self._ingestor().ingest_paths([Path(p) for p in paths], progress=progress)
+    def ingest(self, paths: Sequence[Path | str], progress: bool = False,
+               control: IngestControl | None = None) -> IngestReport:
+        """Ingest files and directories (unchanged documents are skipped); ``control`` follows the
+        progress and can stop the run at its next checkpoint (``IngestCancelled``)."""
+        return self._ingestor().ingest_paths([Path(p) for p in paths], progress=progress, control=control)
 
     def delete(self, doc_id: str) -> bool:
         """Delete one document and everything only it supported. False if it does not exist."""
@@ -118,11 +121,12 @@ class Platform:
                                         gnn_checkpoint=str(self.settings.gnn_checkpoint_path))
         return self._retriever
 
-    def ingest_records(self, records: Sequence[dict[str, Any]], collection: str = "api") -> IngestReport:
+    def ingest_records(self, records: Sequence[dict[str, Any]], collection: str = "api",
+                       control: IngestControl | None = None) -> IngestReport:
         """Ingest JSON records (``{id, text, title?, metadata?}`` or ``{id, image, captions}``) as
         documents with source ``<collection>#<id>``: re-sending a record updates its document."""
         items = [record_to_source(collection, rec, f"{collection}#{i}") for i, rec in enumerate(records)]
-        return self._ingestor().ingest_sources(items, total=len(items))
+        return self._ingestor().ingest_sources(items, total=len(items), control=control)
 
     def query(self, text: str, mode: str = "graph", top_k: int | None = None, explain: bool = False,
               retrieval: RetrievalSettings | None = None, filters: QueryFilters | None = None) -> QueryResult:

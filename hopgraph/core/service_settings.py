@@ -37,7 +37,10 @@ class ApiSettings(BaseModel):
     query_timeout_s: float = Field(default=30.0, gt=0, description="A query running longer answers 504.")
     cypher_row_limit: int = Field(default=1000, ge=1, le=CYPHER_MAX_ROWS, description="Most rows POST /cypher returns.")
     cypher_timeout_s: float = Field(default=10.0, gt=0, le=CYPHER_MAX_TIMEOUT_S)
-    job_history: int = Field(default=200, ge=1, description="Finished jobs kept in memory for GET /jobs.")
+    job_history: int = Field(default=200, ge=1,
+                             description="Finished jobs kept for GET /jobs (in <data_dir>/jobs.sqlite).")
+    shutdown_grace_s: float = Field(default=8.0, ge=0, description="On SIGTERM, how long the running job may take "
+                                    "to reach its next checkpoint; it and the queued jobs run again at the next start.")
 
 
 class ScheduledSource(BaseModel):

@@ -215,6 +215,10 @@ class IngestSettings(BaseModel):
         ".txt", ".text", ".md", ".markdown", ".html", ".htm", ".jsonl", ".jpg", ".jpeg", ".png",
     ])
     doc_batch: int = Field(default=64, ge=1, description="Documents per write batch (the unit of resume).")
+    max_document_chars: int = Field(default=2_000_000, ge=1, description="A longer document is skipped with "
+                                    "its reason (one document never holds up the queue for long).")
+    max_document_chunks: int = Field(default=5000, ge=1, description="A document cut into more chunks is "
+                                     "skipped with its reason.")
 
 
 class ImageRetrievalSettings(BaseModel):

@@ -1,0 +1,66 @@
+"""What a job does, from its stored spec: the same spec runs now and, after a restart, again.
+
+Specs: ``{"op": "ingest_paths", "paths": [...]}``, ``{"op": "ingest_records", "collection": ...,
+"records": <file of JSON records>}``, ``{"op": "delete", "ids": [...]}``,
+``{"op": "reingest", "source": <scheduled source name>}``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from api.jobs import JobFailed, JobWork
+from api.metrics import Metrics
+from hopgraph.app.platform import Platform
+from hopgraph.core.records import IngestReport
+from ingest.control import IngestControl
+
+
+def records_file(platform: Platform, job_id: str, records: list[dict[str, Any]]) -> Path:
+    """Where the JSON records of an ingest job wait for it (so a restart still has them)."""
+    path = platform.settings.data_dir.absolute() / "jobs" / f"{job_id}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(records), encoding="utf-8")
+    return path
+
+
+def work_for(platform: Platform, metrics: Metrics, spec: dict[str, Any]) -> JobWork | None:
+    """The work of a spec, or None for one this server cannot run (an unknown op or source)."""
+    op = spec.get("op")
+
+    def observed(report: IngestReport) -> dict[str, Any]:
+        metrics.observe_ingest(report)
+        return report.model_dump()
+
+    if op == "ingest_paths":
+        paths = [Path(p) for p in spec["paths"]]
+        return lambda ctl: observed(platform.ingest(paths, control=ctl))
+    if op == "ingest_records":
+        path = Path(spec["records"])
+
+        def ingest_records(ctl: IngestControl) -> dict[str, Any]:
+            records = json.loads(path.read_text(encoding="utf-8"))
+            out = observed(platform.ingest_records(records, collection=spec["collection"], control=ctl))
+            path.unlink(missing_ok=True)
+            return out
+
+        return ingest_records if path.is_file() else None
+    if op == "delete":
+        ids = list(spec["ids"])
+        return lambda ctl: {"deleted": sum(platform.delete(i) for i in ids)}
+    if op == "reingest":
+        source = next((s for s in platform.settings.scheduler.sources if s.name == spec.get("source")), None)
+        if source is None:
+            return None
+
+        def reingest(ctl: IngestControl) -> dict[str, Any]:
+            run = platform.reingest(source)
+            result = {"run_id": run.id, "source": run.source, **run.report}
+            if run.status != "succeeded":
+                raise JobFailed(run.error or "the run failed", result)
+            return result
+
+        return reingest
+    return None

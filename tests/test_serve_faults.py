@@ -1,0 +1,146 @@
+"""`hopgraph serve` under faults, as a real process: an upload of 4 MB of random base64 does not block
+the queue, SIGTERM stops the server within 10 s and the interrupted job runs again at the next start,
+and after SIGKILL a restart completes the job with the counts of a clean ingest, no duplicates."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from graphdb.arcadedb_server import ServerInfo
+from hopgraph.app.platform import Platform
+from tests.conftest import free_port, settings_for
+from tests.paths import SHARED_DATA, empty_config
+from vectors.embedders import SentenceTransformerEmbedder
+
+HOTPOT = SHARED_DATA / "hotpotqa-100" / "corpus.jsonl"
+
+
+def _records(n: int) -> list[dict[str, Any]]:
+    with HOTPOT.open() as fh:
+        return [{"id": r["_id"], "title": r["title"], "text": r["text"]}
+                for r in (json.loads(line) for _, line in zip(range(n), fh, strict=False))]
+
+
+@contextmanager
+def _serve(env: dict[str, str], port: int) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    log = Path(env["HOPGRAPH_DATA_DIR"]).parent / f"serve-{port}-{time.monotonic_ns()}.log"
+    proc = subprocess.Popen([sys.executable, "-m", "hopgraph.cli", "serve"],
+                            env={**env, "HOPGRAPH_API__PORT": str(port)}, stdout=subprocess.DEVNULL,
+                            stderr=log.open("w"), text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            assert proc.poll() is None, log.read_text()
+            try:
+                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "hopgraph serve did not start"
+            time.sleep(0.3)
+        yield proc, url
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+
+
+def _job(url: str, job_id: str) -> dict[str, Any]:
+    return httpx.get(f"{url}/jobs/{job_id}", timeout=10).json()
+
+
+def _wait(url: str, job_id: str, until: Any, timeout: float = 300) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        job = _job(url, job_id)
+        if until(job):
+            return job
+        assert time.monotonic() < deadline, job
+        time.sleep(0.2)
+
+
+def _env(arcadedb: ServerInfo, tmp_path: Path, database: str) -> dict[str, str]:
+    return {**os.environ, "HOPGRAPH_DATA_DIR": str(tmp_path / "data"), "HOPGRAPH_GRAPH__URI": arcadedb.uri,
+            "HOPGRAPH_GRAPH__PASSWORD": arcadedb.password, "HOPGRAPH_GRAPH__HTTP_PORT": str(arcadedb.http_port),
+            "HOPGRAPH_GRAPH__DATABASE": database, "HOPGRAPH_CONFIG": empty_config(tmp_path),
+            "HOPGRAPH_INGEST__DOC_BATCH": "8", "HOPGRAPH_SCHEDULER__ENABLED": "false"}
+
+
+def _counts(url: str) -> dict[str, Any]:
+    rows = httpx.post(f"{url}/cypher", json={"query": "MATCH (d:Document) RETURN count(d) AS d, "
+                                                      "count(DISTINCT d.source) AS s"}, timeout=30).json()["rows"]
+    return {"documents": rows[0][0], "sources": rows[0][1]}
+
+
+def test_noise_upload_sigterm_and_restart(arcadedb: ServerInfo, tmp_path: Path) -> None:
+    env = _env(arcadedb, tmp_path, "faultterm")
+    port = free_port()
+    with _serve(env, port) as (proc, url):
+        noise = base64.b64encode(os.urandom(3_000_000))  # 4 MB of random base64, one "word"
+        t0 = time.monotonic()
+        first = httpx.post(f"{url}/documents", files=[("files", ("noise.txt", noise, "text/plain"))], timeout=60)
+        behind = [httpx.post(f"{url}/documents", json={"documents": [{"id": f"n{i}", "text": f"Note {i} about "
+                                                       "Keswick Dam."}]}, timeout=30).json()["id"] for i in range(4)]
+        job = _wait(url, first.json()["id"], lambda j: j["status"] not in ("queued", "running"))
+        assert job["status"] == "succeeded" and "too long" in next(iter(job["result"]["skipped"].values()))
+        for job_id in behind:
+            assert _wait(url, job_id, lambda j: j["status"] == "succeeded")["result"]["documents_ingested"] == 1
+        assert time.monotonic() - t0 < 120  # the queue moved on: no endless job
+        big = httpx.post(f"{url}/documents", json={"documents": _records(160), "collection": "hp"}, timeout=30).json()
+        job = _wait(url, big["id"], lambda j: j["status"] == "running" and j["done"] >= 8)
+        assert job["total"] == 160
+        t = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+        assert time.monotonic() - t <= 10, "SIGTERM did not stop the server within 10 s"
+    assert not (tmp_path / "data" / "serve.json").exists()
+    with _serve(env, port) as (_, url):  # the interrupted job runs again and completes
+        job = _wait(url, big["id"], lambda j: j["status"] in ("succeeded", "failed"))
+        assert job["status"] == "succeeded", job
+        assert _counts(url) == {"documents": 164, "sources": 164}
+        assert httpx.get(f"{url}/ready", timeout=60).status_code == 200
+
+
+GRAPH_COUNTS = ("MATCH (d:Document) RETURN 'Document' AS k, count(d) AS n UNION ALL "
+                "MATCH (c:Chunk) RETURN 'Chunk' AS k, count(c) AS n UNION ALL "
+                "MATCH (e:Entity) RETURN 'Entity' AS k, count(e) AS n UNION ALL "
+                "MATCH ()-[m:MENTIONS]->() RETURN 'MENTIONS' AS k, count(m) AS n UNION ALL "
+                "MATCH ()-[r:RELATED]->() RETURN 'RELATED' AS k, count(r) AS n")
+
+
+def test_sigkill_during_a_job_then_restart_equals_a_clean_ingest(arcadedb: ServerInfo, tmp_path: Path,
+                                                                 embedder: SentenceTransformerEmbedder) -> None:
+    env = _env(arcadedb, tmp_path, "faultkill")
+    port = free_port()
+    records = _records(120)
+    with _serve(env, port) as (proc, url):
+        big = httpx.post(f"{url}/documents", json={"documents": records, "collection": "hp"}, timeout=30).json()
+        _wait(url, big["id"], lambda j: j["status"] == "running" and j["done"] >= 16)
+        proc.kill()  # SIGKILL: no shutdown, no flush
+        proc.wait(timeout=30)
+    with _serve(env, port) as (_, url):
+        hits = httpx.post(f"{url}/query", json={"text": records[100]["text"][:80], "mode": "dense"}, timeout=60)
+        assert hits.status_code == 200  # answered from complete documents only
+        job = _wait(url, big["id"], lambda j: j["status"] in ("succeeded", "failed"))
+        assert job["status"] == "succeeded", job
+        ready = httpx.get(f"{url}/ready", timeout=60)
+        assert ready.status_code == 200, ready.text  # doctor: counts agree, nothing unfinished, no orphans
+        rows = httpx.post(f"{url}/cypher", json={"query": GRAPH_COUNTS}, timeout=60).json()["rows"]
+        recovered = {k: n for k, n in rows}
+    with Platform(settings_for(arcadedb, tmp_path / "clean"), embedder=embedder) as p:
+        p.ingest_records(records, collection="hp")
+        clean = {r["k"]: r["n"] for r in p.graph.read(GRAPH_COUNTS)}
+    assert recovered == clean and clean["Document"] == 120
