@@ -4,10 +4,12 @@ anything of it is written), so a stopped run leaves every document either comple
 
 from __future__ import annotations
 
+import shutil
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from hopgraph.core.errors import HopgraphError
+from hopgraph.core.errors import HopgraphError, StoreUnavailableError
 from hopgraph.core.records import IngestReport
 
 
@@ -17,6 +19,21 @@ class IngestCancelled(HopgraphError):
     def __init__(self, report: IngestReport) -> None:
         super().__init__(f"cancelled after {report.documents_ingested} document(s) were ingested")
         self.report = report
+
+
+class DiskFullError(StoreUnavailableError):
+    """Too little free space to write the next batch (nothing of it was written)."""
+
+
+def check_free_space(folder: Path, min_free_mb: int) -> None:
+    """Refuse to write when ``folder``'s file system has less than ``min_free_mb`` free."""
+    probe = folder
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    free = shutil.disk_usage(probe).free
+    if free < min_free_mb * 1_000_000:
+        raise DiskFullError(f"only {free / 1e6:.0f} MB free in {folder} (ingest.min_free_mb={min_free_mb}): "
+                            "nothing of the current batch was written; free some space and run it again")
 
 
 @dataclass
@@ -38,6 +55,6 @@ class IngestControl:
         self.done += n
 
 
-#: the control of a caller that neither watches nor stops
 def unattended() -> IngestControl:
+    """The control of a caller that neither watches nor stops."""
     return IngestControl()

@@ -26,7 +26,7 @@ from hopgraph.core.records import Chunk, Document, IngestReport, Relation
 from hopgraph.core.settings import Settings
 from ingest.chunking import Chunker
 from ingest.communities import CommunityBuilder
-from ingest.control import IngestCancelled, IngestControl, unattended
+from ingest.control import IngestCancelled, IngestControl, check_free_space, unattended
 from ingest.extraction import CO_OCCURS, Extraction, Extractor, SpacyExtractor
 from ingest.graph_edits import plan_removal, refreshed_description
 from ingest.llm_client import ChatClient
@@ -259,11 +259,14 @@ class Ingestor:
         self._embedded["relationships"].difference_update(plan.relation_ids)
         self.graph.remove(plan, document_ids)
 
-    def _checkpoint(self, ctl: IngestControl, report: IngestReport) -> None:
-        """Stop here if asked to: nothing of the current batch is written yet."""
+    def _checkpoint(self, ctl: IngestControl, report: IngestReport, writing: bool = False) -> None:
+        """Stop here if asked to, or (before writing) if the disk is nearly full: nothing of the
+        current batch is written yet."""
         if ctl.stopping:
             self.vectors.flush()
             raise IngestCancelled(report)
+        if writing:
+            check_free_space(self.settings.vectors_dir, self.settings.ingest.min_free_mb)
 
     def _ingest_batch(self, batch: list[SourceText], report: IngestReport, ctl: IngestControl) -> None:
         self._checkpoint(ctl, report)
@@ -303,7 +306,7 @@ class Ingestor:
         if self.clip is not None:
             with stage(report, "image_embed"):
                 points["images"] = self._embed_images(todo, report)
-        self._checkpoint(ctl, report)
+        self._checkpoint(ctl, report, writing=True)
         with stage(report, "graph_write"):
             self._write_graph(todo, per_doc, chunks, extraction, relations)
         with stage(report, "vector_write"):

@@ -219,6 +219,9 @@ class IngestSettings(BaseModel):
                                     "its reason (one document never holds up the queue for long).")
     max_document_chunks: int = Field(default=5000, ge=1, description="A document cut into more chunks is "
                                      "skipped with its reason.")
+    min_free_mb: int = Field(default=256, ge=0, description="A batch is not written when the data dir has less "
+                             "free space (the embedded vector store maps its files: a full disk would kill the "
+                             "process mid-write); the run stops with a clear error and a rerun completes it.")
 
 
 class ImageRetrievalSettings(BaseModel):
