@@ -49,7 +49,7 @@ def test_a_full_disk_stops_the_ingest_cleanly_and_a_rerun_completes(
         p.ingest_records(records[:20], collection="hp")
         free = os.statvfs(small_disk).f_bavail * os.statvfs(small_disk).f_frsize
         filler.write_bytes(b"\0" * (free - 120_000_000))  # 120 MB left: under the 200 MB floor
-        with pytest.raises(DiskFullError, match="MB free in .*nothing of the current batch was written"):
+        with pytest.raises(DiskFullError, match=r"MB free in .*nothing of the current batch was written"):
             p.ingest_records(records, collection="hp")
         states = p.graph.read("MATCH (d:Document) RETURN d.status AS s, count(d) AS n")
         assert states == [{"s": "complete", "n": 20}]  # nothing half-written

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import neo4j
 import pytest
@@ -85,6 +86,71 @@ def test_killed_ingest_resumes_without_duplicates(arcadedb: ServerInfo, tmp_path
         dupes = p.graph.read("MATCH (c:Chunk) WITH c.id AS id, count(*) AS n WHERE n > 1 RETURN count(id) AS d")
         assert dupes[0]["d"] == 0
 
+    with Platform(settings_for(arcadedb, tmp_path / "fresh"), embedder=embedder) as fresh:
+        fresh.ingest([corpus])
+        assert _counts(fresh) == resumed
+
+
+@pytest.mark.parametrize("stage", ["graph writes", "communities"])
+def test_a_killed_graph_server_is_restarted_and_a_rerun_completes(stage: str, tmp_path: Path,
+                                                                  embedder: SentenceTransformerEmbedder,
+                                                                  arcadedb: ServerInfo,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGKILL the embedded ArcadeDB server in the middle of an ingest (injected at a fixed point:
+    the 3rd mention write, or the start of the communities stage); the next command restarts it and
+    the rerun ends with the counts of a clean ingest, no duplicates and a clean doctor."""
+    from graphdb.arcadedb_server import EmbeddedArcadeDB
+    from graphdb.bolt import BoltGraphStore
+    from hopgraph.app.doctor import diagnose
+    from hopgraph.core.settings import GraphSettings, IngestSettings, Settings
+    from ingest.communities import CommunityBuilder
+
+    from .conftest import free_port
+
+    corpus = _write_corpus(tmp_path / "corpus", 24)
+    graph = GraphSettings(bolt_port=free_port(), http_port=free_port(), heap="512m")
+    s = Settings(data_dir=tmp_path / "data", graph=graph, ingest=IngestSettings(doc_batch=4))
+    server = EmbeddedArcadeDB(s.graph_dir, graph)
+    calls = {"n": 0}
+
+    def kill_server() -> None:
+        info = server.status()
+        assert info is not None
+        os.kill(info.pid, signal.SIGKILL)
+        time.sleep(0.5)
+
+    if stage == "graph writes":
+        real = BoltGraphStore.upsert_mentions
+
+        def upsert_mentions(self: BoltGraphStore, mentions: Any) -> None:
+            calls["n"] += 1
+            if calls["n"] == 3:
+                kill_server()
+            real(self, mentions)
+
+        monkeypatch.setattr(BoltGraphStore, "upsert_mentions", upsert_mentions)
+    else:
+        real_rebuild = CommunityBuilder.rebuild
+
+        def rebuild(self: CommunityBuilder) -> Any:
+            calls["n"] += 1
+            if calls["n"] == 1:
+                kill_server()
+            return real_rebuild(self)
+
+        monkeypatch.setattr(CommunityBuilder, "rebuild", rebuild)
+    try:
+        with pytest.raises(Exception), Platform(s, embedder=embedder) as p:  # noqa: B017 - whatever the driver raises
+            p.ingest([corpus])
+        monkeypatch.undo()
+        assert server.status() is None  # dead: the state file points at a killed process
+        with Platform(s, embedder=embedder) as p:  # restarts the server, then the rerun completes
+            p.ingest([corpus])
+            resumed = _counts(p)
+            dupes = p.graph.read("MATCH (c:Chunk) WITH c.id AS id, count(*) AS n WHERE n > 1 RETURN count(id) AS d")
+            assert dupes[0]["d"] == 0 and [c for c in diagnose(p) if not c.ok] == []
+    finally:
+        server.stop()
     with Platform(settings_for(arcadedb, tmp_path / "fresh"), embedder=embedder) as fresh:
         fresh.ingest([corpus])
         assert _counts(fresh) == resumed
