@@ -99,5 +99,6 @@ def _warm_up(platform: Platform) -> None:
     applied = platform.graph.migrate()
     if applied:
         log.info("applied migrations: %s", ", ".join(applied))
+    platform.recover()  # a killed server's half-done work: the re-queued jobs complete it
     platform.vectors.count("chunks")
     platform.embedder.embed(["warm up"])

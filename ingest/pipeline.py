@@ -150,9 +150,9 @@ class Ingestor:
         """Ingest already-read sources (Skipped items are only reported)."""
         t0 = time.perf_counter()
         report = IngestReport()
+        self.recover()
         ctl = control or unattended()
         ctl.total = ctl.total if total is None else total
-        self.finish_interrupted_deletes()
         bar = tqdm(total=total, unit="doc", desc="ingest", disable=not progress, dynamic_ncols=True)
         batch: list[SourceText] = []
         size = self.settings.ingest.doc_batch
@@ -240,6 +240,20 @@ class Ingestor:
         if finish:
             self._finish(IngestReport(documents_deleted=len(ids)))
         return len(ids)
+
+    def recover(self) -> int:
+        """After a killed run: finish interrupted deletions, and drop the vectors of documents left
+        pending (the rerun writes them again), so that no vector belongs to a document the graph does
+        not mark complete. Returns the number of pending documents found."""
+        self.finish_interrupted_deletes()
+        pending = [d.id for d in self.graph.unfinished_documents() if d.status == PENDING]
+        for i in range(0, len(pending), 500):
+            for collection in ("chunks", "images"):
+                self.vectors.delete_where(collection, {"document_id": pending[i : i + 500]})
+        if pending:
+            log.info("%d document(s) left pending by an interrupted run: their vectors are dropped until "
+                     "the rerun writes them", len(pending))
+        return len(pending)
 
     def finish_interrupted_deletes(self) -> None:
         """Complete deletions that a killed process left half done."""

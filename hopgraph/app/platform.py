@@ -108,6 +108,10 @@ class Platform:
         """Delete one document and everything only it supported. False if it does not exist."""
         return self._ingestor().delete([doc_id]) == 1
 
+    def recover(self) -> int:
+        """Repair what a killed process left: finish deletions, drop vectors of pending documents."""
+        return self._ingestor().recover()
+
     def reingest(self, source: ScheduledSource) -> IngestRun:
         """Re-ingest a scheduled source incrementally; the outcome is recorded in the graph."""
         return run_source(self._ingestor(), self.graph, source)
