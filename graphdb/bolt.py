@@ -6,6 +6,7 @@ import json
 import logging
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
+from urllib.parse import urlparse
 
 import neo4j
 from neo4j.exceptions import ClientError, ConstraintError, ServiceUnavailable
@@ -54,6 +55,8 @@ class BoltGraphStore(BrowseMixin):
         self.cfg = cfg
         self.dialect = dialect
         self.database = cfg.database
+        host = urlparse(uri).hostname or cfg.host
+        self._http = (f"http://{host}:{cfg.http_port}", auth) if dialect.name == "arcadedb" else None
         self._driver = neo4j.GraphDatabase.driver(
             uri,
             auth=auth,

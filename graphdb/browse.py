@@ -9,6 +9,7 @@ from typing import Any
 
 import neo4j
 
+from graphdb import arcadedb_http
 from graphdb import cypher_browse as cypher
 from graphdb.readonly import check_read_only
 from graphdb.store import (
@@ -29,6 +30,8 @@ class BrowseMixin:
     read: Callable[[str, Mapping[str, Any] | None], list[dict[str, Any]]]
     _write: Callable[[Callable[[neo4j.ManagedTransaction], Any]], Any]
     _session: Callable[..., neo4j.Session]
+    _http: tuple[str, tuple[str, str]] | None   # ArcadeDB's HTTP API (base URL, auth), None on Neo4j
+    database: str
 
     def list_documents(self, skip: int = 0, limit: int = 100) -> list[DocumentState]:
         rows = self.read(cypher.LIST_DOCUMENTS, {"skip": skip, "limit": limit})
@@ -74,7 +77,12 @@ class BrowseMixin:
 
     def explore(self, query: str, params: Mapping[str, Any] | None = None, row_limit: int = 1000,
                 timeout_s: float = 30.0) -> ExploreResult:
+        """A checked read-only statement, stopped on the server past ``timeout_s`` (Neo4j enforces the
+        transaction timeout; ArcadeDB does not, so there it runs over HTTP: see ``arcadedb_http``)."""
         check_read_only(query)
+        if self._http is not None:
+            url, auth = self._http
+            return arcadedb_http.explore(url, auth, self.database, query, params, row_limit, timeout_s)
 
         @neo4j.unit_of_work(timeout=timeout_s)
         def work(tx: neo4j.ManagedTransaction) -> ExploreResult:

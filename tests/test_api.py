@@ -129,6 +129,11 @@ def test_cypher_guard_limits_and_errors(ingested: dict[str, Any], reader: httpx.
     assert r.status_code == 200 and r.json() == {"columns": ["t"], "rows": [["Curie"]], "truncated": False}
     r = reader.post("/cypher", json={"query": "MATCH (c:Chunk) RETURN c.id", "limit": 2})
     assert r.json()["truncated"] is True and len(r.json()["rows"]) == 2
+    t0 = time.monotonic()  # a runaway statement: 504 at its limit, and stopped on the server (test_arcadedb_server)
+    r = reader.post("/cypher", json={"query": "UNWIND range(1, 3000) AS a UNWIND range(1, 3000) AS b "
+                                              "UNWIND range(1, 3000) AS c RETURN count(*) AS n", "timeout_s": 1})
+    assert r.status_code == 504 and "longer than 1s" in r.json()["detail"] and time.monotonic() - t0 < 10
+    assert reader.post("/cypher", json={"query": "RETURN 1 AS x", "limit": 10**8}).status_code == 422
     for write in ("MATCH (d:Document) DETACH DELETE d", "CREATE (x:Evil) RETURN x",
                   "MATCH (d:Document) SET d.title = 'x' RETURN d"):
         r = reader.post("/cypher", json={"query": write})

@@ -24,12 +24,17 @@ class StoreUnavailableError(HopgraphError, RuntimeError):
     """A store, server or model the work needs cannot be reached or used right now."""
 
 
+class TimeLimitError(HopgraphError, TimeoutError):
+    """The work ran past its time limit and was stopped (on the server too)."""
+
+
 #: (kind, CLI exit code, HTTP status): the one table both front ends read
 ERROR_KINDS: tuple[tuple[type[HopgraphError], int, int], ...] = (
     (BadInputError, 2, 400),
     (NotFoundError, 4, 404),
     (ConflictError, 5, 409),
     (StoreUnavailableError, 3, 503),
+    (TimeLimitError, 6, 504),
     (HopgraphError, 1, 500),
 )
 
