@@ -4,6 +4,7 @@ returns ranked, cited chunks with a cited context."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -35,17 +36,17 @@ class Retriever:
 
     def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder, cfg: RetrievalSettings,
                  cache: SnapshotCache | None = None, clip: ClipEmbedder | None = None,
-                 gpu: GpuSettings | None = None, gnn_checkpoint: str | None = None) -> None:
+                 gpu: GpuSettings | None = None, gnn_checkpoint: Path | None = None) -> None:
         gcfg = gpu or GpuSettings()
         parts = subgraph.GpuParts(gcfg, vectors, embedder.name, gnn_checkpoint, resolve_device(gcfg.device))
         self.cfg = cfg
         self.cache = cache or SnapshotCache(graph, vectors, cfg.typed_weight, cfg.about_weight)
         self.res = Resources(graph, vectors, embedder, self.cache, parts, clip)
 
-    def with_gpu(self, gpu: GpuSettings) -> Retriever:
-        """A retriever over the same stores and snapshots with other gpu/ settings (e.g. a new checkpoint)."""
+    def with_checkpoint(self, checkpoint: Path) -> Retriever:
+        """A retriever over the same stores and snapshots whose GNN comes from ``checkpoint``."""
         return Retriever(self.res.graph, self.res.vectors, self.res.embedder, self.cfg, cache=self.cache,
-                         clip=self.res.clip, gpu=gpu, gnn_checkpoint=self.res.gpu.checkpoint)
+                         clip=self.res.clip, gpu=self.res.gpu.cfg, gnn_checkpoint=checkpoint)
 
     @property
     def embedder(self) -> Embedder:

@@ -18,7 +18,7 @@ import torch
 from torch_geometric.data import HeteroData
 
 from gpu.export import EntityGraph, ExportCache, GraphExport
-from gpu.gnn import CheckpointMeta, GnnScorer, load_checkpoint
+from gpu.gnn import CheckpointError, CheckpointMeta, GnnScorer, load_checkpoint
 from gpu.ppr import TorchPPR
 from hopgraph.core.settings import GpuSettings
 from hopgraph.core.weights import specificity
@@ -105,7 +105,7 @@ class GpuParts:
     """What the pcst and gnn modes (and torch PPR) keep between queries: the export cache, the PPR
     engine of the current snapshot and the GNN scorer, all on the configured device."""
 
-    def __init__(self, cfg: GpuSettings, vectors: VectorStore, embedder_name: str, checkpoint: str | None,
+    def __init__(self, cfg: GpuSettings, vectors: VectorStore, embedder_name: str, checkpoint: Path | None,
                  device: torch.device) -> None:
         self.cfg = cfg
         self.vectors = vectors
@@ -135,8 +135,9 @@ class GpuParts:
     def scorer(self, snap: Snapshot) -> GnnScorer:
         """The GNN scorer of the checkpoint (loaded once per graph version; mismatches refused)."""
         if self._scorer is None or self._scorer[0] != snap.version:
-            path = Path(self.cfg.gnn_checkpoint or self.checkpoint or "gnn.pt")
-            model, meta = load_checkpoint(path, self.device, snap.version, self.embedder_name,
+            if self.checkpoint is None:
+                raise CheckpointError("no GNN checkpoint is configured (train one with `hopgraph train-gnn`)")
+            model, meta = load_checkpoint(self.checkpoint, self.device, snap.version, self.embedder_name,
                                           self.cfg.allow_stale_checkpoint)
             self._scorer = (snap.version, GnnScorer(model, meta, self.device, self.cfg.mixed_precision))
         return self._scorer[1]

@@ -65,7 +65,7 @@ def test_pcst_mode_returns_a_subgraph_its_triples_and_cited_chunks(hotpot: tuple
 def test_gnn_mode_without_a_checkpoint_is_a_clear_error(hotpot: tuple[Platform, Path]) -> None:
     p, _ = hotpot
     r = Retriever(p.graph, p.vectors, p.embedder, p.settings.retrieval, gpu=p.settings.gpu,
-                  gnn_checkpoint=str(Path(p.settings.data_dir) / "absent.pt"))
+                  gnn_checkpoint=Path(p.settings.data_dir) / "absent.pt")
     with pytest.raises(QueryError, match="train-gnn"):
         r.query("Who founded the magazine?", mode="gnn")
 

@@ -122,7 +122,7 @@ class Platform:
         if self._retriever is None:
             self._retriever = Retriever(self.graph, self.vectors, self.embedder, self.settings.retrieval,
                                         clip=self.clip, gpu=self.settings.gpu,
-                                        gnn_checkpoint=str(self.settings.gnn_checkpoint_path))
+                                        gnn_checkpoint=self.settings.gnn_checkpoint_path)
         return self._retriever
 
     def ingest_records(self, records: Sequence[dict[str, Any]], collection: str = "api",
