@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -16,6 +15,7 @@ import httpx
 from graphdb.arcadedb_server import ServerInfo
 from tests.conftest import free_port
 from tests.paths import empty_config
+from tests.serve_process import serve_process
 
 
 def _env(arcadedb: ServerInfo, tmp_path: Path, port: int) -> dict[str, str]:
@@ -33,20 +33,8 @@ def _cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[st
 def test_serve_owns_the_stores_and_cli_writes_point_to_its_api(arcadedb: ServerInfo, tmp_path: Path) -> None:
     port = free_port()
     env = _env(arcadedb, tmp_path, port)
-    proc = subprocess.Popen([sys.executable, "-m", "hopgraph.cli", "serve"], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
-            try:
-                if httpx.get(f"{url}/ready", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "hopgraph serve did not become ready"
-            time.sleep(0.5)
+    with serve_process(env, port) as (proc, url):
+        assert httpx.get(f"{url}/ready", timeout=60).status_code == 200
         record = json.loads((tmp_path / "data" / "serve.json").read_text())
         assert record == {"pid": proc.pid, "url": url}
         doc = tmp_path / "a.txt"
@@ -58,7 +46,6 @@ def test_serve_owns_the_stores_and_cli_writes_point_to_its_api(arcadedb: ServerI
         assert out.returncode == 5 and "already serves" in out.stderr
         r = httpx.post(f"{url}/query", json={"text": "compiler"})
         assert r.status_code == 200 and r.json()["results"] == []
-    finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=60)
     assert not (tmp_path / "data" / "serve.json").exists()

@@ -8,11 +8,7 @@ import base64
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +18,7 @@ from graphdb.arcadedb_server import ServerInfo
 from hopgraph.app.platform import Platform
 from tests.conftest import free_port, settings_for
 from tests.paths import SHARED_DATA, empty_config
+from tests.serve_process import serve_process
 from vectors.embedders import SentenceTransformerEmbedder
 
 HOTPOT = SHARED_DATA / "hotpotqa-100" / "corpus.jsonl"
@@ -31,31 +28,6 @@ def _records(n: int) -> list[dict[str, Any]]:
     with HOTPOT.open() as fh:
         return [{"id": r["_id"], "title": r["title"], "text": r["text"]}
                 for r in (json.loads(line) for _, line in zip(range(n), fh, strict=False))]
-
-
-@contextmanager
-def _serve(env: dict[str, str], port: int) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    log = Path(env["HOPGRAPH_DATA_DIR"]).parent / f"serve-{port}-{time.monotonic_ns()}.log"
-    proc = subprocess.Popen([sys.executable, "-m", "hopgraph.cli", "serve"],
-                            env={**env, "HOPGRAPH_API__PORT": str(port)}, stdout=subprocess.DEVNULL,
-                            stderr=log.open("w"), text=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            assert proc.poll() is None, log.read_text()
-            try:
-                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "hopgraph serve did not start"
-            time.sleep(0.3)
-        yield proc, url
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=30)
 
 
 def _job(url: str, job_id: str) -> dict[str, Any]:
@@ -88,7 +60,7 @@ def _counts(url: str) -> dict[str, Any]:
 def test_noise_upload_sigterm_and_restart(arcadedb: ServerInfo, tmp_path: Path) -> None:
     env = _env(arcadedb, tmp_path, "faultterm")
     port = free_port()
-    with _serve(env, port) as (proc, url):
+    with serve_process(env, port) as (proc, url):
         noise = base64.b64encode(os.urandom(3_000_000))  # 4 MB of random base64, one "word"
         t0 = time.monotonic()
         first = httpx.post(f"{url}/documents", files=[("files", ("noise.txt", noise, "text/plain"))], timeout=60)
@@ -107,7 +79,7 @@ def test_noise_upload_sigterm_and_restart(arcadedb: ServerInfo, tmp_path: Path) 
         proc.wait(timeout=30)
         assert time.monotonic() - t <= 10, "SIGTERM did not stop the server within 10 s"
     assert not (tmp_path / "data" / "serve.json").exists()
-    with _serve(env, port) as (_, url):  # the interrupted job runs again and completes
+    with serve_process(env, port) as (_, url):  # the interrupted job runs again and completes
         job = _wait(url, big["id"], lambda j: j["status"] in ("succeeded", "failed"))
         assert job["status"] == "succeeded", job
         assert _counts(url) == {"documents": 164, "sources": 164}
@@ -126,12 +98,12 @@ def test_sigkill_during_a_job_then_restart_equals_a_clean_ingest(arcadedb: Serve
     env = _env(arcadedb, tmp_path, "faultkill")
     port = free_port()
     records = _records(120)
-    with _serve(env, port) as (proc, url):
+    with serve_process(env, port) as (proc, url):
         big = httpx.post(f"{url}/documents", json={"documents": records, "collection": "hp"}, timeout=30).json()
         _wait(url, big["id"], lambda j: j["status"] == "running" and j["done"] >= 16)
         proc.kill()  # SIGKILL: no shutdown, no flush
         proc.wait(timeout=30)
-    with _serve(env, port) as (_, url):
+    with serve_process(env, port) as (_, url):
         hits = httpx.post(f"{url}/query", json={"text": records[100]["text"][:80], "mode": "dense"}, timeout=60)
         assert hits.status_code == 200  # answered from complete documents only
         job = _wait(url, big["id"], lambda j: j["status"] in ("succeeded", "failed"))
