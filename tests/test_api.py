@@ -152,6 +152,11 @@ def test_upload_files_limits_and_delete(ingested: dict[str, Any], admin: httpx.C
     assert job["status"] == "succeeded" and job["result"]["documents_ingested"] == 1
     r = admin.post("/documents", files=[("files", ("big.txt", b"word " * 2000, "text/plain"))])
     assert r.status_code == 413 and r.json()["status"] == 413
+    big_json = {"documents": [{"id": f"j{i}", "text": "word " * 1000} for i in range(500)]}  # ~2.5 MB of JSON
+    r = admin.post("/documents", json=big_json)
+    assert r.status_code == 413  # the JSON body limit holds for documents sent as JSON too
+    r = admin.post("/documents", json={"documents": [{"id": "mid", "text": "Marrowind dams. " * 600}]})
+    assert r.status_code == 202  # 10 KB: over the (tiny, 4 KB) upload limit, under the JSON one
     docs = admin.get("/documents").json()
     doc = next(d for d in docs if d["source"].endswith("zorblax.txt"))
     hit = admin.post("/query", json={"text": "Who founded the Quillon Brewery?"}).json()
