@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from hopgraph.core.limits import CYPHER_MAX_ROWS, CYPHER_MAX_TIMEOUT_S, TOP_K_MAX
+from hopgraph.core.limits import CYPHER_MAX_ROWS, CYPHER_MAX_TIMEOUT_S, CYPHER_MIN_TIMEOUT_S, TOP_K_MAX
 from hopgraph.core.records import QueryFilters, QueryResult
 from retrieval.registry import REGISTRY
 
@@ -184,7 +184,7 @@ class CypherRequest(BaseModel):
     params: dict[str, Any] = Field(default_factory=dict)
     limit: int | None = Field(default=None, ge=1, le=CYPHER_MAX_ROWS,
                               description="Row limit (at most the server's cap, api.cypher_row_limit).")
-    timeout_s: float | None = Field(default=None, gt=0, le=CYPHER_MAX_TIMEOUT_S,
+    timeout_s: float | None = Field(default=None, ge=CYPHER_MIN_TIMEOUT_S, le=CYPHER_MAX_TIMEOUT_S,
                                     description="Timeout (at most the server's cap, api.cypher_timeout_s).")
 
 

@@ -134,6 +134,7 @@ def test_cypher_guard_limits_and_errors(ingested: dict[str, Any], reader: httpx.
                                               "UNWIND range(1, 3000) AS c RETURN count(*) AS n", "timeout_s": 1})
     assert r.status_code == 504 and "longer than 1s" in r.json()["detail"] and time.monotonic() - t0 < 10
     assert reader.post("/cypher", json={"query": "RETURN 1 AS x", "limit": 10**8}).status_code == 422
+    assert reader.post("/cypher", json={"query": "RETURN 1 AS x", "timeout_s": 1e-300}).status_code == 422
     for write in ("MATCH (d:Document) DETACH DELETE d", "CREATE (x:Evil) RETURN x",
                   "MATCH (d:Document) SET d.title = 'x' RETURN d"):
         r = reader.post("/cypher", json={"query": write})

@@ -55,7 +55,9 @@ def test_no_server_errors_and_schema_conformance(api_schema: schemathesis.BaseSc
     assert len(operations) >= 13
     for op in operations:
         @given(case=op.as_strategy(generation_mode=mode, headers={"X-API-Key": ADMIN_KEY}))
-        @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+        # derandomized: the same examples on every run, so the suite cannot flake on a lucky draw
+        @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck), database=None,
+                  derandomize=True)
         def check(case: schemathesis.Case) -> None:
             case.call_and_validate(timeout=60, checks=CHECKS)
 

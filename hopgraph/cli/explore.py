@@ -11,7 +11,7 @@ from rich.table import Table
 
 from hopgraph.cli.common import console, err, fail, load_settings, reported
 from hopgraph.core.errors import BadInputError
-from hopgraph.core.limits import CYPHER_MAX_ROWS, CYPHER_MAX_TIMEOUT_S
+from hopgraph.core.limits import CYPHER_MAX_ROWS, CYPHER_MAX_TIMEOUT_S, CYPHER_MIN_TIMEOUT_S
 
 
 def _parse_params(pairs: list[str]) -> dict[str, object]:
@@ -38,7 +38,7 @@ def cypher(
                                              "passed as a query parameter, never interpolated.")] = [],  # noqa: B006
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, json or csv.")] = "table",
     limit: Annotated[int, typer.Option(min=1, max=CYPHER_MAX_ROWS, help="Row limit.")] = 1000,
-    timeout: Annotated[float, typer.Option(min=0.1, max=CYPHER_MAX_TIMEOUT_S,
+    timeout: Annotated[float, typer.Option(min=CYPHER_MIN_TIMEOUT_S, max=CYPHER_MAX_TIMEOUT_S,
                                            help="Seconds the statement may run.")] = 30.0,
 ) -> None:
     """Explore the graph with read-only Cypher. Write clauses (CREATE, MERGE, SET, DELETE, REMOVE,

@@ -6,3 +6,5 @@ TOP_K_MAX = 1000
 CYPHER_MAX_ROWS = 100_000
 #: seconds one read-only Cypher statement may run
 CYPHER_MAX_TIMEOUT_S = 600.0
+#: the shortest time limit one may ask for (a smaller one could only ever time out)
+CYPHER_MIN_TIMEOUT_S = 0.1
