@@ -32,6 +32,11 @@ def test_a_clean_store_passes_and_each_broken_invariant_is_reported(platform: Pl
     platform.graph._write(lambda tx: tx.run("CREATE (:Entity {id: 'ent_lonely', name: 'Lonely'})").consume())
     failed = _failed(platform)
     assert "1 orphan entities" in failed["orphans"] and "differ" in failed["entities"]
+    for collection in ("relationships", "communities"):  # a lost relationship vector, a lost community vector
+        page, _ = platform.vectors.scroll(collection, limit=1)
+        assert page, collection
+        platform.vectors.delete(collection, [page[0].id])
+        assert "differ" in _failed(platform)[collection]
     doc = platform.graph.read("MATCH (d:Document) RETURN d.id AS id LIMIT 1")[0]["id"]
     platform.graph.set_document_status([(doc, "pending", "x")])
     assert "1 unfinished" in _failed(platform)["documents"]
