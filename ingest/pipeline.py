@@ -244,8 +244,11 @@ class Ingestor:
     def recover(self) -> int:
         """After a killed run: finish interrupted deletions, and drop the vectors of documents left
         pending (the rerun writes them again), so that no vector belongs to a document the graph does
-        not mark complete. Returns the number of pending documents found."""
+        not mark complete. Returns the number of pending documents found. Only for the embedded vector
+        store, which has one writer: with a Qdrant server another process may be writing them now."""
         self.finish_interrupted_deletes()
+        if self.settings.vectors.backend != "edge":
+            return 0
         pending = [d.id for d in self.graph.unfinished_documents() if d.status == PENDING]
         for i in range(0, len(pending), 500):
             for collection in ("chunks", "images"):
