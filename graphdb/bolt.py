@@ -121,7 +121,7 @@ class BoltGraphStore(BrowseMixin):
 
     # -- schema -------------------------------------------------------------------------------
     def migrate(self) -> list[str]:
-        runner = MigrationRunner(self.cfg.migrations_dir or packaged(), self._run_schema, self.read, self._record)
+        runner = self._migrations()
         return runner.apply_pending()
 
     def _run_schema(self, statement: str) -> None:
@@ -155,9 +155,13 @@ class BoltGraphStore(BrowseMixin):
         """The counts ``hopgraph doctor`` compares: chunks, relations, image documents and orphans."""
         return {name: int(self.read(q)[0]["n"]) for name, q in cypher.HEALTH_COUNTS.items()}
 
+    def _migrations(self) -> MigrationRunner:
+        """The runner of the configured migrations (the packaged ones by default)."""
+        return MigrationRunner(self.cfg.migrations_dir or packaged(), self._run_schema, self.read, self._record)
+
     def pending_migrations(self) -> list[str]:
         """Migration files not yet applied to this graph."""
-        runner = MigrationRunner(self.cfg.migrations_dir or packaged(), self._run_schema, self.read, self._record)
+        runner = self._migrations()
         applied = runner.applied()
         return [m.path.name for m in discover(runner.directory) if m.version not in applied]
 
