@@ -51,6 +51,8 @@ def test_misspelled_sections_and_keys_name_the_closest_valid_one(tmp_path: Path,
         _strict(tmp_path, monkeypatch, "[graph]\nbolt_prot = 7000\n")
     with pytest.raises(SettingsError, match=r"'api.api_keys.nmae'"):
         _strict(tmp_path, monkeypatch, '[[api.api_keys]]\nnmae = "x"\nsha256 = "' + "0" * 64 + '"\n')
+    monkeypatch.setenv("HOPGRAPH_PORT", "8000")  # docker compose's own variable: not a setting, not an error
+    assert _strict(tmp_path, monkeypatch, "").retrieval.top_k == 5
     monkeypatch.setenv("HOPGRAPH_RETRIEVAL__TOPK", "3")
     with pytest.raises(SettingsError, match=r"environment.*'retrieval.topk'; did you mean 'retrieval.top_k'"):
         _strict(tmp_path, monkeypatch, "")

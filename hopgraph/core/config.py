@@ -56,10 +56,13 @@ def _unknown(data: Mapping[str, Any], model: type[BaseModel], where: str) -> Ite
 
 
 def _env_tree(environ: Mapping[str, str]) -> dict[str, Any]:
-    """``HOPGRAPH_A__B=1`` -> ``{"a": {"b": "1"}}`` (the shape pydantic-settings reads them in)."""
+    """``HOPGRAPH_A__B=1`` -> ``{"a": {"b": "1"}}`` (the shape pydantic-settings reads them in). A flat
+    name that is no setting (``HOPGRAPH_PORT`` of docker/compose.yaml) belongs to another tool: left out."""
     tree: dict[str, Any] = {}
     for name, value in environ.items():
         if not name.startswith(ENV_PREFIX) or name in ENV_NOT_SETTINGS:
+            continue
+        if "__" not in name and name[len(ENV_PREFIX):].lower() not in Settings.model_fields:
             continue
         *parents, leaf = name[len(ENV_PREFIX):].lower().split("__")
         node = tree
