@@ -79,7 +79,7 @@ def test_ingest_job_and_query(ingested: dict[str, Any], reader: httpx.Client) ->
     body = r.json()
     assert body["results"][0]["citation"]["source"] == "sample#lovelace"
     assert body["context"] and "timings_ms" in body and body["degraded"] is False
-    docs = reader.get("/documents").json()
+    docs = [d for d in reader.get("/documents").json() if d["source"].startswith("sample#")]  # other tests add more
     assert len(docs) == 6 and {d["status"] for d in docs} == {"complete"}
     turing = next(d["id"] for d in docs if d["source"] == "sample#turing")
     filtered = reader.post("/query", json={"text": "Analytical Engine", "mode": "dense",
@@ -135,12 +135,15 @@ def test_cypher_guard_limits_and_errors(ingested: dict[str, Any], reader: httpx.
     assert r.status_code == 504 and "longer than 1s" in r.json()["detail"] and time.monotonic() - t0 < 10
     assert reader.post("/cypher", json={"query": "RETURN 1 AS x", "limit": 10**8}).status_code == 422
     assert reader.post("/cypher", json={"query": "RETURN 1 AS x", "timeout_s": 1e-300}).status_code == 422
+    count = {"query": "MATCH (d:Document) RETURN count(d) AS n"}
+    before = reader.post("/cypher", json=count).json()["rows"]
+    assert before[0][0] >= 6
     for write in ("MATCH (d:Document) DETACH DELETE d", "CREATE (x:Evil) RETURN x",
                   "MATCH (d:Document) SET d.title = 'x' RETURN d"):
         r = reader.post("/cypher", json={"query": write})
         assert r.status_code == 400, write
         assert "read-only" in r.json()["detail"] or "write" in r.json()["detail"].lower()
-    assert reader.post("/cypher", json={"query": "MATCH (d:Document) RETURN count(d) AS n"}).json()["rows"] == [[6]]
+    assert reader.post("/cypher", json=count).json()["rows"] == before  # nothing was written
     r = reader.post("/cypher", json={"query": "MATCH (n) RETURN n.id AS"})
     assert r.status_code == 400
 
