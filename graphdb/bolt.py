@@ -151,10 +151,6 @@ class BoltGraphStore(BrowseMixin):
         rows = self.read(cypher.GET_VERSION)
         return int(rows[0]["version"]) if rows and rows[0]["version"] is not None else 0
 
-    def health_counts(self) -> dict[str, int]:
-        """The counts ``hopgraph doctor`` compares: chunks, relations, image documents and orphans."""
-        return {name: int(self.read(q)[0]["n"]) for name, q in cypher.HEALTH_COUNTS.items()}
-
     def _migrations(self) -> MigrationRunner:
         """The runner of the configured migrations (the packaged ones by default)."""
         return MigrationRunner(self.cfg.migrations_dir or packaged(), self._run_schema, self.read, self._record)

@@ -98,6 +98,10 @@ class BrowseMixin:
         with self._session(read=True) as s:
             return s.execute_read(work)
 
+    def health_counts(self) -> dict[str, int]:
+        """The counts ``hopgraph doctor`` compares: chunks, relations, image documents and orphans."""
+        return {name: int(self.read(q, None)[0]["n"]) for name, q in cypher.HEALTH_COUNTS.items()}
+
     def entity(self, entity_id: str) -> dict[str, Any] | None:
         """An entity with its chunk and mention counts and its communities, or None."""
         rows = self.read(cypher.ENTITY, {"id": entity_id})

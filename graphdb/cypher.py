@@ -363,15 +363,3 @@ SNAPSHOT_MEMBERSHIPS = """
 MATCH (e:Entity)-[:IN_COMMUNITY]->(c:Community)
 RETURN e.id AS entity_id, c.id AS community_id
 """
-
-# --- diagnostics (hopgraph doctor) ---------------------------------------------------------------
-HEALTH_COUNTS = {
-    "chunks": "MATCH (c:Chunk) RETURN count(c) AS n",
-    "typed_relations": "MATCH ()-[r:RELATED]->() WHERE r.type <> 'co_occurs' RETURN count(r) AS n",
-    "all_relations": "MATCH ()-[r:RELATED]->() RETURN count(r) AS n",
-    "image_documents": "MATCH (d:Document) WHERE d.kind = 'image' AND d.status = 'complete' RETURN count(d) AS n",
-    "orphan_entities": "MATCH (e:Entity) WHERE NOT (e)<-[:MENTIONS]-() RETURN count(e) AS n",
-    "orphan_chunks": "MATCH (c:Chunk) WHERE NOT (c)<-[:HAS_CHUNK]-() RETURN count(c) AS n",
-    "empty_communities": "MATCH (c:Community) WHERE NOT (c)<-[:IN_COMMUNITY]-() AND NOT (c)<-[:PARENT]-() "
-                         "RETURN count(c) AS n",
-}
