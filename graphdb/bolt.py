@@ -14,6 +14,7 @@ from neo4j.exceptions import ClientError, ConstraintError, ServiceUnavailable
 from graphdb import cypher
 from graphdb.browse import BrowseMixin
 from graphdb.dialect import Dialect
+from graphdb.index_reads import IndexReadsMixin
 from graphdb.migrations import MigrationRunner, discover, packaged
 from graphdb.store import (
     DocumentState,
@@ -48,7 +49,7 @@ def _dedupe(rows: Iterable[dict[str, Any]], key: str = "id") -> list[dict[str, A
     return list(out.values())
 
 
-class BoltGraphStore(BrowseMixin):
+class BoltGraphStore(IndexReadsMixin, BrowseMixin):
     """GraphStore over Bolt. Writes are UNWIND batches in managed write transactions."""
 
     def __init__(self, uri: str, auth: tuple[str, str], cfg: GraphSettings, dialect: Dialect) -> None:
@@ -102,11 +103,11 @@ class BoltGraphStore(BrowseMixin):
             return s.execute_read(work)
 
     def _write_rows(self, query: str, rows: Sequence[dict[str, Any]]) -> None:
-        """UNWIND ``rows`` in batches, each batch one managed transaction that bumps the version."""
+        """UNWIND ``rows`` in batches, each batch one managed transaction (the version moves only on
+        ``commit``)."""
         for batch in _batches(rows, self.cfg.batch_size):
             def work(tx: neo4j.ManagedTransaction, b: Sequence[dict[str, Any]] = batch) -> None:
                 tx.run(query, rows=list(b)).consume()
-                tx.run(cypher.BUMP_VERSION).consume()
 
             self._write(work)
 
@@ -115,7 +116,6 @@ class BoltGraphStore(BrowseMixin):
         for batch in _batches(ids, self.cfg.batch_size):
             def work(tx: neo4j.ManagedTransaction, b: Sequence[str] = batch) -> None:
                 tx.run(query, ids=list(b)).consume()
-                tx.run(cypher.BUMP_VERSION).consume()
 
             self._write(work)
 
@@ -273,9 +273,10 @@ class BoltGraphStore(BrowseMixin):
                     if ids[i : i + size]:
                         key = "rows" if query is cypher.DELETE_RELATIONS else "ids"
                         tx.run(query, {key: ids[i : i + size], **extra}).consume()
-                tx.run(cypher.BUMP_VERSION).consume()
 
             self._write(work)
+        if document_ids:  # a deletion is a committed change; a re-ingest commits when it marks complete
+            self.commit(documents=document_ids)
 
     def topology(self) -> Topology:
         version = self.version()
@@ -315,15 +316,6 @@ class BoltGraphStore(BrowseMixin):
     def delete_communities(self, ids: Sequence[str]) -> None:
         self._write_ids(cypher.DELETE_COMMUNITIES, ids)
 
-    def snapshot_chunks(self) -> list[dict[str, Any]]:
-        return self.read(cypher.SNAPSHOT_CHUNKS)
-
-    def snapshot_memberships(self) -> list[tuple[str, str]]:
-        return [(r["entity_id"], r["community_id"]) for r in self.read(cypher.SNAPSHOT_MEMBERSHIPS)]
-
-    def snapshot_mentions(self) -> list[tuple[str, str, int]]:
-        return [(r["chunk_id"], r["entity_id"], int(r["count"] or 1)) for r in self.read(cypher.SNAPSHOT_MENTIONS)]
-
     # -- entity resolution ---------------------------------------------------------------------
     def unresolved_entities(self) -> list[Entity]:
         return [Entity(id=r["id"], name=r["name"] or "", type=r["type"] or "")
@@ -335,9 +327,6 @@ class BoltGraphStore(BrowseMixin):
     def communities_stale(self) -> bool:
         rows = self.read(cypher.COMMUNITY_STATE)
         return not rows or rows[0]["built"] is None or rows[0]["built"] != rows[0]["version"]
-
-    def mark_communities_built(self) -> None:
-        self._write(lambda tx: tx.run(cypher.MARK_COMMUNITIES_BUILT).consume())
 
     def aliases(self) -> dict[str, str]:
         """Surface-form entity id -> canonical entity id, for every merge recorded so far."""

@@ -13,12 +13,6 @@ batches (rows de-duplicated in Python first) executed inside managed write trans
 """
 
 # --- meta --------------------------------------------------------------------------------------
-BUMP_VERSION = """
-MERGE (m:GraphMeta {id: 'graph'})
-SET m.version = coalesce(m.version, 0) + 1
-RETURN m.version AS version
-"""
-
 GET_VERSION = "MATCH (m:GraphMeta {id: 'graph'}) RETURN m.version AS version"
 
 COUNT_LABEL = {
@@ -342,24 +336,3 @@ SET e.resolved = true
 """
 
 COMMUNITY_STATE = "MATCH (m:GraphMeta {id: 'graph'}) RETURN m.version AS version, m.communities_version AS built"
-
-# communities describe the graph as of this version (not a write of the graph: no version bump)
-MARK_COMMUNITIES_BUILT = "MATCH (m:GraphMeta {id: 'graph'}) SET m.communities_version = m.version"
-
-# --- retrieval snapshot ------------------------------------------------------------------------
-SNAPSHOT_CHUNKS = """
-MATCH (d:Document)-[:HAS_CHUNK]->(c:Chunk)
-WHERE d.status = 'complete'
-RETURN c.id AS id, c.text AS text, d.id AS document_id, d.source AS source, d.title AS title,
-       d.metadata_json AS metadata, d.kind AS kind, d.uri AS uri
-"""
-
-SNAPSHOT_MENTIONS = """
-MATCH (c:Chunk)-[m:MENTIONS]->(e:Entity)
-RETURN c.id AS chunk_id, e.id AS entity_id, m.count AS count
-"""
-
-SNAPSHOT_MEMBERSHIPS = """
-MATCH (e:Entity)-[:IN_COMMUNITY]->(c:Community)
-RETURN e.id AS entity_id, c.id AS community_id
-"""

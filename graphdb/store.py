@@ -117,6 +117,28 @@ class Topology:
 
 
 @dataclass(frozen=True)
+class GraphChange:
+    """One committed graph version: the documents and entities it changed, and whether it rebuilt
+    the communities (the change log readers patch their index state from)."""
+
+    version: int
+    documents: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    communities: bool = False
+
+
+@dataclass(frozen=True)
+class EdgeRow:
+    """One RELATED edge of the index state's export."""
+
+    source: str
+    target: str
+    type: str
+    weight: float
+    id: str
+
+
+@dataclass(frozen=True)
 class RelationChunk:
     """A chunk that supports a relation."""
 
@@ -158,7 +180,19 @@ class GraphStore(Protocol):
         ...
 
     def version(self) -> int:
-        """A number that changes on every write."""
+        """The committed graph version: bumped once by each ``commit`` (a batch of documents marked
+        complete, a deletion, entity merges, rebuilt communities), not by the writes before it."""
+        ...
+
+    def commit(self, documents: Sequence[str] = (), entities: Sequence[str] = (), communities: bool = False,
+               statuses: Sequence[tuple[str, str, str]] = ()) -> int:
+        """In one transaction: set the (id, status, hash) ``statuses``, bump the version and record
+        what changed in the change log (old entries are pruned); return the new version."""
+        ...
+
+    def changes_since(self, version: int) -> list[GraphChange] | None:
+        """The committed changes after ``version``, oldest first; None when the log no longer reaches
+        back that far (the reader must rebuild from scratch)."""
         ...
 
     def counts(self) -> dict[str, int]:
@@ -258,17 +292,29 @@ class GraphStore(Protocol):
         """Whether the graph changed since communities were last built."""
         ...
 
-    def mark_communities_built(self) -> None: ...
+    def mark_communities_built(self) -> None:
+        """Commit the rebuilt communities (a change of its own) and record them as current."""
+        ...
 
     # -- exports for the query-time snapshot -------------------------------------------------------
     def topology(self) -> Topology: ...
 
-    def snapshot_chunks(self) -> list[dict[str, Any]]:
-        """Every chunk of a complete document: id, text, document_id, source, metadata (JSON)."""
+    def snapshot_chunks(self, document_ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """The chunks of complete documents (of ``document_ids`` only, when given): id, text,
+        document_id, source, title, metadata (JSON), kind, uri."""
         ...
 
-    def snapshot_mentions(self) -> list[tuple[str, str, int]]:
-        """Every (chunk id, entity id, count) mention."""
+    def snapshot_mentions(self, chunk_ids: Sequence[str] | None = None,
+                          entity_ids: Sequence[str] | None = None) -> list[tuple[str, str, int]]:
+        """(chunk id, entity id, count) mentions: all, or those of the given chunks or entities."""
+        ...
+
+    def snapshot_entities(self, ids: Sequence[str] | None = None) -> list[tuple[str, str, str]]:
+        """(id, name, type) of every entity, or of those of ``ids`` that exist."""
+        ...
+
+    def snapshot_edges(self, entity_ids: Sequence[str] | None = None) -> list[EdgeRow]:
+        """Every RELATED edge, or those with an endpoint in ``entity_ids``."""
         ...
 
     def snapshot_memberships(self) -> list[tuple[str, str]]:

@@ -335,7 +335,8 @@ class Ingestor:
                         seen.clear()
                     seen.update(p.id for p in pts)
         with stage(report, "graph_write"):  # the commit point of the batch
-            self.graph.set_document_status([(s.document.id, COMPLETE, s.document.content_hash) for s in todo])
+            self.graph.commit(documents=[s.document.id for s in todo],
+                              statuses=[(s.document.id, COMPLETE, s.document.content_hash) for s in todo])
         report.documents_ingested += len(todo)
         report.chunks += len(chunks)
         report.entities += len(extraction.entities)

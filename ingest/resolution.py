@@ -150,6 +150,7 @@ class EntityResolver:
         self.graph.upsert_relations(edits.relations)
         self.graph.delete_entities(ids)
         self.graph.record_aliases([(m.alias_id, m.alias_name, m.canonical_id) for m in merges])
+        self.graph.commit(entities=sorted({*ids, *(m.canonical_id for m in merges)}))
         self.vectors.delete("entities", ids)
         self.vectors.delete("relationships", edits.removed_relation_ids)
         keep = [r for r in edits.relations if r.type != "co_occurs"]

@@ -87,7 +87,7 @@ def train_gnn(retriever: Retriever, ds: Dataset, corpus_ids: dict[str, str], out
             if progress:
                 progress(name, i + 1, len(ids))
     device = retriever.gpu.device
-    snap = retriever.cache.get()
+    snap = retriever.snapshot()
     pool = examples["train"] or examples["val"] or examples["test"]
     if not pool:
         raise ValueError("no query has an entity of its gold passages among its candidates: nothing to train on")

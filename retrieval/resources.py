@@ -1,24 +1,21 @@
-"""What query modes share between queries: the stores, the models and the per-graph-version
-caches (BM25 index, PPR transitions, image edges, the gpu/ parts, rerankers).
-
-Every cache is replaced whole, never mutated in place, so concurrent queries (the API's threads)
-never see a half-updated one; a race costs at most one extra build.
-"""
+"""What query modes share between queries: the stores, the models, the index keeper (whose state
+holds everything derived per graph version: BM25, PPR transitions, image edges), the gpu/ parts
+and the rerankers. Caches are replaced whole, never mutated in place, so concurrent queries (the
+API's threads) never see a half-updated one."""
 
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 import scipy.sparse as sp
 
 from graphdb.store import GraphStore
 from hopgraph.core.settings import ImageRetrievalSettings
 from retrieval import image
+from retrieval.index.keeper import IndexKeeper
+from retrieval.index.state import IndexState
 from retrieval.keyword import KeywordIndex
-from retrieval.ppr import joint_transition
 from retrieval.rerank import Reranker, make_reranker
-from retrieval.snapshot import Snapshot, SnapshotCache
 from retrieval.subgraph import GpuParts
 from vectors.clip import ClipEmbedder
 from vectors.embedders import Embedder
@@ -26,53 +23,39 @@ from vectors.store import VectorStore
 
 
 class Resources:
-    """The stores, models and caches of one retriever."""
+    """The stores, models and index keeper of one retriever."""
 
-    def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder, cache: SnapshotCache,
+    def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder, keeper: IndexKeeper,
                  gpu: GpuParts, clip: ClipEmbedder | None = None) -> None:
         self.graph = graph
         self.vectors = vectors
         self.embedder = embedder
-        self.snapshots = cache
+        self.keeper = keeper
         self.gpu = gpu
         self.clip = clip
-        self._keyword: dict[int, KeywordIndex] = {}
-        self._transition: dict[tuple[int, float], sp.csr_matrix] = {}
-        self._images: tuple[int, image.ImageIndex] | None = None
-        self._edges: tuple[tuple[Any, ...], image.EntityEdges] | None = None
         self._rerankers: dict[str, Reranker] = {}
         self._lock = threading.Lock()
 
-    def keyword(self, snap: Snapshot) -> KeywordIndex:
-        """The BM25 index of the snapshot's chunks."""
-        index = self._keyword.get(snap.version)
-        if index is None:
-            index = KeywordIndex(snap.chunk_texts)
-            self._keyword = {snap.version: index}
-        return index
+    @staticmethod
+    def keyword(state: IndexState) -> KeywordIndex:
+        """The BM25 index of the state's chunks."""
+        return state.keyword
 
-    def transition(self, snap: Snapshot, link_weight: float) -> sp.csr_matrix:
-        """The PPR transition of the snapshot, per link weight (a per-query setting)."""
-        key = (snap.version, link_weight)
-        transition = self._transition.get(key)
-        if transition is None:
-            transition = joint_transition(snap, link_weight=link_weight)
-            self._transition = {**{k: v for k, v in self._transition.items() if k[0] == snap.version},
-                                key: transition}
-        return transition
+    @staticmethod
+    def transition(state: IndexState, link_weight: float) -> sp.csr_matrix:
+        """The PPR transition of the state, per link weight (a per-query setting)."""
+        return state.transition(link_weight)
 
-    def image_index(self, snap: Snapshot) -> image.ImageIndex:
-        """The image chunks of the snapshot."""
-        if self._images is None or self._images[0] != snap.version:
-            self._images = (snap.version, image.ImageIndex.of(snap))
-        return self._images[1]
+    @staticmethod
+    def image_index(state: IndexState) -> image.ImageIndex:
+        """The image chunks of the state."""
+        return state.memo("images", lambda: image.ImageIndex.of(state.snapshot))
 
-    def image_edges(self, snap: Snapshot, cfg: ImageRetrievalSettings) -> image.EntityEdges:
-        """Image mode's expansion edges, per graph version AND edge settings."""
-        key = (snap.version, cfg.similar_k, cfg.similar_min, cfg.cooccur_k)
-        if self._edges is None or self._edges[0] != key:
-            self._edges = (key, image.entity_edges(snap, cfg))
-        return self._edges[1]
+    @staticmethod
+    def image_edges(state: IndexState, cfg: ImageRetrievalSettings) -> image.EntityEdges:
+        """Image mode's expansion edges, per state AND edge settings."""
+        return state.memo(("image-edges", cfg.similar_k, cfg.similar_min, cfg.cooccur_k),
+                          lambda: image.entity_edges(state.snapshot, cfg))
 
     def reranker(self, name: str) -> Reranker:
         """The reranker called ``name`` (loaded once)."""

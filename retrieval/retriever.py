@@ -17,12 +17,14 @@ from hopgraph.core.settings import GpuSettings, RetrievalSettings
 from retrieval import subgraph
 from retrieval.context import build_context
 from retrieval.fusion import normalize, ranked
+from retrieval.index.keeper import IndexKeeper
+from retrieval.index.state import IndexRecipe, IndexState
 from retrieval.modes.graph import graph_pass
 from retrieval.modes.image import clip_scores, fuse_with_kg
 from retrieval.registry import REGISTRY, QueryError
 from retrieval.resources import Resources
 from retrieval.run import Run
-from retrieval.snapshot import Snapshot, SnapshotCache
+from retrieval.snapshot import Snapshot
 from vectors.clip import ClipEmbedder
 from vectors.embedders import Embedder
 from vectors.store import VectorStore
@@ -31,22 +33,35 @@ from vectors.store import VectorStore
 INDEX_SETTINGS = ("typed_weight", "about_weight")
 
 
+def recipe_of(cfg: RetrievalSettings) -> IndexRecipe:
+    """What the index state is built with, from the retrieval settings."""
+    return IndexRecipe(typed_weight=cfg.typed_weight, about_weight=cfg.about_weight, link_weight=cfg.link_weight)
+
+
 class Retriever:
     """Answers queries over a snapshot of the graph and the vector store."""
 
     def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder, cfg: RetrievalSettings,
-                 cache: SnapshotCache | None = None, clip: ClipEmbedder | None = None,
+                 keeper: IndexKeeper | None = None, clip: ClipEmbedder | None = None,
                  gpu: GpuSettings | None = None, gnn_checkpoint: Path | None = None) -> None:
         gcfg = gpu or GpuSettings()
         parts = subgraph.GpuParts(gcfg, vectors, embedder.name, gnn_checkpoint, resolve_device(gcfg.device))
         self.cfg = cfg
-        self.cache = cache or SnapshotCache(graph, vectors, cfg.typed_weight, cfg.about_weight)
-        self.res = Resources(graph, vectors, embedder, self.cache, parts, clip)
+        self.keeper = keeper or IndexKeeper(graph, vectors, recipe_of(cfg), embedder.dim)
+        self.res = Resources(graph, vectors, embedder, self.keeper, parts, clip)
 
     def with_checkpoint(self, checkpoint: Path) -> Retriever:
-        """A retriever over the same stores and snapshots whose GNN comes from ``checkpoint``."""
-        return Retriever(self.res.graph, self.res.vectors, self.res.embedder, self.cfg, cache=self.cache,
+        """A retriever over the same stores and index state whose GNN comes from ``checkpoint``."""
+        return Retriever(self.res.graph, self.res.vectors, self.res.embedder, self.cfg, keeper=self.keeper,
                          clip=self.res.clip, gpu=self.res.gpu.cfg, gnn_checkpoint=checkpoint)
+
+    def state(self) -> IndexState:
+        """The index state queries are answered from now."""
+        return self.keeper.current()
+
+    def snapshot(self) -> Snapshot:
+        """The snapshot of the current index state."""
+        return self.keeper.current().snapshot
 
     @property
     def embedder(self) -> Embedder:
@@ -77,8 +92,9 @@ class Retriever:
         if k < 1:
             raise QueryError("top_k must be at least 1")
         t0 = time.perf_counter()
-        snap = self.cache.get()
-        run = Run(text.strip(), np.zeros(0), k, cfg, snap)
+        state = self.keeper.current()
+        snap = state.snapshot
+        run = Run(text.strip(), np.zeros(0), k, cfg, state)
         run.stage("snapshot", t0)
         t = time.perf_counter()
         run.qvec = self.embedder.embed([run.text])[0]
@@ -101,7 +117,7 @@ class Retriever:
             run.explain["signals"] = {name: {c: round(v, 4) for c, v in sorted(
                 normalize(sig).items(), key=lambda kv: -kv[1])[:k * 2]} for name, sig in run.signals.items()}
         return QueryResult(query=text, mode=mode, results=results, timings_ms=run.timings, notes=run.notes,
-                           context=context, explain=run.explain if explain else {})
+                           context=context, explain=run.explain if explain else {}, **self._versions(state))
 
     def query_image(self, path: str, top_k: int | None = None, cfg: RetrievalSettings | None = None
                     ) -> QueryResult:
@@ -115,21 +131,23 @@ class Retriever:
             raise QueryError(next(iter(got.errors.values())))
         cfg = self._settings(cfg)
         t0 = time.perf_counter()
-        run = Run(f"[image {path}]", np.zeros(0), top_k or cfg.top_k, cfg, self.cache.get())
-        index = self.res.image_index(run.snap)
+        run = Run(f"[image {path}]", np.zeros(0), top_k or cfg.top_k, cfg, self.keeper.current())
+        index = self.res.image_index(run.state)
         visual = {"clip": clip_scores(self.res, index, got.vectors[0], cfg.image.candidate_k)}
         run.signals.update(visual)
         scores = fuse_with_kg(run, self.res, index, visual, ranked(visual["clip"]), seeds_from_query=False)
         results = [self._result(run.snap, i + 1, scores[c], c, run) for i, c in enumerate(ranked(scores)[:run.k])]
         run.timings["total"] = round((time.perf_counter() - t0) * 1000, 2)
         return QueryResult(query=path, mode="image", results=results, timings_ms=run.timings, notes=run.notes,
-                           context=build_context(results, run.entities[:12], [], [], cfg.token_budget))
+                           context=build_context(results, run.entities[:12], [], [], cfg.token_budget),
+                           **self._versions(run.state))
 
     def gnn_example(self, text: str, gold_chunk_ids: set[str], query_id: str = "") -> Example | None:
         """The GNN training example of a query (None when no candidate entity is in a gold chunk)."""
-        snap = self.cache.get()
+        state = self.keeper.current()
+        snap = state.snapshot
         run = Run(text.strip(), self.embedder.embed([text.strip()])[0], self.cfg.top_k,
-                  self.cfg.model_copy(update={"stage_cap_ms": None}), snap)
+                  self.cfg.model_copy(update={"stage_cap_ms": None}), state)
         gp = graph_pass(run, self.res)
         cand = self.gpu.candidates(snap, gp.entity_mass, gp.seeds, gp.sims)
         gold = [snap.chunk_index[c] for c in gold_chunk_ids if c in snap.chunk_index]
@@ -137,6 +155,10 @@ class Retriever:
         if not bool(labels.any()):
             return None
         return Example(query_id, cand.sub, torch.from_numpy(run.qvec.astype(np.float32)), cand.scalars, labels)
+
+    def _versions(self, state: IndexState) -> dict[str, int]:
+        fresh = self.keeper.freshness()
+        return {"index_version": state.version, "graph_version": max(fresh.graph_version, state.version)}
 
     def _result(self, snap: Snapshot, rank: int, score: float, cid: str, run: Run) -> RetrievedChunk:
         j = snap.chunk_index[cid]

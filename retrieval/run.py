@@ -9,19 +9,20 @@ from typing import Any
 import numpy as np
 
 from hopgraph.core.settings import RetrievalSettings
+from retrieval.index.state import IndexState
 from retrieval.signals import Seeds
 from retrieval.snapshot import Snapshot
 
 
 @dataclass
 class Run:
-    """One query: its text, vector, settings and snapshot, and what the stages leave for the result."""
+    """One query: its text, vector, settings and index state, and what the stages leave for the result."""
 
     text: str
     qvec: np.ndarray
     k: int
     cfg: RetrievalSettings
-    snap: Snapshot
+    state: IndexState
     timings: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     signals: dict[str, dict[str, float]] = field(default_factory=dict)
@@ -30,6 +31,11 @@ class Run:
     relations: list[str] = field(default_factory=list)
     communities: list[str] = field(default_factory=list)
     seed_weights: dict[int, float] = field(default_factory=dict)
+
+    @property
+    def snap(self) -> Snapshot:
+        """The snapshot of the index state this query reads."""
+        return self.state.snapshot
 
     def stage(self, name: str, t0: float) -> float:
         """Record the milliseconds since ``t0`` under ``name``; return them."""

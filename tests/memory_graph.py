@@ -15,6 +15,8 @@ from typing import Any
 from graphdb.store import (
     COMPLETE,
     DocumentState,
+    EdgeRow,
+    GraphChange,
     IngestRun,
     RelationRef,
     RemovalFacts,
@@ -34,7 +36,7 @@ class _Doc:
 
 @dataclass
 class MemoryGraphStore:
-    """Dicts for nodes, edges keyed by their endpoints; a version bumped on every write."""
+    """Dicts for nodes, edges keyed by their endpoints; a version bumped by each commit."""
 
     docs: dict[str, _Doc] = field(default_factory=dict)
     chunks: dict[str, Chunk] = field(default_factory=dict)
@@ -50,10 +52,24 @@ class MemoryGraphStore:
     stale_relations: set[str] = field(default_factory=set)
     stale_communities: set[str] = field(default_factory=set)
     graph_version: int = 0
+    change_log: list[GraphChange] = field(default_factory=list)
     communities_version: int | None = None
 
-    def _bump(self) -> None:
+    def commit(self, documents: Sequence[str] = (), entities: Sequence[str] = (), communities: bool = False,
+               statuses: Sequence[tuple[str, str, str]] = ()) -> int:
+        self.set_document_status(statuses)
         self.graph_version += 1
+        self.change_log.append(GraphChange(self.graph_version, tuple(sorted(set(documents))),
+                                           tuple(sorted(set(entities))), communities))
+        if communities:
+            self.communities_version = self.graph_version
+        return self.graph_version
+
+    def changes_since(self, version: int) -> list[GraphChange] | None:
+        found = [c for c in self.change_log if c.version > version]
+        if [c.version for c in found] != list(range(version + 1, version + 1 + len(found))):
+            return None
+        return found
 
     def close(self) -> None:
         return None
@@ -74,13 +90,11 @@ class MemoryGraphStore:
         for d in docs:
             old = self.docs.get(d.id)
             self.docs[d.id] = _Doc(d, status, old.content_hash if old else "")
-        self._bump()
 
     def set_document_status(self, rows: Sequence[tuple[str, str, str]]) -> None:
         for i, status, content_hash in rows:
             if i in self.docs:
                 self.docs[i].status, self.docs[i].content_hash = status, content_hash
-        self._bump()
 
     def _state(self, d: _Doc) -> DocumentState:
         return DocumentState(d.document.id, d.status, d.content_hash, d.document.source)
@@ -97,26 +111,22 @@ class MemoryGraphStore:
     # -- content -----------------------------------------------------------------------------------
     def upsert_chunks(self, chunks: Sequence[Chunk]) -> None:
         self.chunks.update({c.id: c for c in chunks if c.document_id in self.docs})
-        self._bump()
 
     def upsert_entities(self, entities: Sequence[Entity]) -> None:
         for e in entities:
             self.entities.setdefault(e.id, e)  # ON CREATE SET: the first name and type stay
-        self._bump()
 
     def upsert_mentions(self, mentions: Sequence[Mention]) -> None:
         merged: dict[tuple[str, str], int] = {}
         for m in mentions:
             merged[(m.chunk_id, m.entity_id)] = merged.get((m.chunk_id, m.entity_id), 0) + m.count
         self.mentions.update({k: n for k, n in merged.items() if k[0] in self.chunks and k[1] in self.entities})
-        self._bump()
 
     def add_mentions(self, mentions: Sequence[Mention]) -> None:
         for m in mentions:
             if m.chunk_id in self.chunks and m.entity_id in self.entities:
                 key = (m.chunk_id, m.entity_id)
                 self.mentions[key] = self.mentions.get(key, 0) + m.count
-        self._bump()
 
     def upsert_relations(self, relations: Sequence[Relation]) -> None:
         for r in relations:
@@ -126,7 +136,6 @@ class MemoryGraphStore:
             support = r.chunk_ids if old is None else [c for c in old.chunk_ids if c not in r.chunk_ids] + r.chunk_ids
             base = r if old is None else old
             self.relations[r.id] = base.model_copy(update={"chunk_ids": support, "weight": float(len(support))})
-        self._bump()
 
     def removal_facts(self, keep: Mapping[str, Collection[str]]) -> RemovalFacts:
         stale = sorted(c.id for c in self.chunks.values() if c.document_id in keep and c.id not in keep[c.document_id])
@@ -168,7 +177,8 @@ class MemoryGraphStore:
                     self.delete_communities([cid])
                 else:
                     self.communities[cid] = self.communities[cid].model_copy(update={"size": size})
-        self._bump()
+        if document_ids:
+            self.commit(documents=document_ids)
 
     def stale_descriptions(self) -> tuple[list[StaleDescription], list[StaleDescription]]:
         live = self.stale_entities & set(self.entities)
@@ -226,7 +236,6 @@ class MemoryGraphStore:
         self.relations = {k: r for k, r in self.relations.items()
                           if r.source_id not in dead and r.target_id not in dead}
         self.members = {(e, c) for (e, c) in self.members if e not in dead}
-        self._bump()
 
     def record_aliases(self, aliases: Sequence[tuple[str, str, str]]) -> None:
         for alias, _, canonical in aliases:  # earlier aliases of a merged-away entity follow it
@@ -240,7 +249,6 @@ class MemoryGraphStore:
             self.communities[c.id] = c.model_copy(update={"member_ids": []})
             self.stale_communities.discard(c.id)
             self.members.update((e, c.id) for e in c.member_ids if e in self.entities)
-        self._bump()
 
     def community_ids(self) -> dict[str, int]:
         return {i: c.level for i, c in self.communities.items()}
@@ -261,7 +269,7 @@ class MemoryGraphStore:
         return self.communities_version != self.graph_version
 
     def mark_communities_built(self) -> None:
-        self.communities_version = self.graph_version
+        self.commit(communities=True)
 
     # -- snapshot exports --------------------------------------------------------------------------
     def topology(self) -> Topology:
@@ -273,18 +281,32 @@ class MemoryGraphStore:
                         [index[r.target_id] for r in rels], [r.id for r in rels], [r.type for r in rels],
                         [r.weight for r in rels])
 
-    def snapshot_chunks(self) -> list[dict[str, Any]]:
+    def snapshot_chunks(self, document_ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        wanted = None if document_ids is None else set(document_ids)
         out = []
         for c in self.chunks.values():
             d = self.docs[c.document_id]
-            if d.status == COMPLETE:
+            if d.status == COMPLETE and (wanted is None or d.document.id in wanted):
                 out.append({"id": c.id, "text": c.text, "document_id": d.document.id, "source": d.document.source,
                             "title": d.document.title, "metadata": json.dumps(d.document.metadata),
                             "kind": d.document.kind, "uri": d.document.uri})
         return out
 
-    def snapshot_mentions(self) -> list[tuple[str, str, int]]:
-        return [(c, e, n) for (c, e), n in self.mentions.items()]
+    def snapshot_mentions(self, chunk_ids: Sequence[str] | None = None,
+                          entity_ids: Sequence[str] | None = None) -> list[tuple[str, str, int]]:
+        if chunk_ids is None and entity_ids is None:
+            return [(c, e, n) for (c, e), n in self.mentions.items()]
+        cs, es = set(chunk_ids or ()), set(entity_ids or ())
+        return [(c, e, n) for (c, e), n in self.mentions.items() if c in cs or e in es]
+
+    def snapshot_entities(self, ids: Sequence[str] | None = None) -> list[tuple[str, str, str]]:
+        keep = self.entities if ids is None else [i for i in dict.fromkeys(ids) if i in self.entities]
+        return [(i, self.entities[i].name, self.entities[i].type) for i in keep]
+
+    def snapshot_edges(self, entity_ids: Sequence[str] | None = None) -> list[EdgeRow]:
+        es = None if entity_ids is None else set(entity_ids)
+        return [EdgeRow(r.source_id, r.target_id, r.type, r.weight, r.id) for r in self.relations.values()
+                if es is None or r.source_id in es or r.target_id in es]
 
     def snapshot_memberships(self) -> list[tuple[str, str]]:
         return sorted(self.members)

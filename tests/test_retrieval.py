@@ -86,7 +86,7 @@ def test_link_weight_of_the_query_settings_is_used(loaded: Platform) -> None:
 def test_titles_named_in_the_query_seed_their_passages(loaded: Platform) -> None:
     from retrieval.signals import titles_in_query
 
-    snap = loaded.retriever.cache.get()
+    snap = loaded.retriever.snapshot()
     ids = loaded.corpus_ids()
     named = {ids[snap.chunk_ids[j]] for j in titles_in_query(snap, "Was Kelderwick older than Ada Lovelace?")}
     assert named == {"p3", "p6"}

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from graphdb.store import GraphStore
+from graphdb.store import GraphChange, GraphStore
 from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, relation_id
 from ingest.graph_edits import merge_edits, plan_removal
 from tests.memory_graph import MemoryGraphStore
@@ -70,7 +70,7 @@ def test_removal_planned_in_ingest_leaves_the_same_graph(narrow: GraphStore) -> 
     assert plan_removal(facts, keep_entities={"a"}).entity_ids == []
     narrow.remove(plan_removal(facts))
     st = _state(narrow)
-    assert narrow.version() > v
+    assert narrow.version() == v  # writes before the commit do not move the version
     assert st["entities"] == ["b", "bee", "c"] and st["chunks"] == ["c2", "c3"]
     assert ("a", "b", "knows", 1.0) not in st["edges"] and st["communities"] == {"top": 0}
     assert st["counts"]["Chunk"] == 2 and st["counts"]["MENTIONS"] == 4
@@ -129,3 +129,34 @@ def test_refreshed_descriptions_keep_what_still_stands() -> None:
         "Charles Babbage designed the Difference Engine."
     assert sentence_with(texts[0], ["Babbage", "London"]) == "Babbage lived in London."
     assert refreshed_description("gone", ["Nobody"], []) == ""
+
+
+def test_commits_bump_the_version_once_and_log_what_changed(narrow: GraphStore) -> None:
+    _load(narrow)
+    v = narrow.version()
+    assert narrow.changes_since(v) == []
+    assert narrow.commit(documents=["doc_2", "doc_1", "doc_2"], statuses=[("doc_1", "complete", "h9")]) == v + 1
+    assert narrow.document_states(["doc_1"])["doc_1"].content_hash == "h9"
+    narrow.remove(plan_removal(narrow.removal_facts({"doc_2": ()})), ["doc_2"])  # a deletion commits itself
+    narrow.commit(entities=["b", "bee"])
+    assert narrow.communities_stale()
+    narrow.mark_communities_built()
+    assert not narrow.communities_stale() and narrow.version() == v + 4
+    assert narrow.changes_since(v) == [GraphChange(v + 1, ("doc_1", "doc_2")), GraphChange(v + 2, ("doc_2",)),
+                                       GraphChange(v + 3, (), ("b", "bee")), GraphChange(v + 4, communities=True)]
+    assert narrow.changes_since(v + 3) == [GraphChange(v + 4, communities=True)]
+    if v > 0:  # versions before the log existed (none in a fresh store) cannot be replayed
+        assert narrow.changes_since(v - 1) is None
+
+
+def test_exports_of_what_changed_are_slices_of_the_whole(narrow: GraphStore) -> None:
+    _load(narrow)
+    narrow.commit(documents=["doc_1", "doc_2"])
+    assert sorted(r["id"] for r in narrow.snapshot_chunks(["doc_2"])) == ["c3"]
+    assert sorted(narrow.snapshot_mentions(chunk_ids=["c3"])) == [("c3", "bee", 1), ("c3", "c", 1)]
+    assert sorted(narrow.snapshot_mentions(entity_ids=["a"])) == [("c1", "a", 1)]
+    assert sorted(narrow.snapshot_entities(["b", "zz"])) == [("b", "B", "PERSON")]
+    assert sorted(e.id for e in narrow.snapshot_edges(["a"])) == [relation_id("a", "knows", "b")]
+    whole = {e.id for e in narrow.snapshot_edges()}
+    assert {e.id for e in narrow.snapshot_edges(["b", "bee"])} == whole  # every edge touches b or bee
+    assert len(whole) == 4 and len(narrow.snapshot_entities()) == 4

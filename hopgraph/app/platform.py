@@ -19,7 +19,8 @@ from ingest.control import IngestControl
 from ingest.pipeline import Ingestor
 from ingest.scheduler import run_source
 from ingest.sources import record_to_source
-from retrieval.retriever import Retriever
+from retrieval.index.keeper import IndexKeeper
+from retrieval.retriever import Retriever, recipe_of
 from vectors.clip import ClipEmbedder
 from vectors.embedders import Embedder, make_embedder
 from vectors.factory import open_vector_store
@@ -52,7 +53,9 @@ class Platform:
         self.close()
 
     def close(self) -> None:
-        """Flush and close the stores."""
+        """Write the index state, flush and close the stores."""
+        if self._retriever is not None:
+            self._retriever.keeper.close()
         self._retriever = None
         self._ingest = None
         if self._vectors is not None:
@@ -102,11 +105,26 @@ class Platform:
                control: IngestControl | None = None) -> IngestReport:
         """Ingest files and directories (unchanged documents are skipped); ``control`` follows the
         progress and can stop the run at its next checkpoint (``IngestCancelled``)."""
-        return self._ingestor().ingest_paths([Path(p) for p in paths], progress=progress, control=control)
+        try:
+            return self._ingestor().ingest_paths([Path(p) for p in paths], progress=progress, control=control)
+        finally:
+            self._refresh_index()
 
     def delete(self, doc_id: str) -> bool:
         """Delete one document and everything only it supported. False if it does not exist."""
-        return self._ingestor().delete([doc_id]) == 1
+        try:
+            return self._ingestor().delete([doc_id]) == 1
+        finally:
+            self._refresh_index()
+
+    def _refresh_index(self) -> None:
+        """After this process's own writes: bring a served index state up to date now (a delta, on
+        the writer's thread; queries keep answering from the previous state meanwhile)."""
+        if self._retriever is not None:
+            try:
+                self._retriever.keeper.refresh()
+            except Exception as exc:  # the write stands; the next query or poll refreshes again
+                log.warning("index state not refreshed after the write: %s", exc)
 
     def recover(self) -> int:
         """Repair what a killed process left: finish deletions, drop vectors of pending documents."""
@@ -114,15 +132,21 @@ class Platform:
 
     def reingest(self, source: ScheduledSource) -> IngestRun:
         """Re-ingest a scheduled source incrementally; the outcome is recorded in the graph."""
-        return run_source(self._ingestor(), self.graph, source)
+        try:
+            return run_source(self._ingestor(), self.graph, source)
+        finally:
+            self._refresh_index()
 
     @property
     def retriever(self) -> Retriever:
-        """One retriever per platform: its graph snapshot is reused until the graph changes."""
+        """One retriever per platform; its index state is persisted in ``settings.index_dir``."""
         if self._retriever is None:
-            self._retriever = Retriever(self.graph, self.vectors, self.embedder, self.settings.retrieval,
-                                        clip=self.clip, gpu=self.settings.gpu,
-                                        gnn_checkpoint=self.settings.gnn_checkpoint_path)
+            cfg = self.settings
+            keeper = IndexKeeper(self.graph, self.vectors, recipe_of(cfg.retrieval), self.embedder.dim,
+                                 folder=cfg.index_dir if cfg.index.persist else None,
+                                 persist_every_s=cfg.index.persist_every_s)
+            self._retriever = Retriever(self.graph, self.vectors, self.embedder, cfg.retrieval, keeper=keeper,
+                                        clip=self.clip, gpu=cfg.gpu, gnn_checkpoint=cfg.gnn_checkpoint_path)
         return self._retriever
 
     def ingest_records(self, records: Sequence[dict[str, Any]], collection: str = "api",
@@ -130,7 +154,10 @@ class Platform:
         """Ingest JSON records (``{id, text, title?, metadata?}`` or ``{id, image, captions}``) as
         documents with source ``<collection>#<id>``: re-sending a record updates its document."""
         items = [record_to_source(collection, rec, f"{collection}#{i}") for i, rec in enumerate(records)]
-        return self._ingestor().ingest_sources(items, total=len(items), control=control)
+        try:
+            return self._ingestor().ingest_sources(items, total=len(items), control=control)
+        finally:
+            self._refresh_index()
 
     def query(self, text: str, mode: str = "graph", top_k: int | None = None, explain: bool = False,
               retrieval: RetrievalSettings | None = None, filters: QueryFilters | None = None) -> QueryResult:
@@ -152,7 +179,7 @@ class Platform:
 
     def corpus_ids(self) -> dict[str, str]:
         """Chunk id -> corpus record id (``metadata.corpus_id`` of BEIR/JSONL documents)."""
-        snap = self.retriever.cache.get()
+        snap = self.retriever.snapshot()
         return {c: cid for c, cid in zip(snap.chunk_ids, snap.chunk_corpus_ids, strict=True) if cid}
 
     def extractor_warmup(self) -> None:

@@ -151,6 +151,9 @@ class QueryResult(BaseModel):
     notes: list[str] = Field(default_factory=list, description="Degraded stages and other remarks.")
     context: str = Field(default="", description="Cited context under the token budget.")
     explain: dict[str, Any] = Field(default_factory=dict, description="Seeds, paths and per-signal scores.")
+    index_version: int = Field(default=0, description="The committed graph version whose index state answered.")
+    graph_version: int = Field(default=0, description="The graph's committed version as last seen (a server "
+                               "refreshes its state in the background: this may be ahead of index_version).")
 
 
 class IngestReport(BaseModel):

@@ -224,6 +224,20 @@ class IngestSettings(BaseModel):
                              "process mid-write); the run stops with a clear error and a rerun completes it.")
 
 
+class IndexSettings(BaseModel):
+    """The query-time index state: kept in memory per committed graph version, refreshed by deltas off
+    the request path, and persisted so that a restart answers without rebuilding."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: Path | None = Field(default=None, description="Persisted index state (default: <data_dir>/index).")
+    persist: bool = Field(default=True, description="Write the index state to disk, load it at start-up.")
+    poll_s: float = Field(default=1.0, gt=0, description="How often a server asks the graph for a new version "
+                          "(another process's writes); its own writes refresh the state at once.")
+    persist_every_s: float = Field(default=30.0, ge=0, description="After a delta, write the state again at most "
+                                   "this often (a full build and a clean shutdown always write it).")
+
+
 class ImageRetrievalSettings(BaseModel):
     """Mode ``image`` (text -> images): caption (or CLIP) score fused with a score from the entity graph."""
 
@@ -328,6 +342,7 @@ class Settings(BaseSettings):
     communities: CommunitySettings = Field(default_factory=CommunitySettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    index: IndexSettings = Field(default_factory=IndexSettings)
     gpu: GpuSettings = Field(default_factory=GpuSettings)
     api: ApiSettings = Field(default_factory=ApiSettings)
     scheduler: SchedulerSettings = Field(default_factory=SchedulerSettings)
@@ -354,6 +369,11 @@ class Settings(BaseSettings):
     def graph_dir(self) -> Path:
         """Root of the embedded ArcadeDB server."""
         return self.data_dir / "arcadedb"
+
+    @property
+    def index_dir(self) -> Path:
+        """The persisted index state."""
+        return self.index.path or self.data_dir / "index"
 
     @property
     def vectors_dir(self) -> Path:

@@ -22,7 +22,7 @@ def dense(run: Run, res: Resources) -> dict[str, float]:
 def bm25(run: Run, res: Resources) -> dict[str, float]:
     """BM25 over chunk texts."""
     t = time.perf_counter()
-    out = signals.keyword(run.snap, res.keyword(run.snap), run.text, max(run.k, run.cfg.candidate_k))
+    out = signals.keyword(run.snap, res.keyword(run.state), run.text, max(run.k, run.cfg.candidate_k))
     run.stage("bm25", t)
     run.signals["bm25"] = out
     return out

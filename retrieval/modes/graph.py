@@ -39,7 +39,7 @@ def graph_pass(run: Run, res: Resources) -> GraphPass:
         return gp
     t = time.perf_counter()
     if cfg.expansion == "ppr":
-        transition = res.transition(snap, cfg.link_weight)
+        transition = res.transition(run.state, cfg.link_weight)
         engine = res.gpu.ppr_engine(transition)
         graph, gp.entity_mass = signals.ppr_scores(snap, transition, gp.seeds, passage_seeds(run, d),
                                                    cfg.passage_weight, cfg.damping, engine)

@@ -34,7 +34,7 @@ def fuse_with_kg(run: Run, res: Resources, index: image.ImageIndex, visual: dict
         signals.enrich(snap, seeds, first[: icfg.enrich_images], sims, cfg.enrich_entities_per_chunk,
                        cfg.enrich_weight)
     run.explain_seeds(seeds)
-    scores = image.expand(seeds.weights, res.image_edges(snap, icfg), snap.n_entities, icfg.expand_weight)
+    scores = image.expand(seeds.weights, res.image_edges(run.state, icfg), snap.n_entities, icfg.expand_weight)
     run.seed_weights = {int(e): float(scores[e]) for e in np.flatnonzero(scores)}  # contributing entities
     run.explain["entity_stats"] = [
         {"entity": snap.entity_names[e], "score": round(float(scores[e]), 4), "df": int(snap.entity_df[e]),
@@ -55,7 +55,7 @@ class ImageMode:
 
     def run(self, run: Run, res: Resources) -> dict[str, float]:
         snap, icfg = run.snap, run.cfg.image
-        index = res.image_index(snap)
+        index = res.image_index(run.state)
         if not index.rows.size:
             run.notes.append("no image documents in the graph")
             return {}

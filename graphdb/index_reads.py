@@ -1,0 +1,106 @@
+"""The Bolt adapter's change log (commit markers) and the index state's exports."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
+
+import neo4j
+
+from graphdb import cypher
+from graphdb import cypher_index as q
+from graphdb.store import EdgeRow, GraphChange
+from hopgraph.core.settings import GraphSettings
+
+T = TypeVar("T")
+#: how many committed changes the log keeps; a reader further behind rebuilds from scratch
+CHANGE_LOG_KEEP = 5000
+
+
+def _batches(ids: Sequence[str], size: int) -> Iterator[list[str]]:
+    for i in range(0, len(ids), size):
+        yield list(ids[i : i + size])
+
+
+def _edge(r: Mapping[str, Any]) -> EdgeRow:
+    return EdgeRow(r["source"], r["target"], r["type"] or "RELATED",
+                   float(r["weight"] if r["weight"] is not None else 1.0), r["id"])
+
+
+class IndexReadsMixin:
+    """Commit markers, the change log and the exports, for ``BoltGraphStore``."""
+
+    cfg: GraphSettings
+
+    def read(self, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def _write(self, work: Callable[[neo4j.ManagedTransaction], T]) -> T:
+        raise NotImplementedError
+
+    # -- commit markers ------------------------------------------------------------------------
+    def commit(self, documents: Sequence[str] = (), entities: Sequence[str] = (), communities: bool = False,
+               statuses: Sequence[tuple[str, str, str]] = ()) -> int:
+        rows = list({i: {"id": i, "status": s, "content_hash": h} for i, s, h in statuses}.values())
+        params = {"documents": sorted(set(documents)), "entities": sorted(set(entities)),
+                  "communities": communities, "at": time.time()}
+
+        def work(tx: neo4j.ManagedTransaction) -> int:
+            if rows:
+                tx.run(cypher.SET_DOCUMENT_STATUS, rows=rows).consume()
+            version = int(tx.run(q.COMMIT, params).single(strict=True)["version"])
+            if communities:
+                tx.run(q.MARK_COMMUNITIES_BUILT).consume()
+            if version % 100 == 0:
+                tx.run(q.PRUNE_CHANGES, below=version - CHANGE_LOG_KEEP).consume()
+            return version
+
+        return self._write(work)
+
+    def mark_communities_built(self) -> None:
+        self.commit(communities=True)
+
+    def changes_since(self, version: int) -> list[GraphChange] | None:
+        rows = self.read(q.CHANGES_SINCE, {"version": version})
+        changes = [GraphChange(int(r["version"]), tuple(r["documents"] or ()), tuple(r["entities"] or ()),
+                               bool(r["communities"])) for r in rows]
+        expected = range(version + 1, version + 1 + len(changes))
+        if [c.version for c in changes] != list(expected):
+            return None  # a gap: pruned, or versions bumped before the log existed
+        return changes
+
+    # -- exports -------------------------------------------------------------------------------
+    def _each(self, query: str, ids: Sequence[str]) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for batch in _batches(list(dict.fromkeys(ids)), self.cfg.batch_size):
+            out += self.read(query, {"ids": batch})
+        return out
+
+    def snapshot_chunks(self, document_ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        if document_ids is None:
+            return self.read(q.CHUNKS)
+        return self._each(q.CHUNKS_OF_DOCUMENTS, document_ids)
+
+    def snapshot_mentions(self, chunk_ids: Sequence[str] | None = None,
+                          entity_ids: Sequence[str] | None = None) -> list[tuple[str, str, int]]:
+        if chunk_ids is None and entity_ids is None:
+            rows = self.read(q.MENTIONS)
+        else:
+            rows = self._each(q.MENTIONS_OF_CHUNKS, chunk_ids or []) + self._each(q.MENTIONS_OF_ENTITIES,
+                                                                                  entity_ids or [])
+        found = {(r["chunk_id"], r["entity_id"]): int(r["count"] or 1) for r in rows}
+        return [(c, e, n) for (c, e), n in found.items()]
+
+    def snapshot_entities(self, ids: Sequence[str] | None = None) -> list[tuple[str, str, str]]:
+        rows = self.read(q.ENTITIES) if ids is None else self._each(q.ENTITIES_OF, ids)
+        return [(r["id"], r["name"] or "", r["type"] or "") for r in rows]
+
+    def snapshot_edges(self, entity_ids: Sequence[str] | None = None) -> list[EdgeRow]:
+        if entity_ids is None:
+            return [_edge(r) for r in self.read(q.EDGES)]
+        rows = self._each(q.EDGES_FROM, entity_ids) + self._each(q.EDGES_TO, entity_ids)
+        return list({r["id"]: _edge(r) for r in rows}.values())
+
+    def snapshot_memberships(self) -> list[tuple[str, str]]:
+        return [(r["entity_id"], r["community_id"]) for r in self.read(q.MEMBERSHIPS)]

@@ -1,0 +1,141 @@
+"""Patch the index state's tables with the committed changes since their version.
+
+Only what the change touched is read back: the chunks of the changed documents, the mentions of
+those chunks (and of merged entities), the touched entities (those the old and new chunks mention,
+and the entities a change names), the edges incident to them and the vectors of new entities. The
+result holds the same rows, in the same order, as ``fetch_all`` at the same version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from graphdb.store import GraphChange, GraphStore
+from hopgraph.core.text import normalize_name
+from retrieval.index.tables import (
+    CHUNK_COLUMNS,
+    Tables,
+    chunk_columns,
+    edge_columns,
+    member_columns,
+    mention_columns,
+    rows_of,
+    strings,
+    unit_rows,
+)
+from vectors.store import VectorStore
+
+
+@dataclass(frozen=True)
+class Merged:
+    """Sorted ids after removing some rows and inserting others, and where the old rows went."""
+
+    ids: np.ndarray
+    old_to_new: np.ndarray    # int64, -1 for removed rows
+    new_rows: np.ndarray      # the rows of the inserted ids
+
+
+def merge_sorted(ids: np.ndarray, keep: np.ndarray, added: list[str]) -> Merged:
+    """Remove the rows where ``keep`` is False and insert ``added`` (not present), keeping the order."""
+    kept = ids[keep]
+    new = strings(sorted(set(added)))
+    pos = np.searchsorted(kept, new) if len(kept) else np.zeros(len(new), dtype=np.int64)
+    shift = np.cumsum(np.bincount(pos, minlength=len(kept) + 1))[: len(kept)] if len(new) else 0
+    old_to_new = np.full(len(ids), -1, dtype=np.int64)
+    old_to_new[keep] = np.arange(len(kept)) + shift
+    return Merged(np.insert(kept, pos, new), old_to_new, pos + np.arange(len(new)))
+
+
+def _remap(rows: np.ndarray, mapping: np.ndarray) -> np.ndarray:
+    return mapping[rows] if len(rows) else rows.astype(np.int64)
+
+
+def _concat(*parts: np.ndarray) -> np.ndarray:
+    return np.concatenate([p for p in parts]) if parts else np.zeros(0)
+
+
+def apply_changes(tables: Tables, changes: Sequence[GraphChange], graph: GraphStore,
+                  vectors: VectorStore) -> Tables:
+    """``tables`` brought to the last change's version."""
+    if not changes:
+        return tables
+    docs = sorted({d for c in changes for d in c.documents})
+    named = sorted({e for c in changes for e in c.entities})
+    communities = any(c.communities for c in changes)
+    t = tables
+
+    # chunks: the changed documents' rows go, their complete chunks come back
+    fetched = graph.snapshot_chunks(docs) if docs else []
+    new_ids, new_cols = chunk_columns(fetched)
+    drop_chunk = np.isin(t.chunks["document_id"], strings(docs)) if docs else np.zeros(len(t.chunk_ids), bool)
+    chunks = merge_sorted(t.chunk_ids, ~drop_chunk, new_ids.tolist())
+    cols = {name: np.insert(t.chunks[name][~drop_chunk], chunks.new_rows - np.arange(len(new_ids)),
+                            new_cols[name]) for name in CHUNK_COLUMNS}
+    new_mentions = graph.snapshot_mentions(chunk_ids=new_ids.tolist()) if len(new_ids) else []
+
+    # touched entities: those the old and the new chunks mention, and those a change names
+    gone_rows = np.isin(t.mention_chunk, np.nonzero(drop_chunk)[0])
+    touched = sorted({*t.entity_ids[t.mention_entity[gone_rows]].tolist(), *(m[1] for m in new_mentions), *named})
+    rows = {r[0]: r for r in graph.snapshot_entities(touched)} if touched else {}
+    t_rows = rows_of(t.entity_ids, touched)
+    keep_entity = np.ones(len(t.entity_ids), dtype=bool)
+    keep_entity[t_rows[(t_rows >= 0) & ~np.isin(strings(touched), strings(list(rows)))]] = False
+    added = [e for e, r in zip(touched, t_rows.tolist(), strict=True) if r < 0 and e in rows]
+    ents = merge_sorted(t.entity_ids, keep_entity, added)
+    ins = ents.new_rows - np.arange(len(added))
+    added_rows = [rows[e] for e in sorted(added)]
+
+    def insert(old: np.ndarray, values: list[str]) -> np.ndarray:
+        return np.insert(old[keep_entity], ins, strings(values))
+
+    names = insert(t.entity_names, [r[1] for r in added_rows])
+    types = insert(t.entity_types, [r[2] for r in added_rows])
+    keys = insert(t.entity_keys, [normalize_name(r[1]) for r in added_rows])
+    if rows:  # a touched entity's name or type may have been written again
+        at = rows_of(ents.ids, list(rows))
+        names[at] = strings([r[1] for r in rows.values()])
+        types[at] = strings([r[2] for r in rows.values()])
+        keys[at] = strings([normalize_name(r[1]) for r in rows.values()])
+    evec = np.insert(t.entity_vectors[keep_entity], ins, unit_rows(sorted(added), vectors, t.dim), axis=0)
+
+    # mentions: rows of dropped chunks and of named (merged) entities go; the fetched ones come back
+    again = graph.snapshot_mentions(entity_ids=named) if named else []
+    drop_m = gone_rows | np.isin(t.mention_entity, rows_of(t.entity_ids, named))
+    m_chunk = _remap(t.mention_chunk[~drop_m], chunks.old_to_new)
+    m_entity = _remap(t.mention_entity[~drop_m], ents.old_to_new)
+    live = (m_chunk >= 0) & (m_entity >= 0)
+    # (a dropped chunk's or named entity's mention comes back only from the reads above: no duplicates)
+    fresh = mention_columns(list({(c, e): (c, e, n) for c, e, n in [*new_mentions, *again]}.values()),
+                            chunks.ids, ents.ids)
+
+    # edges: every edge incident to a touched entity is read again
+    t_touched = rows_of(t.entity_ids, touched)
+    t_touched = t_touched[t_touched >= 0]
+    drop_e = np.isin(t.edge_source, t_touched) | np.isin(t.edge_target, t_touched)
+    e_src = _remap(t.edge_source[~drop_e], ents.old_to_new)
+    e_dst = _remap(t.edge_target[~drop_e], ents.old_to_new)
+    e_live = (e_src >= 0) & (e_dst >= 0)
+    edges = edge_columns(graph.snapshot_edges(touched) if touched else [], ents.ids)
+
+    if communities:
+        members = member_columns(graph.snapshot_memberships(), ents.ids)
+    else:
+        m_e = _remap(t.member_entity, ents.old_to_new)
+        members = {"member_entity": m_e[m_e >= 0].astype(np.int32), "member_community": t.member_community[m_e >= 0]}
+
+    return Tables(
+        version=changes[-1].version, entity_ids=ents.ids, entity_names=names, entity_types=types, entity_keys=keys,
+        entity_vectors=evec, chunk_ids=chunks.ids, chunks=cols,
+        mention_chunk=_concat(m_chunk[live], fresh["mention_chunk"]).astype(np.int32),
+        mention_entity=_concat(m_entity[live], fresh["mention_entity"]).astype(np.int32),
+        mention_count=_concat(t.mention_count[~drop_m][live], fresh["mention_count"]).astype(np.float64),
+        edge_source=_concat(e_src[e_live], edges["edge_source"]).astype(np.int32),
+        edge_target=_concat(e_dst[e_live], edges["edge_target"]).astype(np.int32),
+        edge_type=_concat(t.edge_type[~drop_e][e_live], edges["edge_type"]),
+        edge_weight=_concat(t.edge_weight[~drop_e][e_live], edges["edge_weight"]).astype(np.float64),
+        edge_id=_concat(t.edge_id[~drop_e][e_live], edges["edge_id"]),
+        **members,
+    )

@@ -1,0 +1,160 @@
+"""The keeper of the served index state: loads it from disk or builds it once, then brings it up to
+the graph's committed version by deltas (or a rebuild when the change log no longer reaches back),
+and swaps the new state in with one assignment. Queries never wait for a refresh once a state is
+served: ``current()`` returns whatever is served; ``refresh()`` runs on the writer's thread (after
+an ingest in this process) or on the keeper's poller thread (writes of other processes).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from graphdb.store import GraphStore
+from retrieval.index import persist
+from retrieval.index.delta import apply_changes
+from retrieval.index.state import IndexRecipe, IndexState
+from retrieval.index.tables import Tables, fetch_all
+from vectors.store import VectorStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Freshness:
+    """Which version answers, and how far the graph has moved past it."""
+
+    served_version: int
+    graph_version: int
+    last_refresh_s: float
+    last_refresh_kind: str
+
+    @property
+    def lag(self) -> int:
+        return max(self.graph_version - self.served_version, 0)
+
+
+class IndexKeeper:
+    """Holds the served ``IndexState`` and refreshes it (thread-safe; one refresh at a time)."""
+
+    def __init__(self, graph: GraphStore, vectors: VectorStore, recipe: IndexRecipe, dim: int,
+                 folder: Path | None = None, persist_every_s: float = 30.0, fresh_reads: bool = True) -> None:
+        self.graph = graph
+        self.vectors = vectors
+        self.recipe = recipe
+        self.dim = dim
+        self.folder = folder
+        self.persist_every_s = persist_every_s
+        #: check the graph's version on every ``current()`` and refresh first (a library or CLI
+        #: reading its own writes); a server turns it off and polls instead
+        self.fresh_reads = fresh_reads
+        self._state: IndexState | None = None
+        self._graph_version = 0
+        self._refresh_lock = threading.Lock()
+        self._saved_at = 0.0
+        self._saved_version = -1
+        self._last = (0.0, "none")
+        self._stop = threading.Event()
+        self._poller: threading.Thread | None = None
+
+    # -- reading -------------------------------------------------------------------------------
+    def current(self) -> IndexState:
+        """The served state (loaded or built on the very first call)."""
+        state = self._state
+        if state is None:
+            return self.refresh()
+        if self.fresh_reads and self.graph.version() != state.version:
+            return self.refresh()
+        return state
+
+    def freshness(self) -> Freshness:
+        served = self._state.version if self._state is not None else 0
+        return Freshness(served, max(self._graph_version, served), *self._last)
+
+    # -- refreshing ----------------------------------------------------------------------------
+    def refresh(self) -> IndexState:
+        """Bring the served state up to the graph's committed version and return it."""
+        with self._refresh_lock:
+            state = self._state
+            t0 = time.perf_counter()
+            version = self.graph.version()
+            self._graph_version = version
+            if state is not None and state.version == version:
+                return state
+            tables, kind = self._next_tables(state, version)
+            if state is None or tables is not state.tables:
+                state = IndexState.of(tables, self.recipe)
+                self._state = state
+                self._last = (round(time.perf_counter() - t0, 3), kind)
+                log.info("index state v%d served (%s in %.2fs: %s)", state.version, kind, self._last[0],
+                         state.seconds)
+            self._maybe_save(state, force=kind == "rebuild")
+            return state
+
+    def _next_tables(self, state: IndexState | None, version: int) -> tuple[Tables, str]:
+        base = state.tables if state is not None else None
+        kind = "delta"
+        if base is None and self.folder is not None:
+            base = persist.load(self.folder, self.recipe)
+            kind = "load"
+            if base is not None:
+                self._saved_version = base.version
+                if base.version == version:
+                    return base, kind
+        if base is not None and base.version <= version:
+            changes = self.graph.changes_since(base.version)
+            if changes is not None:
+                return (apply_changes(base, changes, self.graph, self.vectors) if changes else base.at(version),
+                        kind if not changes else f"{kind}+delta" if kind == "load" else "delta")
+            log.info("change log does not reach back to v%d: rebuilding the index state", base.version)
+        return fetch_all(self.graph, self.vectors, self.dim), "rebuild"
+
+    def _maybe_save(self, state: IndexState, force: bool = False) -> None:
+        if self.folder is None or state.version == self._saved_version:
+            return
+        if not force and time.monotonic() - self._saved_at < self.persist_every_s:
+            return
+        t0 = time.perf_counter()
+        persist.save(state.tables, self.recipe, self.folder)
+        self._saved_at, self._saved_version = time.monotonic(), state.version
+        log.info("index state v%d written to %s in %.2fs", state.version, self.folder, time.perf_counter() - t0)
+
+    def save(self) -> None:
+        """Write the served state now (a clean shutdown)."""
+        with self._refresh_lock:
+            if self._state is not None:
+                self._maybe_save(self._state, force=True)
+
+    # -- polling (servers) ---------------------------------------------------------------------
+    def start_polling(self, every_s: float) -> None:
+        """Refresh on a background thread whenever the graph's version moves; ``current()`` stops
+        checking the version itself (queries never wait for a refresh)."""
+        if self._poller is not None:
+            return
+        self.fresh_reads = False
+        self._stop.clear()
+        self._poller = threading.Thread(target=self._poll, args=(every_s,), name="index-keeper", daemon=True)
+        self._poller.start()
+
+    def _poll(self, every_s: float) -> None:
+        while not self._stop.wait(every_s):
+            try:
+                self._graph_version = self.graph.version()
+                if self._state is None or self._graph_version != self._state.version:
+                    self.refresh()
+            except Exception:  # the next poll tries again; queries keep the served state
+                log.exception("index state refresh failed; serving v%s", self._state.version if self._state else "-")
+
+    def close(self) -> None:
+        """Stop polling and write the served state."""
+        self._stop.set()
+        if self._poller is not None:
+            self._poller.join(timeout=30)
+            self._poller = None
+        try:
+            self.save()
+        except OSError as exc:
+            log.warning("index state not written: %s", exc)

@@ -1,0 +1,90 @@
+"""The index state on disk: its tables as ``.npy`` arrays (entity vectors memory-mapped on load) and
+strings as JSON, under a manifest naming the graph version, the recipe and a CRC of every file.
+
+A write goes to a new folder that replaces the old one by rename, so a crash leaves the previous
+state whole. A load that finds a missing, corrupt or other-recipe file returns None: the caller
+rebuilds (and says why in the log).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import zlib
+from dataclasses import asdict, fields
+from pathlib import Path
+
+import numpy as np
+
+from retrieval.index.state import IndexRecipe
+from retrieval.index.tables import CHUNK_COLUMNS, Tables, strings
+
+log = logging.getLogger(__name__)
+FORMAT = 1
+MANIFEST = "manifest.json"
+_STRINGS = ("entity_ids", "entity_names", "entity_types", "entity_keys", "chunk_ids", "edge_type", "edge_id",
+            "member_community")
+_ARRAYS = ("entity_vectors", "mention_chunk", "mention_entity", "mention_count", "edge_source", "edge_target",
+           "edge_weight", "member_entity")
+
+
+def _crc(path: Path) -> int:
+    crc = 0
+    with path.open("rb") as f:
+        while block := f.read(1 << 22):
+            crc = zlib.crc32(block, crc)
+    return crc
+
+
+def save(tables: Tables, recipe: IndexRecipe, folder: Path) -> None:
+    """Write ``tables`` to ``folder`` (atomically replacing what was there)."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = folder.with_name(folder.name + ".writing")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    for name in _ARRAYS:
+        np.save(tmp / f"{name}.npy", getattr(tables, name), allow_pickle=False)
+    text = {name: getattr(tables, name).tolist() for name in _STRINGS}
+    text.update({f"chunk.{c}": tables.chunks[c].tolist() for c in CHUNK_COLUMNS})
+    (tmp / "strings.json").write_text(json.dumps(text), encoding="utf-8")
+    files = {p.name: _crc(p) for p in sorted(tmp.iterdir())}
+    manifest = {"format": FORMAT, "version": tables.version, "recipe": asdict(recipe), "files": files}
+    (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    old = folder.with_name(folder.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if folder.exists():
+        folder.rename(old)
+    tmp.rename(folder)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def load(folder: Path, recipe: IndexRecipe) -> Tables | None:
+    """The tables saved in ``folder``, or None (with the reason logged) when they cannot be used."""
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        log.warning("index state in %s unreadable (%s): rebuilding", folder, exc)
+        return None
+    if manifest.get("format") != FORMAT or manifest.get("recipe") != asdict(recipe):
+        log.info("index state in %s was built with other settings: rebuilding", folder)
+        return None
+    files = manifest.get("files", {})
+    for name, crc in files.items():
+        path = folder / name
+        if not path.is_file() or _crc(path) != crc:
+            log.warning("index state file %s is missing or corrupt: rebuilding", path)
+            return None
+    try:
+        text = json.loads((folder / "strings.json").read_text(encoding="utf-8"))
+        arrays = {name: np.load(folder / f"{name}.npy", allow_pickle=False,
+                                mmap_mode="r" if name == "entity_vectors" else None) for name in _ARRAYS}
+        values = {**arrays, **{name: strings(text[name]) for name in _STRINGS}}
+        chunks = {c: strings(text[f"chunk.{c}"]) for c in CHUNK_COLUMNS}
+        known = {f.name for f in fields(Tables)} - {"version", "chunks"}
+        return Tables(version=int(manifest["version"]), chunks=chunks, **{k: values[k] for k in known})
+    except (OSError, ValueError, KeyError) as exc:
+        log.warning("index state in %s unreadable (%s): rebuilding", folder, exc)
+        return None

@@ -1,0 +1,77 @@
+"""One immutable index state per committed graph version: the tables, the snapshot derived from
+them, the BM25 index, the PPR transition of the configured link weight, and a memo for what a mode
+derives from them on first use (other link weights, image edges, the GPU export). Queries take a
+reference to a state and use nothing else, so a newer state can be swapped in under them."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import scipy.sparse as sp
+
+from retrieval.index.build import build
+from retrieval.index.tables import Tables
+from retrieval.keyword import KeywordIndex
+from retrieval.ppr import joint_transition
+from retrieval.snapshot import Snapshot
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class IndexRecipe:
+    """What a state is built with (fixed for its lifetime; part of the persisted file's identity)."""
+
+    typed_weight: float = 2.0
+    about_weight: float = 2.0
+    link_weight: float = 1.0
+
+
+@dataclass
+class IndexState:
+    """Everything a query reads, for one graph version."""
+
+    tables: Tables
+    snapshot: Snapshot
+    keyword: KeywordIndex
+    settings: IndexRecipe
+    seconds: dict[str, float] = field(default_factory=dict)
+    _memo: dict[Hashable, Any] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def version(self) -> int:
+        return self.tables.version
+
+    @classmethod
+    def of(cls, tables: Tables, settings: IndexRecipe) -> IndexState:
+        """Derive the snapshot, the BM25 index and the default transition of ``tables``."""
+        t0 = time.perf_counter()
+        snap = build(tables, settings.typed_weight, settings.about_weight)
+        t1 = time.perf_counter()
+        keyword = KeywordIndex(snap.chunk_texts)
+        t2 = time.perf_counter()
+        state = cls(tables, snap, keyword, settings)
+        state.transition(settings.link_weight)
+        t3 = time.perf_counter()
+        state.seconds = {"snapshot": round(t1 - t0, 3), "bm25": round(t2 - t1, 3), "transition": round(t3 - t2, 3)}
+        return state
+
+    def memo(self, key: Hashable, make: Callable[[], T]) -> T:
+        """``make()`` once per state and key (the first caller builds; the others wait for it)."""
+        found = self._memo.get(key)
+        if found is None:
+            with self._lock:
+                found = self._memo.get(key)
+                if found is None:
+                    found = make()
+                    self._memo = {**self._memo, key: found}
+        return found
+
+    def transition(self, link_weight: float) -> sp.csr_matrix:
+        """The PPR transition for a link weight (the configured one is built with the state)."""
+        return self.memo(("transition", link_weight), lambda: joint_transition(self.snapshot, link_weight=link_weight))

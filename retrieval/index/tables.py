@@ -1,0 +1,156 @@
+"""The index state's raw tables: what the graph and the vector store export, column by column.
+
+Entities and chunks are sorted by id, so that a state patched by deltas and one built from scratch
+hold the same rows in the same order (and so answer queries identically). Mentions and edges refer
+to entity and chunk rows; their order does not matter (``build`` canonicalises what it sums).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from graphdb.store import EdgeRow, GraphStore
+from hopgraph.core.text import normalize_name
+from vectors.store import VectorStore
+
+#: chunk columns, in the order ``GraphStore.snapshot_chunks`` names them (``corpus_id`` comes from
+#: the document's metadata)
+CHUNK_COLUMNS = ("text", "document_id", "source", "title", "corpus_id", "kind", "uri")
+
+
+def strings(values: Any) -> np.ndarray:
+    """A 1-d object array of Python strings (numpy's fixed-width strings would pad every row)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = list(values)
+    return out
+
+
+def _corpus_id(meta: Any) -> str:
+    try:
+        return str(json.loads(meta or "{}").get("corpus_id", ""))
+    except (TypeError, ValueError, AttributeError):
+        return ""
+
+
+@dataclass(frozen=True)
+class Tables:
+    """Columns of one committed graph version (never mutated: a delta makes a new ``Tables``)."""
+
+    version: int
+    entity_ids: np.ndarray                 # object, sorted
+    entity_names: np.ndarray               # object
+    entity_types: np.ndarray               # object
+    entity_keys: np.ndarray                # object: normalized names
+    entity_vectors: np.ndarray             # float32 (n_entities, dim), unit rows, zero where missing
+    chunk_ids: np.ndarray                  # object, sorted
+    chunks: dict[str, np.ndarray]          # CHUNK_COLUMNS -> object arrays aligned with chunk_ids
+    mention_chunk: np.ndarray              # int32 chunk rows
+    mention_entity: np.ndarray             # int32 entity rows
+    mention_count: np.ndarray              # float64
+    edge_source: np.ndarray                # int32 entity rows
+    edge_target: np.ndarray                # int32 entity rows
+    edge_type: np.ndarray                  # object
+    edge_weight: np.ndarray                # float64 (support)
+    edge_id: np.ndarray                    # object
+    member_entity: np.ndarray              # int32 entity rows
+    member_community: np.ndarray           # object community ids
+
+    @property
+    def dim(self) -> int:
+        return int(self.entity_vectors.shape[1])
+
+    def at(self, version: int) -> Tables:
+        return replace(self, version=version)
+
+
+def unit(mat: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (row by row: the same bits whatever the other rows)."""
+    mat = np.asarray(mat, dtype=np.float32)
+    return mat / np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-12)
+
+
+def unit_rows(ids: list[str], vectors: VectorStore, dim: int) -> np.ndarray:
+    """The entities' vectors as unit float32 rows (zero rows for ids without one)."""
+    out = np.zeros((len(ids), dim), dtype=np.float32)
+    found = vectors.vectors("entities", ids) if ids else {}
+    have = [k for k, eid in enumerate(ids) if eid in found]
+    if have:
+        out[have] = unit(np.stack([found[ids[k]] for k in have]))
+    return out
+
+
+def chunk_columns(rows: list[dict[str, Any]]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Chunk rows sorted by id, as columns."""
+    rows = sorted({r["id"]: r for r in rows}.values(), key=lambda r: r["id"])
+    cols = {name: strings([str(r.get(name) or ("text" if name == "kind" else "")) for r in rows])
+            for name in CHUNK_COLUMNS if name != "corpus_id"}
+    cols["corpus_id"] = strings([_corpus_id(r.get("metadata")) for r in rows])
+    return strings([r["id"] for r in rows]), cols
+
+
+def rows_of(sorted_ids: np.ndarray, ids: list[str]) -> np.ndarray:
+    """The rows of ``ids`` in ``sorted_ids`` (-1 where absent), by binary search."""
+    if not len(ids):
+        return np.zeros(0, dtype=np.int64)
+    query = strings(ids)
+    if not len(sorted_ids):
+        return np.full(len(ids), -1, dtype=np.int64)
+    pos = np.searchsorted(sorted_ids, query)
+    pos = np.minimum(pos, len(sorted_ids) - 1)
+    return np.where(sorted_ids[pos] == query, pos, -1).astype(np.int64)
+
+
+def edge_columns(edges: list[EdgeRow], entity_ids: np.ndarray) -> dict[str, np.ndarray]:
+    """Edge rows whose endpoints are both known entities, as columns."""
+    src = rows_of(entity_ids, [e.source for e in edges])
+    dst = rows_of(entity_ids, [e.target for e in edges])
+    keep = (src >= 0) & (dst >= 0)
+    kept = [e for e, k in zip(edges, keep.tolist(), strict=True) if k]
+    return {"edge_source": src[keep].astype(np.int32), "edge_target": dst[keep].astype(np.int32),
+            "edge_type": strings([e.type for e in kept]),
+            "edge_weight": np.asarray([e.weight for e in kept], dtype=np.float64),
+            "edge_id": strings([e.id for e in kept])}
+
+
+def mention_columns(mentions: list[tuple[str, str, int]], chunk_ids: np.ndarray,
+                    entity_ids: np.ndarray) -> dict[str, np.ndarray]:
+    """Mentions of known chunks and entities, as columns."""
+    c = rows_of(chunk_ids, [m[0] for m in mentions])
+    e = rows_of(entity_ids, [m[1] for m in mentions])
+    keep = (c >= 0) & (e >= 0)
+    counts = np.asarray([m[2] for m in mentions], dtype=np.float64)
+    return {"mention_chunk": c[keep].astype(np.int32), "mention_entity": e[keep].astype(np.int32),
+            "mention_count": counts[keep] if len(counts) else np.zeros(0)}
+
+
+def member_columns(memberships: list[tuple[str, str]], entity_ids: np.ndarray) -> dict[str, np.ndarray]:
+    e = rows_of(entity_ids, [m[0] for m in memberships])
+    keep = e >= 0
+    return {"member_entity": e[keep].astype(np.int32),
+            "member_community": strings([m[1] for m, k in zip(memberships, keep.tolist(), strict=True) if k])}
+
+
+def fetch_all(graph: GraphStore, vectors: VectorStore, dim: int) -> Tables:
+    """Every table from scratch (the version is read first: later writes come again as deltas)."""
+    version = graph.version()
+    ents = sorted(graph.snapshot_entities(), key=lambda r: r[0])
+    entity_ids = strings([r[0] for r in ents])
+    ids, mat = vectors.export("entities")
+    evec = np.zeros((len(ents), mat.shape[1] if mat.size else dim), dtype=np.float32)
+    rows = rows_of(entity_ids, list(ids))
+    found = rows >= 0
+    if found.any():
+        evec[rows[found]] = unit(np.asarray(mat)[found])
+    chunk_ids, cols = chunk_columns(graph.snapshot_chunks())
+    return Tables(
+        version=version, entity_ids=entity_ids, entity_names=strings([r[1] for r in ents]),
+        entity_types=strings([r[2] for r in ents]), entity_keys=strings([normalize_name(r[1]) for r in ents]),
+        entity_vectors=evec, chunk_ids=chunk_ids, chunks=cols,
+        **mention_columns(graph.snapshot_mentions(), chunk_ids, entity_ids),
+        **edge_columns(graph.snapshot_edges(), entity_ids),
+        **member_columns(graph.snapshot_memberships(), entity_ids),
+    )
