@@ -23,6 +23,13 @@ def _batches(ids: Sequence[str], size: int) -> Iterator[list[str]]:
         yield list(ids[i : i + size])
 
 
+def complete_log(changes: Sequence[GraphChange], since: int, current: int) -> bool:
+    """Whether ``changes`` are every version from ``since + 1`` up to at least ``current`` (not when
+    the log was pruned, or the versions were bumped before the log existed)."""
+    versions = [c.version for c in changes]
+    return versions == list(range(since + 1, since + 1 + len(versions))) and (versions or [since])[-1] >= current
+
+
 def _edge(r: Mapping[str, Any]) -> EdgeRow:
     return EdgeRow(r["source"], r["target"], r["type"] or "RELATED",
                    float(r["weight"] if r["weight"] is not None else 1.0), r["id"])
@@ -61,14 +68,15 @@ class IndexReadsMixin:
     def mark_communities_built(self) -> None:
         self.commit(communities=True)
 
+    def version(self) -> int:
+        raise NotImplementedError
+
     def changes_since(self, version: int) -> list[GraphChange] | None:
+        current = self.version()  # first: changes committed meanwhile come as extra rows
         rows = self.read(q.CHANGES_SINCE, {"version": version})
         changes = [GraphChange(int(r["version"]), tuple(r["documents"] or ()), tuple(r["entities"] or ()),
                                bool(r["communities"])) for r in rows]
-        expected = range(version + 1, version + 1 + len(changes))
-        if [c.version for c in changes] != list(expected):
-            return None  # a gap: pruned, or versions bumped before the log existed
-        return changes
+        return changes if complete_log(changes, version, current) else None
 
     # -- exports -------------------------------------------------------------------------------
     def _each(self, query: str, ids: Sequence[str]) -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphdb.index_reads import complete_log
 from graphdb.store import (
     COMPLETE,
     DocumentState,
@@ -67,9 +68,7 @@ class MemoryGraphStore:
 
     def changes_since(self, version: int) -> list[GraphChange] | None:
         found = [c for c in self.change_log if c.version > version]
-        if [c.version for c in found] != list(range(version + 1, version + 1 + len(found))):
-            return None
-        return found
+        return found if complete_log(found, version, self.graph_version) else None
 
     def close(self) -> None:
         return None

@@ -1,0 +1,223 @@
+"""The index state patched by deltas equals one built from scratch, after any sequence of document
+inserts, updates, deletes, entity merges and community rebuilds (a property test over the in-memory
+store; ``test_index_freshness.py`` checks the same on ArcadeDB + qdrant-edge with real ingests)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, relation_id
+from ingest.graph_edits import merge_edits, plan_removal
+from retrieval.index import persist
+from retrieval.index.delta import merge_sorted
+from retrieval.index.keeper import IndexKeeper
+from retrieval.index.state import IndexRecipe, IndexState
+from retrieval.index.tables import Tables, fetch_all, strings
+from retrieval.signals import Seeds, ppr_scores
+from tests.memory_graph import MemoryGraphStore
+
+NAMES = ["Ada Lovelace", "Charles Babbage", "London", "Analytical Engine", "Royal Society", "Byron", "Paris",
+         "Mary Somerville"]
+DIM = 8
+
+
+class EntityVectors:
+    """The two reads the index state makes of a vector store, over a dict (entities only)."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, np.ndarray] = {}
+
+    def export(self, collection: str, batch: int = 2048) -> tuple[list[str], np.ndarray]:
+        ids = sorted(self.rows)
+        return ids, np.stack([self.rows[i] for i in ids]) if ids else np.zeros((0, DIM), dtype=np.float32)
+
+    def vectors(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        return {i: self.rows[i] for i in ids if i in self.rows}
+
+
+def _eid(name: str) -> str:
+    return name.lower().replace(" ", "_")
+
+
+def put(graph: MemoryGraphStore, vecs: EntityVectors, doc: int, title: int, chunks: list[list[int]]) -> None:
+    """Write one document the way the ingest pipeline does: pending, removal of what it no longer
+    says, the new chunks, entities, mentions and relations, then the commit."""
+    did = f"doc{doc}"
+    cids = [f"{did}-c{k}-{'-'.join(map(str, names))}" for k, names in enumerate(chunks)]
+    graph.upsert_documents([Document(id=did, source=f"/{did}.txt", title=NAMES[title], content_hash=str(chunks))],
+                           status="pending")
+    ents = {_eid(NAMES[n]): Entity(id=_eid(NAMES[n]), name=NAMES[n], type="PERSON") for c in chunks for n in c}
+    rels: dict[str, Relation] = {}
+    for cid, names in zip(cids, chunks, strict=True):
+        for a, b in combinations(sorted(set(names)), 2):
+            typ = "co_occurs" if (a + b) % 3 else "knows"
+            rid = relation_id(_eid(NAMES[a]), typ, _eid(NAMES[b]))
+            old = rels.get(rid)
+            rels[rid] = Relation(id=rid, source_id=_eid(NAMES[a]), target_id=_eid(NAMES[b]), type=typ,
+                                 chunk_ids=sorted({*(old.chunk_ids if old else []), cid}))
+    plan = plan_removal(graph.removal_facts({did: cids}), keep_entities=ents, keep_relations=set(rels))
+    if plan:
+        graph.remove(plan)
+    graph.upsert_chunks([Chunk(id=c, document_id=did, text=" and ".join(NAMES[n] for n in names) + ".", ord=k)
+                         for k, (c, names) in enumerate(zip(cids, chunks, strict=True))])
+    graph.upsert_entities(list(ents.values()))
+    graph.upsert_mentions([Mention(chunk_id=c, entity_id=_eid(NAMES[n]), count=names.count(n))
+                           for c, names in zip(cids, chunks, strict=True) for n in set(names)])
+    graph.upsert_relations(list(rels.values()))
+    rng = np.random.default_rng(abs(hash(did)) % 1000)
+    for e in ents:
+        vecs.rows.setdefault(e, rng.normal(size=DIM).astype(np.float32))
+    graph.commit(documents=[did], statuses=[(did, "complete", str(chunks))])
+
+
+def delete(graph: MemoryGraphStore, doc: int) -> None:
+    did = f"doc{doc}"
+    if did in graph.docs:
+        graph.remove(plan_removal(graph.removal_facts({did: ()})), [did])
+
+
+def merge(graph: MemoryGraphStore, alias: int, canonical: int) -> None:
+    """Fold one entity into another, as entity resolution does."""
+    a, c = _eid(NAMES[alias]), _eid(NAMES[canonical])
+    if a == c or a not in graph.entities or c not in graph.entities:
+        return
+    edits = merge_edits({a: c}, graph.mentions_of_entities([a]), graph.relations_of_entities([a]))
+    graph.add_mentions(edits.mentions)
+    graph.upsert_relations(edits.relations)
+    graph.delete_entities([a])
+    graph.commit(entities=[a, c])
+
+
+def communities(graph: MemoryGraphStore, split: int) -> None:
+    ids = sorted(graph.entities)
+    graph.delete_communities(list(graph.communities))
+    graph.members.clear()
+    graph.upsert_communities([Community(id=f"k{split}-{i}", level=0, size=len(ids[i::2]), member_ids=ids[i::2])
+                              for i in range(2)])
+    graph.mark_communities_built()
+
+
+def assert_same(patched: IndexState, fresh: IndexState) -> None:
+    """Same tables, bit-equal matrices, the same PPR scores for the same seeds."""
+    a, b = patched.tables, fresh.tables
+    assert a.version == b.version
+    for name in Tables.__dataclass_fields__:
+        if name in ("version", "chunks"):
+            continue
+        x, y = getattr(a, name), getattr(b, name)
+        if name.startswith(("mention_", "edge_", "member_")):  # row order is free: compare as sets
+            continue
+        assert np.array_equal(x, y), name
+    for col in a.chunks:
+        assert np.array_equal(a.chunks[col], b.chunks[col]), col
+    key = lambda t, p: sorted(zip(*[getattr(t, f"{p}_{c}").tolist() for c in  # noqa: E731
+                                    {"mention": ("chunk", "entity", "count"),
+                                     "edge": ("source", "target", "type", "weight", "id"),
+                                     "member": ("entity", "community")}[p]], strict=True))
+    for part in ("mention", "edge", "member"):
+        assert key(a, part) == key(b, part), part
+    sa, sb = patched.snapshot, fresh.snapshot
+    for m in ("incidence", "adjacency", "links"):
+        ma, mb = getattr(sa, m), getattr(sb, m)
+        assert (np.array_equal(ma.indptr, mb.indptr) and np.array_equal(ma.indices, mb.indices)
+                and np.array_equal(ma.data, mb.data)), m
+    assert sa.edge_types == sb.edge_types and sa.relation_ids == sb.relation_ids
+    assert {k: v.tolist() for k, v in sa.community_members.items()} == {
+        k: v.tolist() for k, v in sb.community_members.items()}
+    if sa.n_entities:
+        seeds = Seeds({0: 1.0, sa.n_entities - 1: 0.5})
+        ta, tb = patched.transition(1.0), fresh.transition(1.0)
+        assert ppr_scores(sa, ta, seeds, {}, 1.0, 0.5)[0] == ppr_scores(sb, tb, seeds, {}, 1.0, 0.5)[0]
+
+
+OP = st.one_of(
+    st.tuples(st.just("put"), st.integers(0, 5), st.integers(0, len(NAMES) - 1),
+              st.lists(st.lists(st.integers(0, len(NAMES) - 1), min_size=1, max_size=4), min_size=1, max_size=3)),
+    st.tuples(st.just("delete"), st.integers(0, 5)),
+    st.tuples(st.just("merge"), st.integers(0, len(NAMES) - 1), st.integers(0, len(NAMES) - 1)),
+    st.tuples(st.just("communities"), st.integers(0, 3)),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(OP, min_size=1, max_size=12), st.integers(1, 4))
+def test_deltas_equal_a_fresh_build(ops: list[tuple], refresh_every: int) -> None:  # type: ignore[type-arg]
+    graph, vecs = MemoryGraphStore(), EntityVectors()
+    recipe = IndexRecipe()
+    keeper = IndexKeeper(graph, vecs, recipe, DIM)  # type: ignore[arg-type]
+    keeper.refresh()
+    for i, op in enumerate(ops):
+        if op[0] == "put":
+            put(graph, vecs, op[1], op[2], op[3])
+        elif op[0] == "delete":
+            delete(graph, op[1])
+        elif op[0] == "merge":
+            merge(graph, op[1], op[2])
+        else:
+            communities(graph, op[1])
+        if i % refresh_every == 0:
+            keeper.refresh()
+    patched = keeper.refresh()
+    assert keeper.freshness().last_refresh_kind in ("delta", "none") or patched.version == 0
+    assert_same(patched, IndexState.of(fetch_all(graph, vecs, DIM), recipe))  # type: ignore[arg-type]
+
+
+def test_a_gap_in_the_change_log_rebuilds() -> None:
+    graph, vecs = MemoryGraphStore(), EntityVectors()
+    keeper = IndexKeeper(graph, vecs, IndexRecipe(), DIM)  # type: ignore[arg-type]
+    put(graph, vecs, 1, 0, [[0, 1]])
+    keeper.refresh()
+    put(graph, vecs, 2, 2, [[2, 3]])
+    graph.change_log.clear()  # pruned
+    state = keeper.refresh()
+    assert keeper.freshness().last_refresh_kind == "rebuild" and state.snapshot.n_chunks == 2
+
+
+def test_persisted_state_is_loaded_and_a_corrupt_one_rebuilt(tmp_path: Path) -> None:
+    graph, vecs = MemoryGraphStore(), EntityVectors()
+    put(graph, vecs, 1, 0, [[0, 1], [1, 2]])
+    folder = tmp_path / "index"
+    first = IndexKeeper(graph, vecs, IndexRecipe(), DIM, folder=folder)  # type: ignore[arg-type]
+    built = first.refresh()
+    assert first.freshness().last_refresh_kind == "rebuild" and (folder / persist.MANIFEST).is_file()
+    put(graph, vecs, 2, 3, [[3, 4]])
+    again = IndexKeeper(graph, vecs, IndexRecipe(), DIM, folder=folder)  # type: ignore[arg-type]
+    state = again.refresh()  # loads v1 from disk, then applies the one change since
+    assert again.freshness().last_refresh_kind == "load+delta" and state.version == built.version + 1
+    assert_same(state, IndexState.of(fetch_all(graph, vecs, DIM), IndexRecipe()))  # type: ignore[arg-type]
+    with (folder / "edge_weight.npy").open("r+b") as f:  # flip bytes inside the file
+        f.seek(-4, 2)
+        f.write(b"\xff\xff\xff\xff")
+    assert persist.load(folder, IndexRecipe()) is None
+    assert persist.load(folder, IndexRecipe(typed_weight=3.0)) is None  # another recipe: not used
+    third = IndexKeeper(graph, vecs, IndexRecipe(), DIM, folder=folder)  # type: ignore[arg-type]
+    assert third.refresh().version == graph.version() and third.freshness().last_refresh_kind == "rebuild"
+    assert persist.load(folder, IndexRecipe()) is not None  # the rebuild wrote a good file again
+
+
+def test_merge_sorted_keeps_order_and_maps_old_rows() -> None:
+    ids = strings(["b", "d", "f", "h"])
+    m = merge_sorted(ids, np.array([True, False, True, True]), ["a", "e", "i", "g"])
+    assert m.ids.tolist() == ["a", "b", "e", "f", "g", "h", "i"]
+    assert m.old_to_new.tolist() == [1, -1, 3, 5]
+    assert m.ids[m.new_rows].tolist() == ["a", "e", "g", "i"]
+
+
+@pytest.mark.parametrize("text, found", [
+    ("We met the Beatles's drummer.", {"beatles"}),
+    ("(Paris, France) is far", {"paris, france"}),
+    ("beatlesque music", set()),
+    ("NEW  YORK\\tCITY!", {"new york city"}),
+])
+def test_titles_are_found_as_whole_words(text: str, found: set[str]) -> None:
+    from retrieval.index.links import automaton, normalized_text, titles_in
+
+    auto = automaton(["beatles", "paris, france", "new york city"])
+    assert titles_in(auto, normalized_text(text.replace("\\t", "\t"))) == found
