@@ -147,7 +147,7 @@ def export(graph: EntityGraph, device: torch.device, similar_k: int = 5, similar
         ok = (s >= 0) & (d >= 0) & (s < d)
         kept_sim = (s[ok], d[ok], ps.edge_weight.to(device)[ok])
     else:
-        x = torch.from_numpy(x_host).to(device)
+        x = torch.from_numpy(x_host if x_host.flags.writeable else np.array(x_host)).to(device)  # mapped: copy
     data = HeteroData()
     data[ENTITY].x = x
     data[ENTITY].num_nodes = n
