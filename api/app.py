@@ -76,6 +76,7 @@ def create_app(settings: Settings | None = None, platform: Platform | None = Non
             if hg.scheduler is not None:
                 hg.scheduler.shutdown()
             await run_in_threadpool(jobs.shutdown, cfg.shutdown_grace_s)
+            await run_in_threadpool(plat.retriever.keeper.stop_polling)
             if owned:
                 await run_in_threadpool(plat.close)
 
@@ -102,3 +103,6 @@ def _warm_up(platform: Platform) -> None:
     platform.recover()  # a killed server's half-done work: the re-queued jobs complete it
     platform.vectors.count("chunks")
     platform.embedder.embed(["warm up"])
+    keeper = platform.retriever.keeper
+    keeper.refresh()  # loaded from disk (or built once) before the first request, never inside one
+    keeper.start_polling(platform.settings.index.poll_s)

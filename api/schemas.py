@@ -206,8 +206,16 @@ class CheckOut(BaseModel):
     detail: str
 
 
+class IndexOut(BaseModel):
+    served_version: int = Field(description="The committed graph version whose index state answers queries.")
+    lag: int = Field(description="Committed versions the graph is ahead of the served state (refreshing meanwhile).")
+    last_refresh_s: float = Field(description="Seconds the last refresh took.")
+    last_refresh_kind: str = Field(description="rebuild, load, delta or load+delta.")
+
+
 class Ready(BaseModel):
     status: Literal["ready"]
     graph_version: int
     chunks: int
+    index: IndexOut
     checks: list[CheckOut] = Field(default_factory=list, description="The checks of `hopgraph doctor`.")

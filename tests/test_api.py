@@ -58,6 +58,9 @@ def test_health_ready_and_metrics_need_no_key(api: str) -> None:
     ready = httpx.get(f"{api}/ready")
     assert ready.status_code == 200 and ready.json()["status"] == "ready"
     assert {c["name"] for c in ready.json()["checks"]} >= {"graph store", "chunks", "orphans"}
+    index = ready.json()["index"]  # the state was served before the first request, and keeps up
+    assert index["served_version"] == ready.json()["graph_version"] - index["lag"] and index["lag"] >= 0
+    assert index["last_refresh_kind"] in ("rebuild", "load", "delta", "load+delta")
     metrics = httpx.get(f"{api}/metrics")
     assert metrics.status_code == 200 and "hopgraph_http_requests_total" in metrics.text
 

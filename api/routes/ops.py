@@ -7,7 +7,7 @@ from starlette.concurrency import run_in_threadpool
 
 from api.deps import problems, state
 from api.problems import ProblemError
-from api.schemas import CheckOut, Health, Ready
+from api.schemas import CheckOut, Health, IndexOut, Ready
 from hopgraph.app.doctor import diagnose
 
 router = APIRouter(tags=["operations"])
@@ -31,7 +31,10 @@ async def ready(request: Request) -> Ready:
     failed = [c for c in checks if not c.ok]
     if failed:
         raise ProblemError(503, "not ready: " + "; ".join(f"{c.name}: {c.detail}" for c in failed))
+    fresh = platform.retriever.keeper.freshness()
     return Ready(status="ready", graph_version=version, chunks=chunks,
+                 index=IndexOut(served_version=fresh.served_version, lag=max(version - fresh.served_version, 0),
+                                last_refresh_s=fresh.last_refresh_s, last_refresh_kind=fresh.last_refresh_kind),
                  checks=[CheckOut(name=c.name, ok=c.ok, detail=c.detail) for c in checks])
 
 

@@ -148,12 +148,17 @@ class IndexKeeper:
             except Exception:  # the next poll tries again; queries keep the served state
                 log.exception("index state refresh failed; serving v%s", self._state.version if self._state else "-")
 
-    def close(self) -> None:
-        """Stop polling and write the served state."""
+    def stop_polling(self) -> None:
+        """Stop the poller; ``current()`` checks the graph's version itself again."""
         self._stop.set()
         if self._poller is not None:
             self._poller.join(timeout=30)
             self._poller = None
+        self.fresh_reads = True
+
+    def close(self) -> None:
+        """Stop polling and write the served state."""
+        self.stop_polling()
         try:
             self.save()
         except OSError as exc:
