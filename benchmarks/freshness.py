@@ -1,0 +1,201 @@
+"""How fresh and how fast the query path stays while the graph changes (the served index state).
+
+On an ingested data dir (``--data-dir``; without it, ``--corpus`` is ingested into a throwaway one
+first) it reports, graph mode, one process with the embedded stores:
+
+- the cold start (no persisted state: a full build) and the restart (the persisted state loaded),
+  each with its first query;
+- steady p50 / p95 over the corpus's questions (the baseline every ratio is against);
+- a one-document change (a new document, then the same document edited): the ingest, the refresh
+  (a delta, on the writer's thread), when the change is visible and the first query after it;
+- a running re-ingestion (``--writes`` documents, one per commit) with ``--clients`` concurrent query
+  threads on a polling keeper: failed queries, p95 against idle p95, the served version's lag;
+- the process RSS.
+
+``--synthetic N_DOCS:N_ENTITIES:N_EDGES`` (e.g. 100000:1000000:10000000) times the same state at
+scale from generated tables: full build, a delta of 100 changed documents, RSS, query p50.
+
+    python -m benchmarks.freshness [--data-dir D] [--corpus C --limit N] [--synthetic D:E:R]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import resource
+import statistics
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from benchmarks.common import SHARED_DATA, percentiles, throwaway_arcadedb
+from hopgraph.app.platform import Platform
+from hopgraph.core.settings import Settings
+from ingest.sources import record_to_source
+
+QUESTIONS = SHARED_DATA / "2wiki-dev-500" / "queries.jsonl"
+
+
+def rss_mb() -> float:
+    """Resident memory now (MB)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def questions(n: int) -> list[str]:
+    lines = QUESTIONS.read_text(encoding="utf-8").splitlines()[:n]
+    return [json.loads(x)["text"] for x in lines]
+
+
+@contextlib.contextmanager
+def data_dir(args: argparse.Namespace) -> Iterator[Settings]:
+    """Settings on the given data dir, or on a throwaway one the corpus is ingested into."""
+    if args.data_dir:
+        yield Settings(data_dir=Path(args.data_dir))
+        return
+    with throwaway_arcadedb() as (_info, graph_cfg, tmp):
+        settings = Settings(data_dir=tmp / "data", graph=graph_cfg.model_copy(update={"database": "fresh"}))
+        corpus = Path(args.corpus) / "corpus.jsonl"
+        work = tmp / "corpus.jsonl"
+        work.write_text("\n".join(corpus.read_text(encoding="utf-8").splitlines()[: args.limit]) + "\n")
+        with Platform(settings) as p:
+            t = time.perf_counter()
+            p.ingest([work])
+            print(f"ingested {args.limit or 'all'} records of {corpus.parent.name} in {time.perf_counter() - t:.0f}s")
+        yield settings
+
+
+def timed_query(p: Platform, text: str) -> float:
+    t = time.perf_counter()
+    p.query(text, mode="graph")
+    return time.perf_counter() - t
+
+
+def starts(settings: Settings, qs: list[str]) -> None:
+    """Cold build and restart, each with its first query."""
+    index = settings.index_dir
+    if index.exists():
+        for f in index.iterdir():
+            f.unlink()
+        index.rmdir()
+    for label in ("cold start (full build)", "restart (persisted state)"):
+        with Platform(settings) as p:
+            _ = p.embedder, p.graph, p.vectors
+            t = time.perf_counter()
+            state = p.retriever.keeper.refresh()
+            ready = time.perf_counter() - t
+            first = timed_query(p, qs[0])
+            kind = p.retriever.keeper.freshness().last_refresh_kind
+            print(f"{label}: state v{state.version} ready in {ready:.2f}s ({kind}; {state.seconds}), "
+                  f"first query {first * 1000:.0f} ms")
+
+
+def one_document(p: Platform, qs: list[str], p95: float) -> None:
+    """A new document, then the same document edited: ingest, refresh, visibility, first query."""
+    keeper = p.retriever.keeper
+    for step, text in (("add", "Zorblax Quintana founded the Vexmoor Observatory in 1893 near Kelderwick."),
+                       ("edit", "Zorblax Quintana founded the Vexmoor Observatory in 1894 near Kelderwick, "
+                                "with money from a salt mine.")):
+        t = time.perf_counter()
+        rec = {"id": "vexmoor", "text": text, "title": "Vexmoor Observatory"}
+        p._ingestor().ingest_sources([record_to_source("bench", rec, "bench#0")], total=1)
+        ingest_s = time.perf_counter() - t
+        t = time.perf_counter()
+        keeper.refresh()
+        refresh_s = time.perf_counter() - t
+        first = timed_query(p, "Who founded the Vexmoor Observatory?")
+        top = p.query("Who founded the Vexmoor Observatory?", mode="graph", top_k=1).results
+        seen = bool(top) and "Zorblax" in top[0].text
+        print(f"one-document {step}: ingest {ingest_s:.1f}s, refresh {refresh_s:.2f}s "
+              f"({keeper.freshness().last_refresh_kind}), visible {ingest_s + refresh_s:.1f}s after the ingest "
+              f"started / {refresh_s:.2f}s after it completed: {seen}; first query {first * 1000:.0f} ms "
+              f"= {first * 1000 / p95:.2f}x steady p95")
+
+
+def under_writes(p: Platform, qs: list[str], clients: int, writes: int, idle_p95: float) -> None:
+    """Concurrent query threads on a polling keeper while documents are written one commit each."""
+    keeper = p.retriever.keeper
+    keeper.start_polling(p.settings.index.poll_s)
+    stop = threading.Event()
+    lat: list[float] = []
+    lags: list[int] = []
+    failed: list[str] = []
+    lock = threading.Lock()
+
+    def client(k: int) -> None:
+        i = k
+        while not stop.is_set():
+            try:
+                t = time.perf_counter()
+                res = p.query(qs[i % len(qs)], mode="graph")
+                with lock:
+                    lat.append(time.perf_counter() - t)
+                    lags.append(res.graph_version - res.index_version)
+            except Exception as exc:  # counted, not raised: the figure is how many fail
+                with lock:
+                    failed.append(repr(exc))
+            i += clients
+
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
+    for th in threads:
+        th.start()
+    t = time.perf_counter()
+    for n in range(writes):
+        rec = {"id": f"w{n}", "title": f"Written {n}", "text": f"Hopgraph bench document {n} was written by "
+               f"Ada Lovelace in London while {clients} clients queried it."}
+        p._ingestor().ingest_sources([record_to_source("bench", rec, f"bench#w{n}")], total=1)
+    write_s = time.perf_counter() - t
+    time.sleep(2 * p.settings.index.poll_s)
+    stop.set()
+    for th in threads:
+        th.join()
+    keeper.stop_polling()
+    p50, p95 = percentiles(lat)
+    print(f"re-ingestion of {writes} documents ({write_s:.0f}s) under {clients} clients: {len(lat)} queries, "
+          f"{len(failed)} failed, p50 {p50:.0f} ms, p95 {p95:.0f} ms = {p95 / idle_p95:.2f}x idle p95; "
+          f"served lag max {max(lags, default=0)} versions, mean {statistics.fmean(lags or [0]):.2f}")
+    if failed:
+        print("  first failure:", failed[0])
+
+
+def corpus_run(args: argparse.Namespace) -> None:
+    qs = questions(args.queries)
+    with data_dir(args) as settings:
+        starts(settings, qs)
+        with Platform(settings) as p:
+            p.retriever.keeper.refresh()
+            for q in qs[:5]:
+                timed_query(p, q)  # warm caches
+            p50, p95 = percentiles([timed_query(p, q) for q in qs])
+            print(f"steady graph mode over {len(qs)} questions: p50 {p50:.0f} ms, p95 {p95:.0f} ms")
+            one_document(p, qs, p95)
+            under_writes(p, qs, args.clients, args.writes, p95)
+            print(f"process RSS {rss_mb():.0f} MB")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data-dir", help="an ingested data dir (its stores are changed: bench documents are added)")
+    ap.add_argument("--corpus", default=str(SHARED_DATA / "2wiki-corpus"))
+    ap.add_argument("--limit", type=int, default=None, help="records of the corpus to ingest (default all)")
+    ap.add_argument("--queries", type=int, default=100)
+    ap.add_argument("--clients", type=int, default=8)
+    ap.add_argument("--writes", type=int, default=10)
+    ap.add_argument("--synthetic", help="N_DOCS:N_ENTITIES:N_EDGES: time the index state at scale instead")
+    args = ap.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if args.synthetic:
+        from benchmarks.freshness_scale import scale_run
+
+        scale_run(*(int(x) for x in args.synthetic.split(":")))
+    else:
+        corpus_run(args)
+
+
+if __name__ == "__main__":
+    main()
