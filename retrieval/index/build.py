@@ -26,7 +26,7 @@ CO_OCCURS = "co_occurs"
 
 def _csr(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, shape: tuple[int, int]) -> sp.csr_matrix:
     """A CSR matrix whose duplicates are summed in a fixed order (sorted by row, column, value)."""
-    order = np.lexsort((vals, cols, rows))
+    order = np.lexsort((vals, rows.astype(np.int64) * max(shape[1], 1) + cols))
     m = sp.csr_matrix((vals[order], (rows[order], cols[order])), shape=shape, dtype=np.float64)
     m.sum_duplicates()
     return m
