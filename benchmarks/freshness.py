@@ -6,10 +6,12 @@ first) it reports, graph mode, one process with the embedded stores:
 - the cold start (no persisted state: a full build) and the restart (the persisted state loaded),
   each with its first query;
 - steady p50 / p95 over the corpus's questions (the baseline every ratio is against);
-- a one-document change (a new document, then the same document edited): the ingest, the refresh
-  (a delta, on the writer's thread), when the change is visible and the first query after it;
-- a running re-ingestion (``--writes`` documents, one per commit) with ``--clients`` concurrent query
-  threads on a polling keeper: failed queries, p95 against idle p95, the served version's lag;
+- a one-document change (a new document, then the same document edited; the run's end, resolution
+  and communities, is left to the next part): the ingest, the refresh (a delta, on the writer's
+  thread), when the change is visible and the first query after it;
+- a running re-ingestion (``--writes`` documents, one commit each, then the run's end) with
+  ``--clients`` concurrent query threads on a polling keeper: failed queries, p95 against idle p95,
+  the served version's lag;
 - the process RSS.
 
 ``--synthetic N_DOCS:N_ENTITIES:N_EDGES`` (e.g. 100000:1000000:10000000) times the same state at
@@ -103,7 +105,7 @@ def one_document(p: Platform, qs: list[str], p95: float) -> None:
                                 "with money from a salt mine.")):
         t = time.perf_counter()
         rec = {"id": "vexmoor", "text": text, "title": "Vexmoor Observatory"}
-        p._ingestor().ingest_sources([record_to_source("bench", rec, "bench#0")], total=1)
+        p._ingestor().ingest_sources([record_to_source("bench", rec, "bench#0")], total=1, finish=False)
         ingest_s = time.perf_counter() - t
         t = time.perf_counter()
         keeper.refresh()
@@ -148,7 +150,8 @@ def under_writes(p: Platform, qs: list[str], clients: int, writes: int, idle_p95
     for n in range(writes):
         rec = {"id": f"w{n}", "title": f"Written {n}", "text": f"Hopgraph bench document {n} was written by "
                f"Ada Lovelace in London while {clients} clients queried it."}
-        p._ingestor().ingest_sources([record_to_source("bench", rec, f"bench#w{n}")], total=1)
+        p._ingestor().ingest_sources([record_to_source("bench", rec, f"bench#w{n}")], total=1, finish=False)
+    p._ingestor().ingest_sources([], total=0)  # the run's end: resolution and communities, as a scheduled run
     write_s = time.perf_counter() - t
     time.sleep(2 * p.settings.index.poll_s)
     stop.set()
