@@ -30,8 +30,9 @@ import resource
 import statistics
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from benchmarks.common import SHARED_DATA, percentiles, throwaway_arcadedb
 from hopgraph.app.platform import Platform
@@ -85,7 +86,7 @@ def starts(settings: Settings, qs: list[str]) -> None:
         for f in index.iterdir():
             f.unlink()
         index.rmdir()
-    for label in ("cold start (full build)", "restart (persisted state)"):
+    for label in ("start without a persisted state (full build)", "restart (persisted state)"):
         with Platform(settings) as p:
             _ = p.embedder, p.graph, p.vectors
             t = time.perf_counter()
@@ -119,10 +120,9 @@ def one_document(p: Platform, qs: list[str], p95: float) -> None:
               f"= {first * 1000 / p95:.2f}x steady p95")
 
 
-def under_writes(p: Platform, qs: list[str], clients: int, writes: int, idle_p95: float) -> None:
-    """Concurrent query threads on a polling keeper while documents are written one commit each."""
-    keeper = p.retriever.keeper
-    keeper.start_polling(p.settings.index.poll_s)
+def with_clients(p: Platform, qs: list[str], clients: int, work: Callable[[], None]) -> dict[str, Any]:
+    """Run ``work`` while ``clients`` threads query (graph mode); their latencies, failures and the
+    served lag each saw."""
     stop = threading.Event()
     lat: list[float] = []
     lags: list[int] = []
@@ -147,23 +147,41 @@ def under_writes(p: Platform, qs: list[str], clients: int, writes: int, idle_p95
     for th in threads:
         th.start()
     t = time.perf_counter()
-    for n in range(writes):
-        rec = {"id": f"w{n}", "title": f"Written {n}", "text": f"Hopgraph bench document {n} was written by "
-               f"Ada Lovelace in London while {clients} clients queried it."}
-        p._ingestor().ingest_sources([record_to_source("bench", rec, f"bench#w{n}")], total=1, finish=False)
-    p._ingestor().ingest_sources([], total=0)  # the run's end: resolution and communities, as a scheduled run
-    write_s = time.perf_counter() - t
-    time.sleep(2 * p.settings.index.poll_s)
+    work()
+    seconds = time.perf_counter() - t
     stop.set()
     for th in threads:
         th.join()
-    keeper.stop_polling()
     p50, p95 = percentiles(lat)
-    print(f"re-ingestion of {writes} documents ({write_s:.0f}s) under {clients} clients: {len(lat)} queries, "
-          f"{len(failed)} failed, p50 {p50:.0f} ms, p95 {p95:.0f} ms = {p95 / idle_p95:.2f}x idle p95; "
-          f"served lag max {max(lags, default=0)} versions, mean {statistics.fmean(lags or [0]):.2f}")
-    if failed:
-        print("  first failure:", failed[0])
+    return {"seconds": seconds, "queries": len(lat), "failed": failed, "p50": p50, "p95": p95, "lags": lags}
+
+
+def under_writes(p: Platform, qs: list[str], clients: int, writes: int) -> None:
+    """Concurrent query threads on a polling keeper, idle and then while documents are written one
+    commit each (then the run's end: resolution and communities), as a scheduled re-ingestion."""
+    keeper = p.retriever.keeper
+    keeper.start_polling(p.settings.index.poll_s)
+
+    def reingest() -> None:
+        for n in range(writes):
+            rec = {"id": f"w{n}", "title": f"Written {n}", "text": f"Hopgraph bench document {n} ({time.time()}) "
+                   f"was written by Ada Lovelace in London while {clients} clients queried it."}
+            p._ingestor().ingest_sources([record_to_source("bench", rec, f"bench#w{n}")], total=1, finish=False)
+        p._ingestor().ingest_sources([], total=0)  # the run's end: resolution and communities
+        time.sleep(2 * p.settings.index.poll_s)  # the poller's last refresh
+
+    idle = with_clients(p, qs, clients, lambda: time.sleep(30))
+    busy = with_clients(p, qs, clients, reingest)
+    keeper.stop_polling()
+    print(f"{clients} concurrent clients, idle: {idle['queries']} queries, {len(idle['failed'])} failed, "
+          f"p50 {idle['p50']:.0f} ms, p95 {idle['p95']:.0f} ms")
+    print(f"{clients} concurrent clients during a re-ingestion of {writes} documents ({busy['seconds']:.0f}s): "
+          f"{busy['queries']} queries, {len(busy['failed'])} failed, p50 {busy['p50']:.0f} ms, p95 {busy['p95']:.0f} ms"
+          f" = {busy['p95'] / idle['p95']:.2f}x idle p95; served lag max {max(busy['lags'], default=0)} "
+          f"versions, mean {statistics.fmean(busy['lags'] or [0]):.2f}; last refresh "
+          f"{keeper.freshness().last_refresh_s:.2f}s ({keeper.freshness().last_refresh_kind})")
+    if busy["failed"]:
+        print("  first failure:", busy["failed"][0])
 
 
 def corpus_run(args: argparse.Namespace) -> None:
@@ -177,7 +195,7 @@ def corpus_run(args: argparse.Namespace) -> None:
             p50, p95 = percentiles([timed_query(p, q) for q in qs])
             print(f"steady graph mode over {len(qs)} questions: p50 {p50:.0f} ms, p95 {p95:.0f} ms")
             one_document(p, qs, p95)
-            under_writes(p, qs, args.clients, args.writes, p95)
+            under_writes(p, qs, args.clients, args.writes)
             print(f"process RSS {rss_mb():.0f} MB")
 
 

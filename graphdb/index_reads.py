@@ -104,10 +104,16 @@ class IndexReadsMixin:
         rows = self.read(q.ENTITIES) if ids is None else self._each(q.ENTITIES_OF, ids)
         return [(r["id"], r["name"] or "", r["type"] or "") for r in rows]
 
-    def snapshot_edges(self, entity_ids: Sequence[str] | None = None) -> list[EdgeRow]:
+    def snapshot_edges(self, entity_ids: Sequence[str] | None = None, within: bool = False) -> list[EdgeRow]:
         if entity_ids is None:
             return [_edge(r) for r in self.read(q.EDGES)]
-        rows = self._each(q.EDGES_FROM, entity_ids) + self._each(q.EDGES_TO, entity_ids)
+        if within:
+            everyone = sorted(set(entity_ids))
+            rows: list[dict[str, Any]] = []
+            for batch in _batches(everyone, self.cfg.batch_size):
+                rows += self.read(q.EDGES_WITHIN, {"ids": batch, "all": everyone})
+        else:
+            rows = self._each(q.EDGES_FROM, entity_ids) + self._each(q.EDGES_TO, entity_ids)
         return list({r["id"]: _edge(r) for r in rows}.values())
 
     def snapshot_memberships(self) -> list[tuple[str, str]]:

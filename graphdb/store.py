@@ -313,8 +313,8 @@ class GraphStore(Protocol):
         """(id, name, type) of every entity, or of those of ``ids`` that exist."""
         ...
 
-    def snapshot_edges(self, entity_ids: Sequence[str] | None = None) -> list[EdgeRow]:
-        """Every RELATED edge, or those with an endpoint in ``entity_ids``."""
+    def snapshot_edges(self, entity_ids: Sequence[str] | None = None, within: bool = False) -> list[EdgeRow]:
+        """Every RELATED edge, or those with an endpoint in ``entity_ids`` (both, when ``within``)."""
         ...
 
     def snapshot_memberships(self) -> list[tuple[str, str]]:

@@ -302,10 +302,11 @@ class MemoryGraphStore:
         keep = self.entities if ids is None else [i for i in dict.fromkeys(ids) if i in self.entities]
         return [(i, self.entities[i].name, self.entities[i].type) for i in keep]
 
-    def snapshot_edges(self, entity_ids: Sequence[str] | None = None) -> list[EdgeRow]:
+    def snapshot_edges(self, entity_ids: Sequence[str] | None = None, within: bool = False) -> list[EdgeRow]:
         es = None if entity_ids is None else set(entity_ids)
         return [EdgeRow(r.source_id, r.target_id, r.type, r.weight, r.id) for r in self.relations.values()
-                if es is None or r.source_id in es or r.target_id in es]
+                if es is None or (r.source_id in es and r.target_id in es if within
+                                  else r.source_id in es or r.target_id in es)]
 
     def snapshot_memberships(self) -> list[tuple[str, str]]:
         return sorted(self.members)

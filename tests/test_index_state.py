@@ -186,6 +186,7 @@ def test_persisted_state_is_loaded_and_a_corrupt_one_rebuilt(tmp_path: Path) -> 
     folder = tmp_path / "index"
     first = IndexKeeper(graph, vecs, IndexRecipe(), DIM, folder=folder)  # type: ignore[arg-type]
     built = first.refresh()
+    first.save()  # the refresh writes on a background thread: wait for it
     assert first.freshness().last_refresh_kind == "rebuild" and (folder / persist.MANIFEST).is_file()
     put(graph, vecs, 2, 3, [[3, 4]])
     again = IndexKeeper(graph, vecs, IndexRecipe(), DIM, folder=folder)  # type: ignore[arg-type]
@@ -199,6 +200,7 @@ def test_persisted_state_is_loaded_and_a_corrupt_one_rebuilt(tmp_path: Path) -> 
     assert persist.load(folder, IndexRecipe(typed_weight=3.0)) is None  # another recipe: not used
     third = IndexKeeper(graph, vecs, IndexRecipe(), DIM, folder=folder)  # type: ignore[arg-type]
     assert third.refresh().version == graph.version() and third.freshness().last_refresh_kind == "rebuild"
+    third.save()
     assert persist.load(folder, IndexRecipe()) is not None  # the rebuild wrote a good file again
 
 

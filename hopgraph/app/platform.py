@@ -118,11 +118,13 @@ class Platform:
             self._refresh_index()
 
     def _refresh_index(self) -> None:
-        """After this process's own writes: bring a served index state up to date now (a delta, on
-        the writer's thread; queries keep answering from the previous state meanwhile)."""
-        if self._retriever is not None:
+        """After this process's own writes: bring the index state up to date now (a delta, on the
+        writer's thread; queries keep answering from the previous state meanwhile). With
+        ``index.persist`` the state is kept current even before any query, so that the next
+        process (``serve`` after ``hopgraph ingest``) loads it instead of building it."""
+        if self._retriever is not None or self.settings.index.persist:
             try:
-                self._retriever.keeper.refresh()
+                self.retriever.keeper.refresh()
             except Exception as exc:  # the write stands; the next query or poll refreshes again
                 log.warning("index state not refreshed after the write: %s", exc)
 

@@ -2,7 +2,8 @@
 
 Only what the change touched is read back: the chunks of the changed documents, the mentions of
 those chunks (and of merged entities), the touched entities (those the old and new chunks mention,
-and the entities a change names), the edges incident to them and the vectors of new entities. The
+and the entities a change names), the edges among them (all edges of the named ones) and the
+vectors of new entities. The
 result holds the same rows, in the same order, as ``fetch_all`` at the same version.
 """
 
@@ -111,14 +112,22 @@ def apply_changes(tables: Tables, changes: Sequence[GraphChange], graph: GraphSt
     fresh = mention_columns(list({(c, e): (c, e, n) for c, e, n in [*new_mentions, *again]}.values()),
                             chunks.ids, ents.ids)
 
-    # edges: every edge incident to a touched entity is read again
+    # edges: a relation's support is the chunks stating it, which mention both its ends, so a changed
+    # chunk changes only edges among touched entities; a merge rewires every edge of the entities it names
     t_touched = rows_of(t.entity_ids, touched)
-    t_touched = t_touched[t_touched >= 0]
-    drop_e = np.isin(t.edge_source, t_touched) | np.isin(t.edge_target, t_touched)
+    in_touched = np.zeros(len(t.entity_ids), dtype=bool)
+    in_touched[t_touched[t_touched >= 0]] = True
+    t_named = rows_of(t.entity_ids, named)
+    in_named = np.zeros(len(t.entity_ids), dtype=bool)
+    in_named[t_named[t_named >= 0]] = True
+    drop_e = (in_touched[t.edge_source] & in_touched[t.edge_target]) | in_named[t.edge_source] | \
+        in_named[t.edge_target]
     e_src = _remap(t.edge_source[~drop_e], ents.old_to_new)
     e_dst = _remap(t.edge_target[~drop_e], ents.old_to_new)
     e_live = (e_src >= 0) & (e_dst >= 0)
-    edges = edge_columns(graph.snapshot_edges(touched) if touched else [], ents.ids)
+    read = {e.id: e for e in [*(graph.snapshot_edges(touched, within=True) if touched else []),
+                              *(graph.snapshot_edges(named) if named else [])]}
+    edges = edge_columns(list(read.values()), ents.ids)
 
     if communities:
         members = member_columns(graph.snapshot_memberships(), ents.ids)

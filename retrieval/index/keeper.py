@@ -56,6 +56,8 @@ class IndexKeeper:
         self._refresh_lock = threading.Lock()
         self._saved_at = 0.0
         self._saved_version = -1
+        self._saver: threading.Thread | None = None
+        self._save_lock = threading.Lock()
         self._last = (0.0, "none")
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
@@ -101,7 +103,7 @@ class IndexKeeper:
             base = persist.load(self.folder, self.recipe)
             kind = "load"
             if base is not None:
-                self._saved_version = base.version
+                self._saved_at, self._saved_version = time.monotonic(), base.version
                 if base.version == version:
                     return base, kind
         if base is not None and base.version <= version:
@@ -113,20 +115,38 @@ class IndexKeeper:
         return fetch_all(self.graph, self.vectors, self.dim), "rebuild"
 
     def _maybe_save(self, state: IndexState, force: bool = False) -> None:
+        """Write ``state`` on a background thread (one write at a time; the writer never waits)."""
         if self.folder is None or state.version == self._saved_version:
             return
         if not force and time.monotonic() - self._saved_at < self.persist_every_s:
             return
-        t0 = time.perf_counter()
-        persist.save(state.tables, self.recipe, self.folder)
+        if self._saver is not None and self._saver.is_alive():
+            return  # the next refresh (or close) writes the newer state
         self._saved_at, self._saved_version = time.monotonic(), state.version
+        self._saver = threading.Thread(target=self._write, args=(state,), name="index-save", daemon=True)
+        self._saver.start()
+
+    def _write(self, state: IndexState) -> None:
+        assert self.folder is not None
+        t0 = time.perf_counter()
+        try:
+            with self._save_lock:
+                persist.save(state.tables, self.recipe, self.folder)
+        except OSError as exc:  # a full disk: the state is still served, the next write tries again
+            self._saved_version = -1
+            log.warning("index state v%d not written to %s: %s", state.version, self.folder, exc)
+            return
         log.info("index state v%d written to %s in %.2fs", state.version, self.folder, time.perf_counter() - t0)
 
     def save(self) -> None:
-        """Write the served state now (a clean shutdown)."""
+        """Write the served state now and wait for it (a clean shutdown)."""
         with self._refresh_lock:
-            if self._state is not None:
-                self._maybe_save(self._state, force=True)
+            if self._saver is not None:
+                self._saver.join()
+            state = self._state
+            if self.folder is not None and state is not None and state.version != self._saved_version:
+                self._saved_version = state.version
+                self._write(state)
 
     # -- polling (servers) ---------------------------------------------------------------------
     def start_polling(self, every_s: float) -> None:
