@@ -4,7 +4,7 @@ On an ingested data dir (``--data-dir``; without it, ``--corpus`` is ingested in
 first) it reports, graph mode, one process with the embedded stores:
 
 - the cold start (no persisted state: a full build) and the restart (the persisted state loaded),
-  each with its first query;
+  each with its first query, and ``hopgraph serve`` restarted: seconds until ``/ready``;
 - steady p50 / p95 over the corpus's questions (the baseline every ratio is against);
 - a one-document change (a new document, then the same document edited; the run's end, resolution
   and communities, is left to the next part): the ingest, the refresh (a delta, on the writer's
@@ -27,14 +27,19 @@ import contextlib
 import json
 import os
 import resource
+import signal
 import statistics
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import SHARED_DATA, percentiles, throwaway_arcadedb
+import httpx
+
+from benchmarks.common import SHARED_DATA, free_port, percentiles, throwaway_arcadedb
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import Settings
 from ingest.sources import record_to_source
@@ -96,6 +101,37 @@ def starts(settings: Settings, qs: list[str]) -> None:
             kind = p.retriever.keeper.freshness().last_refresh_kind
             print(f"{label}: state v{state.version} ready in {ready:.2f}s ({kind}; {state.seconds}), "
                   f"first query {first * 1000:.0f} ms")
+
+
+def serve_restart(settings: Settings, question: str) -> None:
+    """``hopgraph serve`` started on the data dir: seconds until /ready answers, then the first query."""
+    port = free_port()
+    env = {**os.environ, "HOPGRAPH_DATA_DIR": str(settings.data_dir), "HOPGRAPH_API__PORT": str(port),
+           "HF_HUB_OFFLINE": "1"}
+    url = f"http://127.0.0.1:{port}"
+    t = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "hopgraph.cli", "serve"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"hopgraph serve exited with {proc.returncode}")
+            with contextlib.suppress(httpx.TransportError):
+                ready = httpx.get(f"{url}/ready", timeout=30)
+                if ready.status_code == 200:
+                    break
+            time.sleep(0.1)
+        ready_s = time.perf_counter() - t
+        t = time.perf_counter()
+        res = httpx.post(f"{url}/query", json={"text": question, "mode": "graph"}, timeout=60)
+        first = time.perf_counter() - t
+        index = ready.json()["index"]
+        print(f"hopgraph serve restart: /ready after {ready_s:.1f}s (models, stores and the index state v"
+              f"{index['served_version']}, {index['last_refresh_kind']}), first /query {first * 1000:.0f} ms "
+              f"(HTTP {res.status_code})")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
 
 
 def one_document(p: Platform, qs: list[str], p95: float) -> None:
@@ -188,6 +224,7 @@ def corpus_run(args: argparse.Namespace) -> None:
     qs = questions(args.queries)
     with data_dir(args) as settings:
         starts(settings, qs)
+        serve_restart(settings, qs[0])
         with Platform(settings) as p:
             p.retriever.keeper.refresh()
             for q in qs[:5]:

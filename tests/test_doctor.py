@@ -26,6 +26,9 @@ def _corpus(tmp_path: Path) -> Path:
 def test_a_clean_store_passes_and_each_broken_invariant_is_reported(platform: Platform, tmp_path: Path) -> None:
     platform.ingest([_corpus(tmp_path)])
     assert _failed(platform) == {}
+    platform.retriever.keeper.save()  # the ingest kept the index state current; wait for its write
+    index = {c.name: c.detail for c in diagnose(platform)}["index state"]
+    assert index == f"persisted at graph version {platform.graph.version()}"
     chunk = platform.graph.read("MATCH (c:Chunk) RETURN c.id AS id LIMIT 1")[0]["id"]
     platform.vectors.delete("chunks", [chunk])  # a lost vector
     assert _failed(platform)["chunks"] == "2 chunks in the graph, 1 vectors — they differ"

@@ -189,19 +189,19 @@ def test_persisted_state_is_loaded_and_a_corrupt_one_rebuilt(tmp_path: Path) -> 
     first.save()  # the refresh writes on a background thread: wait for it
     assert first.freshness().last_refresh_kind == "rebuild" and (folder / persist.MANIFEST).is_file()
     put(graph, vecs, 2, 3, [[3, 4]])
-    again = IndexKeeper(graph, vecs, IndexRecipe(), DIM, folder=folder)  # type: ignore[arg-type]
+    other = IndexRecipe(typed_weight=3.0, link_weight=5.0)  # raw tables: any weighting can load them
+    again = IndexKeeper(graph, vecs, other, DIM, folder=folder)  # type: ignore[arg-type]
     state = again.refresh()  # loads v1 from disk, then applies the one change since
     assert again.freshness().last_refresh_kind == "load+delta" and state.version == built.version + 1
-    assert_same(state, IndexState.of(fetch_all(graph, vecs, DIM), IndexRecipe()))  # type: ignore[arg-type]
+    assert_same(state, IndexState.of(fetch_all(graph, vecs, DIM), other))  # type: ignore[arg-type]
     with (folder / "edge_weight.npy").open("r+b") as f:  # flip bytes inside the file
         f.seek(-4, 2)
         f.write(b"\xff\xff\xff\xff")
-    assert persist.load(folder, IndexRecipe()) is None
-    assert persist.load(folder, IndexRecipe(typed_weight=3.0)) is None  # another recipe: not used
+    assert persist.load(folder) is None
     third = IndexKeeper(graph, vecs, IndexRecipe(), DIM, folder=folder)  # type: ignore[arg-type]
     assert third.refresh().version == graph.version() and third.freshness().last_refresh_kind == "rebuild"
     third.save()
-    assert persist.load(folder, IndexRecipe()) is not None  # the rebuild wrote a good file again
+    assert persist.load(folder) is not None  # the rebuild wrote a good file again
 
 
 def test_merge_sorted_keeps_order_and_maps_old_rows() -> None:

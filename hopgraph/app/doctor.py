@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hopgraph.core.errors import HopgraphError
+from retrieval.index import persist
 
 if TYPE_CHECKING:
     from hopgraph.app.platform import Platform
@@ -62,4 +63,17 @@ def diagnose(platform: Platform) -> list[Check]:
     orphans = {k: health[k] for k in ("orphan_entities", "orphan_chunks", "empty_communities") if health[k]}
     checks.append(Check("orphans", not orphans, "none" if not orphans else
                         ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in orphans.items())))
+    checks.append(_index_state(platform, version))
     return checks
+
+
+def _index_state(platform: Platform, version: int) -> Check:
+    """Where the persisted index state stands (informational: a stale or missing one is rebuilt or
+    patched at the next start, never wrong)."""
+    if not platform.settings.index.persist:
+        return Check("index state", True, "not persisted (index.persist = false): built at each start")
+    saved = persist.saved_version(platform.settings.index_dir)
+    if saved is None:
+        return Check("index state", True, "none persisted yet: the next query or serve builds it")
+    behind = f", {version - saved} version(s) behind: the next start applies the changes" if saved < version else ""
+    return Check("index state", True, f"persisted at graph version {saved}{behind}")

@@ -100,7 +100,7 @@ class IndexKeeper:
         base = state.tables if state is not None else None
         kind = "delta"
         if base is None and self.folder is not None:
-            base = persist.load(self.folder, self.recipe)
+            base = persist.load(self.folder)
             kind = "load"
             if base is not None:
                 self._saved_at, self._saved_version = time.monotonic(), base.version
@@ -131,7 +131,7 @@ class IndexKeeper:
         t0 = time.perf_counter()
         try:
             with self._save_lock:
-                persist.save(state.tables, self.recipe, self.folder)
+                persist.save(state.tables, self.folder)
         except OSError as exc:  # a full disk: the state is still served, the next write tries again
             self._saved_version = -1
             log.warning("index state v%d not written to %s: %s", state.version, self.folder, exc)

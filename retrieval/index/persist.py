@@ -1,8 +1,9 @@
 """The index state on disk: its tables as ``.npy`` arrays (entity vectors memory-mapped on load) and
-strings as JSON, under a manifest naming the graph version, the recipe and a CRC of every file.
+strings as JSON, under a manifest naming the graph version and a CRC of every file. The tables are
+what the stores hold, before any weighting, so one file serves every retrieval setting.
 
 A write goes to a new folder that replaces the old one by rename, so a crash leaves the previous
-state whole. A load that finds a missing, corrupt or other-recipe file returns None: the caller
+state whole. A load that finds a missing, corrupt or other-format file returns None: the caller
 rebuilds (and says why in the log).
 """
 
@@ -12,12 +13,11 @@ import json
 import logging
 import shutil
 import zlib
-from dataclasses import asdict, fields
+from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
 
-from retrieval.index.state import IndexRecipe
 from retrieval.index.tables import CHUNK_COLUMNS, Tables, strings
 
 log = logging.getLogger(__name__)
@@ -37,7 +37,7 @@ def _crc(path: Path) -> int:
     return crc
 
 
-def save(tables: Tables, recipe: IndexRecipe, folder: Path) -> None:
+def save(tables: Tables, folder: Path) -> None:
     """Write ``tables`` to ``folder`` (atomically replacing what was there)."""
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = folder.with_name(folder.name + ".writing")
@@ -49,7 +49,7 @@ def save(tables: Tables, recipe: IndexRecipe, folder: Path) -> None:
     text.update({f"chunk.{c}": tables.chunks[c].tolist() for c in CHUNK_COLUMNS})
     (tmp / "strings.json").write_text(json.dumps(text), encoding="utf-8")
     files = {p.name: _crc(p) for p in sorted(tmp.iterdir())}
-    manifest = {"format": FORMAT, "version": tables.version, "recipe": asdict(recipe), "files": files}
+    manifest = {"format": FORMAT, "version": tables.version, "files": files}
     (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
     old = folder.with_name(folder.name + ".old")
     shutil.rmtree(old, ignore_errors=True)
@@ -59,7 +59,7 @@ def save(tables: Tables, recipe: IndexRecipe, folder: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def load(folder: Path, recipe: IndexRecipe) -> Tables | None:
+def load(folder: Path) -> Tables | None:
     """The tables saved in ``folder``, or None (with the reason logged) when they cannot be used."""
     try:
         manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
@@ -68,8 +68,8 @@ def load(folder: Path, recipe: IndexRecipe) -> Tables | None:
     except (OSError, ValueError) as exc:
         log.warning("index state in %s unreadable (%s): rebuilding", folder, exc)
         return None
-    if manifest.get("format") != FORMAT or manifest.get("recipe") != asdict(recipe):
-        log.info("index state in %s was built with other settings: rebuilding", folder)
+    if manifest.get("format") != FORMAT:
+        log.info("index state in %s has another format: rebuilding", folder)
         return None
     files = manifest.get("files", {})
     for name, crc in files.items():
@@ -87,4 +87,12 @@ def load(folder: Path, recipe: IndexRecipe) -> Tables | None:
         return Tables(version=int(manifest["version"]), chunks=chunks, **{k: values[k] for k in known})
     except (OSError, ValueError, KeyError) as exc:
         log.warning("index state in %s unreadable (%s): rebuilding", folder, exc)
+        return None
+
+
+def saved_version(folder: Path) -> int | None:
+    """The graph version of the state saved in ``folder`` (its manifest only; not verified)."""
+    try:
+        return int(json.loads((folder / MANIFEST).read_text(encoding="utf-8"))["version"])
+    except (OSError, ValueError, KeyError, TypeError):
         return None
