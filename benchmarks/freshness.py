@@ -113,22 +113,25 @@ def serve_restart(settings: Settings, question: str) -> None:
     proc = subprocess.Popen([sys.executable, "-m", "hopgraph.cli", "serve"], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
-        while True:
+        while True:  # the server accepts connections once its warm-up (the index state too) is done
             if proc.poll() is not None:
                 raise RuntimeError(f"hopgraph serve exited with {proc.returncode}")
             with contextlib.suppress(httpx.TransportError):
-                ready = httpx.get(f"{url}/ready", timeout=30)
-                if ready.status_code == 200:
+                if httpx.get(f"{url}/health", timeout=30).status_code == 200:
                     break
             time.sleep(0.1)
-        ready_s = time.perf_counter() - t
+        serving_s = time.perf_counter() - t
         t = time.perf_counter()
         res = httpx.post(f"{url}/query", json={"text": question, "mode": "graph"}, timeout=60)
         first = time.perf_counter() - t
+        t = time.perf_counter()
+        ready = httpx.get(f"{url}/ready", timeout=60)
+        ready_s = time.perf_counter() - t
         index = ready.json()["index"]
-        print(f"hopgraph serve restart: /ready after {ready_s:.1f}s (models, stores and the index state v"
-              f"{index['served_version']}, {index['last_refresh_kind']}), first /query {first * 1000:.0f} ms "
-              f"(HTTP {res.status_code})")
+        print(f"hopgraph serve restart: serving after {serving_s:.1f}s (process, models, stores, index state v"
+              f"{index['served_version']} by {index['last_refresh_kind']} in {index['last_refresh_s']:.2f}s), "
+              f"first /query {first * 1000:.0f} ms (HTTP {res.status_code}); /ready (the doctor's checks) "
+              f"{ready_s:.1f}s")
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=60)
