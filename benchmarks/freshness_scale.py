@@ -55,7 +55,7 @@ def generate(n_docs: int, n_entities: int, n_edges: int, seed: int = 7) -> Table
         mention_count=np.ones(n_docs * PER_CHUNK), edge_source=src, edge_target=dst,
         edge_type=strings(np.where(typed, "knows", "co_occurs").tolist()),
         edge_weight=rng.integers(1, 4, n_edges).astype(np.float64),
-        edge_id=strings([f"r{k}" for k in range(n_edges)]),
+        edge_id=strings([f"r{k}" if t else "" for k, t in enumerate(typed.tolist())]),
         member_entity=np.zeros(0, np.int32), member_community=strings([]))
 
 
@@ -88,9 +88,10 @@ class SyntheticGraph:
     def snapshot_entities(self, ids: Sequence[str] | None = None) -> list[tuple[str, str, str]]:
         return [(i, f"entity {int(i[1:])}", "PERSON") for i in ids or ()]
 
-    def snapshot_edges(self, entity_ids: Sequence[str] | None = None) -> list[EdgeRow]:
+    def snapshot_edges(self, entity_ids: Sequence[str] | None = None, within: bool = False) -> list[EdgeRow]:
         rows = np.asarray([int(i[1:]) for i in entity_ids or ()], dtype=np.int32)
-        hit = np.nonzero(np.isin(self.t.edge_source, rows) | np.isin(self.t.edge_target, rows))[0]
+        ends = np.isin(self.t.edge_source, rows), np.isin(self.t.edge_target, rows)
+        hit = np.nonzero(ends[0] & ends[1] if within else ends[0] | ends[1])[0]
         t = self.t
         return [EdgeRow(f"e{s:09d}", f"e{d:09d}", ty, w, i) for s, d, ty, w, i in zip(
             t.edge_source[hit].tolist(), t.edge_target[hit].tolist(), t.edge_type[hit].tolist(),

@@ -17,11 +17,10 @@ import scipy.sparse as sp
 from hopgraph.core.text import normalize_name
 from hopgraph.core.weights import specificity
 from retrieval.index import links
-from retrieval.index.tables import Tables
+from retrieval.index.tables import CO_OCCURS, Tables
 from retrieval.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
-CO_OCCURS = "co_occurs"
 
 
 def _csr(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, shape: tuple[int, int]) -> sp.csr_matrix:

@@ -20,6 +20,8 @@ from vectors.store import VectorStore
 #: chunk columns, in the order ``GraphStore.snapshot_chunks`` names them (``corpus_id`` comes from
 #: the document's metadata)
 CHUNK_COLUMNS = ("text", "document_id", "source", "title", "corpus_id", "kind", "uri")
+#: the edge type whose ids are not kept (nothing at query time names a co-occurrence; most edges are one)
+CO_OCCURS = "co_occurs"
 
 
 def strings(values: Any) -> np.ndarray:
@@ -55,7 +57,7 @@ class Tables:
     edge_target: np.ndarray                # int32 entity rows
     edge_type: np.ndarray                  # object
     edge_weight: np.ndarray                # float64 (support)
-    edge_id: np.ndarray                    # object
+    edge_id: np.ndarray                    # object ("" for co-occurrences)
     member_entity: np.ndarray              # int32 entity rows
     member_community: np.ndarray           # object community ids
 
@@ -113,7 +115,7 @@ def edge_columns(edges: list[EdgeRow], entity_ids: np.ndarray) -> dict[str, np.n
     return {"edge_source": src[keep].astype(np.int32), "edge_target": dst[keep].astype(np.int32),
             "edge_type": strings([e.type for e in kept]),
             "edge_weight": np.asarray([e.weight for e in kept], dtype=np.float64),
-            "edge_id": strings([e.id for e in kept])}
+            "edge_id": strings([e.id if e.type != CO_OCCURS else "" for e in kept])}
 
 
 def mention_columns(mentions: list[tuple[str, str, int]], chunk_ids: np.ndarray,
