@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 
 from gpu.device import resolve as resolve_device
-from gpu.train import Example
 from graphdb.store import GraphStore
 from hopgraph.core.records import Citation, QueryFilters, QueryResult, RetrievedChunk
 from hopgraph.core.settings import GpuSettings, RetrievalSettings
@@ -28,6 +28,9 @@ from retrieval.snapshot import Snapshot
 from vectors.clip import ClipEmbedder
 from vectors.embedders import Embedder
 from vectors.store import VectorStore
+
+if TYPE_CHECKING:
+    from gpu.train import Example
 
 #: settings the snapshot is built with: fixed per retriever, refused as per-query overrides
 INDEX_SETTINGS = ("typed_weight", "about_weight")
@@ -154,6 +157,8 @@ class Retriever:
         labels = subgraph.gold_labels(snap, cand.nodes.numpy(), gold)
         if not bool(labels.any()):
             return None
+        from gpu.train import Example  # PyTorch Geometric: imported for training only
+
         return Example(query_id, cand.sub, torch.from_numpy(run.qvec.astype(np.float32)), cand.scalars, labels)
 
     def _versions(self, state: IndexState) -> dict[str, int]:

@@ -11,14 +11,12 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 import torch
-from torch_geometric.data import HeteroData
 
-from gpu.export import EntityGraph, ExportCache, GraphExport
-from gpu.gnn import CheckpointError, CheckpointMeta, GnnScorer, load_checkpoint
 from gpu.ppr import TorchPPR
 from hopgraph.core.settings import GpuSettings
 from hopgraph.core.weights import specificity
@@ -26,12 +24,20 @@ from retrieval.signals import Seeds
 from retrieval.snapshot import Snapshot
 from vectors.store import VectorStore
 
+if TYPE_CHECKING:  # PyTorch Geometric costs 2 s to import: loaded when a pcst/gnn query needs it
+    from torch_geometric.data import HeteroData
+
+    from gpu.export import EntityGraph, ExportCache, GraphExport
+    from gpu.gnn import CheckpointMeta, GnnScorer
+
 log = logging.getLogger(__name__)
 
 
 def entity_graph(snap: Snapshot, relation_vectors: dict[str, np.ndarray]) -> EntityGraph:
     """The snapshot's entity graph as arrays: typed relations (with their embeddings) and
     co-occurrence pairs (the remaining adjacency), weights from the snapshot's adjacency."""
+    from gpu.export import EntityGraph
+
     adj = snap.adjacency
     pairs = list(snap.relation_ids)
     types = sorted({snap.edge_types[p] for p in pairs})
@@ -112,9 +118,18 @@ class GpuParts:
         self.embedder_name = embedder_name
         self.checkpoint = checkpoint
         self.device = device
-        self.exports = ExportCache(device, cfg.similar_k, cfg.similar_min)
+        self._exports: ExportCache | None = None
         self._ppr: tuple[sp.csr_matrix, TorchPPR] | None = None
         self._scorer: tuple[int, GnnScorer] | None = None
+
+    @property
+    def exports(self) -> ExportCache:
+        """The export cache (created on first use)."""
+        if self._exports is None:
+            from gpu.export import ExportCache
+
+            self._exports = ExportCache(self.device, self.cfg.similar_k, self.cfg.similar_min)
+        return self._exports
 
     def export(self, snap: Snapshot) -> GraphExport:
         def build() -> EntityGraph:
@@ -134,6 +149,8 @@ class GpuParts:
 
     def scorer(self, snap: Snapshot) -> GnnScorer:
         """The GNN scorer of the checkpoint (loaded once per graph version; mismatches refused)."""
+        from gpu.gnn import CheckpointError, GnnScorer, load_checkpoint
+
         if self._scorer is None or self._scorer[0] != snap.version:
             if self.checkpoint is None:
                 raise CheckpointError("no GNN checkpoint is configured (train one with `hopgraph train-gnn`)")
