@@ -97,7 +97,7 @@ class SyntheticGraph:
             t.edge_source[hit].tolist(), t.edge_target[hit].tolist(), t.edge_type[hit].tolist(),
             t.edge_weight[hit].tolist(), t.edge_id[hit].tolist(), strict=True)]
 
-    def snapshot_memberships(self) -> list[tuple[str, str]]:
+    def snapshot_memberships(self, entity_ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
         return []
 
 

@@ -95,3 +95,9 @@ UNWIND $ids AS id
 MATCH (a:Entity)-[r:RELATED]->(b:Entity {id: id})
 RETURN a.id AS source, b.id AS target, r.id AS id, r.type AS type, r.weight AS weight
 """
+
+MEMBERSHIPS_OF = """
+UNWIND $ids AS id
+MATCH (e:Entity {id: id})-[:IN_COMMUNITY]->(c:Community)
+RETURN e.id AS entity_id, c.id AS community_id
+"""

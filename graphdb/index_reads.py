@@ -116,5 +116,6 @@ class IndexReadsMixin:
             rows = self._each(q.EDGES_FROM, entity_ids) + self._each(q.EDGES_TO, entity_ids)
         return list({r["id"]: _edge(r) for r in rows}.values())
 
-    def snapshot_memberships(self) -> list[tuple[str, str]]:
-        return [(r["entity_id"], r["community_id"]) for r in self.read(q.MEMBERSHIPS)]
+    def snapshot_memberships(self, entity_ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
+        rows = self.read(q.MEMBERSHIPS) if entity_ids is None else self._each(q.MEMBERSHIPS_OF, entity_ids)
+        return [(r["entity_id"], r["community_id"]) for r in rows]

@@ -317,8 +317,8 @@ class GraphStore(Protocol):
         """Every RELATED edge, or those with an endpoint in ``entity_ids`` (both, when ``within``)."""
         ...
 
-    def snapshot_memberships(self) -> list[tuple[str, str]]:
-        """Every (entity id, community id) membership."""
+    def snapshot_memberships(self, entity_ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
+        """Every (entity id, community id) membership, or those of ``entity_ids``."""
         ...
 
     # -- the log of scheduled runs -----------------------------------------------------------------

@@ -308,8 +308,9 @@ class MemoryGraphStore:
                 if es is None or (r.source_id in es and r.target_id in es if within
                                   else r.source_id in es or r.target_id in es)]
 
-    def snapshot_memberships(self) -> list[tuple[str, str]]:
-        return sorted(self.members)
+    def snapshot_memberships(self, entity_ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
+        es = None if entity_ids is None else set(entity_ids)
+        return sorted(m for m in self.members if es is None or m[0] in es)
 
     def record_ingest_run(self, run: IngestRun) -> None:
         self.runs[run.id] = run

@@ -4,6 +4,7 @@ store; ``test_index_freshness.py`` checks the same on ArcadeDB + qdrant-edge wit
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from itertools import combinations
 from pathlib import Path
@@ -146,7 +147,8 @@ OP = st.one_of(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=int(os.environ.get("HOPGRAPH_PROPERTY_EXAMPLES", "100")), deadline=None,
+          derandomize="HOPGRAPH_PROPERTY_EXAMPLES" not in os.environ, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(OP, min_size=1, max_size=12), st.integers(1, 4))
 def test_deltas_equal_a_fresh_build(ops: list[tuple], refresh_every: int) -> None:  # type: ignore[type-arg]
     graph, vecs = MemoryGraphStore(), EntityVectors()

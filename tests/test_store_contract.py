@@ -160,3 +160,5 @@ def test_exports_of_what_changed_are_slices_of_the_whole(narrow: GraphStore) -> 
     whole = {e.id for e in narrow.snapshot_edges()}
     assert {e.id for e in narrow.snapshot_edges(["b", "bee"])} == whole  # every edge touches b or bee
     assert len(whole) == 4 and len(narrow.snapshot_entities()) == 4
+    assert sorted(narrow.snapshot_memberships(["a", "zz"])) == [("a", "onlya"), ("a", "top")]
+    assert len(narrow.snapshot_memberships()) == 5

@@ -2,8 +2,8 @@
 
 Only what the change touched is read back: the chunks of the changed documents, the mentions of
 those chunks (and of merged entities), the touched entities (those the old and new chunks mention,
-and the entities a change names), the edges among them (all edges of the named ones) and the
-vectors of new entities. The
+and the entities a change names), the edges among them (all edges of the named ones), their
+memberships and their vectors. The
 result holds the same rows, in the same order, as ``fetch_all`` at the same version.
 """
 
@@ -101,6 +101,9 @@ def apply_changes(tables: Tables, changes: Sequence[GraphChange], graph: GraphSt
         types[at] = strings([r[2] for r in rows.values()])
         keys[at] = strings([normalize_name(r[1]) for r in rows.values()])
     evec = np.insert(t.entity_vectors[keep_entity], ins, unit_rows(sorted(added), vectors, t.dim), axis=0)
+    kept = sorted(set(rows) - set(added))  # a touched entity may have been deleted and written again since
+    if kept:
+        evec[rows_of(ents.ids, kept)] = unit_rows(kept, vectors, t.dim)
 
     # mentions: rows of dropped chunks and of named (merged) entities go; the fetched ones come back
     again = graph.snapshot_mentions(entity_ids=named) if named else []
@@ -131,9 +134,12 @@ def apply_changes(tables: Tables, changes: Sequence[GraphChange], graph: GraphSt
 
     if communities:
         members = member_columns(graph.snapshot_memberships(), ents.ids)
-    else:
+    else:  # a touched entity may have been deleted (with its memberships) and written again
         m_e = _remap(t.member_entity, ents.old_to_new)
-        members = {"member_entity": m_e[m_e >= 0].astype(np.int32), "member_community": t.member_community[m_e >= 0]}
+        stay = (m_e >= 0) & ~in_touched[t.member_entity]
+        again_m = member_columns(graph.snapshot_memberships(list(rows)) if rows else [], ents.ids)
+        members = {"member_entity": _concat(m_e[stay], again_m["member_entity"]).astype(np.int32),
+                   "member_community": _concat(t.member_community[stay], again_m["member_community"])}
 
     return Tables(
         version=changes[-1].version, entity_ids=ents.ids, entity_names=names, entity_types=types, entity_keys=keys,
