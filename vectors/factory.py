@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from hopgraph.core.settings import Settings
 from vectors.edge import EdgeVectorStore
-from vectors.qdrant_server import QdrantClientVectorStore
 from vectors.store import VectorStore, VectorStoreError
 
 
@@ -15,6 +14,8 @@ def open_vector_store(settings: Settings) -> VectorStore:
         return EdgeVectorStore(settings.vectors_dir, cfg)
     if cfg.backend == "server" and not cfg.url:
         raise VectorStoreError("vectors.url is required for the server backend (HOPGRAPH_VECTORS__URL)")
+    from vectors.qdrant_server import QdrantClientVectorStore  # qdrant-client: imported only when used
+
     url = cfg.url if cfg.backend == "server" else ":memory:"
     key = cfg.api_key.get_secret_value() if cfg.api_key else None
     return QdrantClientVectorStore.connect(url, key, cfg.prefix, cfg.upsert_batch, cfg.timeout_s)
