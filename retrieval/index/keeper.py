@@ -87,12 +87,10 @@ class IndexKeeper:
             if state is not None and state.version == version:
                 return state
             tables, kind = self._next_tables(state, version)
-            if state is None or tables is not state.tables:
-                state = IndexState.of(tables, self.recipe)
-                self._state = state
-                self._last = (round(time.perf_counter() - t0, 3), kind)
-                log.info("index state v%d served (%s in %.2fs: %s)", state.version, kind, self._last[0],
-                         state.seconds)
+            state = IndexState.of(tables, self.recipe)
+            self._state = state
+            self._last = (round(time.perf_counter() - t0, 3), kind)
+            log.info("index state v%d served (%s in %.2fs: %s)", state.version, kind, self._last[0], state.seconds)
             self._maybe_save(state, force=kind == "rebuild")
             return state
 
@@ -109,8 +107,8 @@ class IndexKeeper:
         if base is not None and base.version <= version:
             changes = self.graph.changes_since(base.version)
             if changes is not None:
-                return (apply_changes(base, changes, self.graph, self.vectors) if changes else base.at(version),
-                        kind if not changes else f"{kind}+delta" if kind == "load" else "delta")
+                patched = apply_changes(base, changes, self.graph, self.vectors)
+                return patched, "load+delta" if kind == "load" else "delta"
             log.info("change log does not reach back to v%d: rebuilding the index state", base.version)
         return fetch_all(self.graph, self.vectors, self.dim), "rebuild"
 

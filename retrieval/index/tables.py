@@ -8,7 +8,7 @@ to entity and chunk rows; their order does not matter (``build`` canonicalises w
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -64,9 +64,6 @@ class Tables:
     @property
     def dim(self) -> int:
         return int(self.entity_vectors.shape[1])
-
-    def at(self, version: int) -> Tables:
-        return replace(self, version=version)
 
 
 def unit(mat: np.ndarray) -> np.ndarray:
