@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 from urllib.parse import urlparse
 
@@ -12,6 +12,7 @@ import neo4j
 from neo4j.exceptions import ClientError, ConstraintError, ServiceUnavailable
 
 from graphdb import cypher
+from graphdb.batches import batches
 from graphdb.browse import BrowseMixin
 from graphdb.dialect import Dialect
 from graphdb.index_reads import IndexReadsMixin
@@ -34,11 +35,6 @@ T = TypeVar("T")
 
 class GraphStoreError(StoreUnavailableError):
     """A graph operation failed for a reason the caller should see."""
-
-
-def _batches(rows: Sequence[T], size: int) -> Iterator[Sequence[T]]:
-    for i in range(0, len(rows), size):
-        yield rows[i : i + size]
 
 
 def _dedupe(rows: Iterable[dict[str, Any]], key: str = "id") -> list[dict[str, Any]]:
@@ -105,7 +101,7 @@ class BoltGraphStore(IndexReadsMixin, BrowseMixin):
     def _write_rows(self, query: str, rows: Sequence[dict[str, Any]]) -> None:
         """UNWIND ``rows`` in batches, each batch one managed transaction (the version moves only on
         ``commit``)."""
-        for batch in _batches(rows, self.cfg.batch_size):
+        for batch in batches(rows, self.cfg.batch_size):
             def work(tx: neo4j.ManagedTransaction, b: Sequence[dict[str, Any]] = batch) -> None:
                 tx.run(query, rows=list(b)).consume()
 
@@ -113,7 +109,7 @@ class BoltGraphStore(IndexReadsMixin, BrowseMixin):
 
     def _write_ids(self, query: str, ids: Sequence[str]) -> None:
         """Like _write_rows, for statements that UNWIND ``$ids``."""
-        for batch in _batches(ids, self.cfg.batch_size):
+        for batch in batches(ids, self.cfg.batch_size):
             def work(tx: neo4j.ManagedTransaction, b: Sequence[str] = batch) -> None:
                 tx.run(query, ids=list(b)).consume()
 
@@ -217,7 +213,7 @@ class BoltGraphStore(IndexReadsMixin, BrowseMixin):
     # -- reads --------------------------------------------------------------------------------
     def document_states(self, ids: Sequence[str]) -> dict[str, DocumentState]:
         out: dict[str, DocumentState] = {}
-        for batch in _batches(list(dict.fromkeys(ids)), self.cfg.batch_size):
+        for batch in batches(list(dict.fromkeys(ids)), self.cfg.batch_size):
             for r in self.read(cypher.DOCUMENT_STATES, {"ids": list(batch)}):
                 out[r["id"]] = DocumentState(r["id"], r["status"], r["content_hash"], r["source"])
         return out
@@ -235,19 +231,19 @@ class BoltGraphStore(IndexReadsMixin, BrowseMixin):
         rows = [{"document_id": d, "keep": sorted(k)} for d, k in keep.items()]
         chunk_ids: list[str] = []
         touched: set[str] = set()
-        for batch in _batches(rows, max(1, self.cfg.batch_size // 10)):
+        for batch in batches(rows, max(1, self.cfg.batch_size // 10)):
             for r in self.read(cypher.STALE_CHUNKS, {"rows": list(batch)}):
                 chunk_ids.append(r["chunk_id"])
                 touched.update(e for e in r["entity_ids"] if e is not None)
         facts = RemovalFacts(chunk_ids=sorted(set(chunk_ids)), touched_entity_ids=sorted(touched))
-        for ebatch in _batches(facts.touched_entity_ids, self.cfg.batch_size):
+        for ebatch in batches(facts.touched_entity_ids, self.cfg.batch_size):
             ids = list(ebatch)
             facts.orphaned_entity_ids.update(
                 r["id"] for r in self.read(cypher.ORPHANED_BY, {"ids": ids, "chunk_ids": facts.chunk_ids}))
             for r in self.read(cypher.RELATIONS_SUPPORTED_BY, {"ids": ids, "chunk_ids": facts.chunk_ids}):
                 ref = RelationRef(r["id"], r["source_id"], r["target_id"])
                 (facts.unsupported if r["dead"] else facts.weakened)[ref.id] = ref
-        for obatch in _batches(sorted(facts.orphaned_entity_ids), self.cfg.batch_size):
+        for obatch in batches(sorted(facts.orphaned_entity_ids), self.cfg.batch_size):
             facts.community_ids.update(r["id"] for r in self.read(cypher.COMMUNITIES_OF, {"ids": list(obatch)}))
         return facts
 
@@ -301,7 +297,7 @@ class BoltGraphStore(IndexReadsMixin, BrowseMixin):
     def relation_descriptions(self, refs: Sequence[RelationRef]) -> dict[str, str]:
         out: dict[str, str] = {}
         rows = [{"id": r.id, "source_id": r.source_id, "target_id": r.target_id} for r in refs]
-        for batch in _batches(rows, self.cfg.batch_size):
+        for batch in batches(rows, self.cfg.batch_size):
             out.update({r["id"]: r["description"] or "" for r in
                         self.read(cypher.RELATION_DESCRIPTIONS, {"rows": list(batch)})})
         return out
@@ -339,7 +335,7 @@ class BoltGraphStore(IndexReadsMixin, BrowseMixin):
                     for r in self.read(cypher.STALE_ENTITIES)]
         rows = self.read(cypher.STALE_RELATIONS)
         wanted = sorted({c for r in rows for c in sorted(r["chunk_ids"] or [])[:3]})
-        texts = {t["id"]: t["text"] or "" for b in _batches(wanted, self.cfg.batch_size)
+        texts = {t["id"]: t["text"] or "" for b in batches(wanted, self.cfg.batch_size)
                  for t in self.read(cypher.CHUNK_TEXTS, {"ids": list(b)})}
         relations = [StaleDescription(r["id"], r["description"] or "", (r["source"] or "", r["target"] or ""),
                                       [texts[c] for c in sorted(r["chunk_ids"] or [])[:3] if c in texts],
@@ -361,12 +357,12 @@ class BoltGraphStore(IndexReadsMixin, BrowseMixin):
     def mentions_of_entities(self, ids: Sequence[str]) -> list[Mention]:
         """Every mention of the given entities."""
         return [Mention(chunk_id=r["chunk_id"], entity_id=r["entity_id"], count=int(r["count"] or 1))
-                for b in _batches(ids, self.cfg.batch_size)
+                for b in batches(ids, self.cfg.batch_size)
                 for r in self.read(cypher.MENTIONS_OF_ENTITIES, {"ids": list(b)})]
 
     def relations_of_entities(self, ids: Sequence[str]) -> list[Relation]:
         """Every relation touching the given entities (once each)."""
-        found = {r["id"]: r for b in _batches(ids, self.cfg.batch_size)
+        found = {r["id"]: r for b in batches(ids, self.cfg.batch_size)
                  for r in self.read(cypher.RELATIONS_OF_ENTITIES, {"ids": list(b)})}
         return [Relation(id=r["id"], source_id=r["source_id"], target_id=r["target_id"], type=r["type"],
                          description=r["description"] or "", chunk_ids=list(r["chunk_ids"] or []))

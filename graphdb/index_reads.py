@@ -3,24 +3,20 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import neo4j
 
 from graphdb import cypher
 from graphdb import cypher_index as q
+from graphdb.batches import batches
 from graphdb.store import EdgeRow, GraphChange
 from hopgraph.core.settings import GraphSettings
 
 T = TypeVar("T")
 #: how many committed changes the log keeps; a reader further behind rebuilds from scratch
 CHANGE_LOG_KEEP = 5000
-
-
-def _batches(ids: Sequence[str], size: int) -> Iterator[list[str]]:
-    for i in range(0, len(ids), size):
-        yield list(ids[i : i + size])
 
 
 def complete_log(changes: Sequence[GraphChange], since: int, current: int) -> bool:
@@ -81,7 +77,7 @@ class IndexReadsMixin:
     # -- exports -------------------------------------------------------------------------------
     def _each(self, query: str, ids: Sequence[str]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
-        for batch in _batches(list(dict.fromkeys(ids)), self.cfg.batch_size):
+        for batch in batches(list(dict.fromkeys(ids)), self.cfg.batch_size):
             out += self.read(query, {"ids": batch})
         return out
 
@@ -110,7 +106,7 @@ class IndexReadsMixin:
         if within:
             everyone = sorted(set(entity_ids))
             rows: list[dict[str, Any]] = []
-            for batch in _batches(everyone, self.cfg.batch_size):
+            for batch in batches(everyone, self.cfg.batch_size):
                 rows += self.read(q.EDGES_WITHIN, {"ids": batch, "all": everyone})
         else:
             rows = self._each(q.EDGES_FROM, entity_ids) + self._each(q.EDGES_TO, entity_ids)

@@ -55,7 +55,7 @@ def _remap(rows: np.ndarray, mapping: np.ndarray) -> np.ndarray:
 
 
 def _concat(*parts: np.ndarray) -> np.ndarray:
-    return np.concatenate([p for p in parts]) if parts else np.zeros(0)
+    return np.concatenate(parts)
 
 
 def apply_changes(tables: Tables, changes: Sequence[GraphChange], graph: GraphStore,
