@@ -14,6 +14,7 @@ from neo4j.exceptions import ClientError, ConstraintError, ServiceUnavailable
 from graphdb import cypher
 from graphdb.batches import batches
 from graphdb.browse import BrowseMixin
+from graphdb.community_edits import CommunityEditsMixin
 from graphdb.dialect import Dialect
 from graphdb.index_reads import IndexReadsMixin
 from graphdb.migrations import MigrationRunner, discover, packaged
@@ -45,7 +46,7 @@ def _dedupe(rows: Iterable[dict[str, Any]], key: str = "id") -> list[dict[str, A
     return list(out.values())
 
 
-class BoltGraphStore(IndexReadsMixin, BrowseMixin):
+class BoltGraphStore(IndexReadsMixin, CommunityEditsMixin, BrowseMixin):
     """GraphStore over Bolt. Writes are UNWIND batches in managed write transactions."""
 
     def __init__(self, uri: str, auth: tuple[str, str], cfg: GraphSettings, dialect: Dialect) -> None:
@@ -197,8 +198,8 @@ class BoltGraphStore(IndexReadsMixin, BrowseMixin):
         self._write_rows(cypher.UPSERT_RELATIONS, rows)
 
     def upsert_communities(self, communities: Sequence[Community]) -> None:
-        rows = _dedupe([{"id": c.id, "level": c.level, "title": c.title, "summary": c.summary, "size": c.size}
-                        for c in communities])
+        rows = _dedupe([{"id": c.id, "level": c.level, "title": c.title, "summary": c.summary, "size": c.size,
+                         "key_ids": c.key_ids, "quoted": c.quoted} for c in communities])
         self._write_rows(cypher.UPSERT_COMMUNITIES, rows)
         parents = [{"id": c.id, "parent_id": c.parent_id} for c in communities if c.parent_id]
         self._write_rows(cypher.LINK_COMMUNITY_PARENTS, parents)

@@ -44,6 +44,7 @@ UPSERT_ENTITIES = """
 UNWIND $rows AS r
 MERGE (e:Entity {id: r.id})
 ON CREATE SET e.name = r.name, e.type = r.type, e.description = r.description, e.resolved = false
+SET e.clustered = false
 """
 
 UPSERT_MENTIONS = """
@@ -145,7 +146,8 @@ SET x.weight = size(x.chunk_ids)
 UPSERT_COMMUNITIES = """
 UNWIND $rows AS r
 MERGE (c:Community {id: r.id})
-SET c.level = r.level, c.title = r.title, c.summary = r.summary, c.size = r.size, c.stale_summary = null
+SET c.level = r.level, c.title = r.title, c.summary = r.summary, c.size = r.size, c.key_ids = r.key_ids,
+    c.quoted = r.quoted, c.stale_summary = null
 """
 
 LINK_COMMUNITY_PARENTS = """
@@ -192,7 +194,7 @@ SET r.weight = size(r.chunk_ids), r.stale_description = true
 MARK_STALE_DESCRIPTIONS = """
 UNWIND $ids AS eid
 MATCH (e:Entity {id: eid})
-SET e.stale_description = true
+SET e.stale_description = true, e.clustered = false
 WITH e
 OPTIONAL MATCH (e)-[:IN_COMMUNITY]->(c:Community)
 SET c.stale_summary = true

@@ -83,13 +83,6 @@ MATCH (a:Entity {id: id})-[r:RELATED]->(b:Entity)
 RETURN a.id AS source, b.id AS target, r.id AS id, r.type AS type, r.weight AS weight
 """
 
-EDGES_WITHIN = """
-UNWIND $ids AS id
-MATCH (a:Entity {id: id})-[r:RELATED]->(b:Entity)
-WHERE b.id IN $all
-RETURN a.id AS source, b.id AS target, r.id AS id, r.type AS type, r.weight AS weight
-"""
-
 EDGES_TO = """
 UNWIND $ids AS id
 MATCH (a:Entity)-[r:RELATED]->(b:Entity {id: id})

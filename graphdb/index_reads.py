@@ -103,11 +103,9 @@ class IndexReadsMixin:
     def snapshot_edges(self, entity_ids: Sequence[str] | None = None, within: bool = False) -> list[EdgeRow]:
         if entity_ids is None:
             return [_edge(r) for r in self.read(q.EDGES)]
-        if within:
-            everyone = sorted(set(entity_ids))
-            rows: list[dict[str, Any]] = []
-            for batch in batches(everyone, self.cfg.batch_size):
-                rows += self.read(q.EDGES_WITHIN, {"ids": batch, "all": everyone})
+        if within:  # filtered here: ``WHERE b.id IN $all`` on the server is 5x slower (ArcadeDB 26.10)
+            everyone = set(entity_ids)
+            rows = [r for r in self._each(q.EDGES_FROM, sorted(everyone)) if r["target"] in everyone]
         else:
             rows = self._each(q.EDGES_FROM, entity_ids) + self._each(q.EDGES_TO, entity_ids)
         return list({r["id"]: _edge(r) for r in rows}.values())

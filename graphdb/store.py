@@ -117,6 +117,17 @@ class Topology:
 
 
 @dataclass(frozen=True)
+class ChainLink:
+    """An entity's membership of one community, and where that community sits in the hierarchy."""
+
+    entity_id: str
+    community_id: str
+    level: int
+    parent_id: str | None
+    has_children: bool
+
+
+@dataclass(frozen=True)
 class GraphChange:
     """One committed graph version: the documents and entities it changed, and whether it rebuilt
     the communities (the change log readers patch their index state from)."""
@@ -295,6 +306,41 @@ class GraphStore(Protocol):
     def mark_communities_built(self) -> None:
         """Commit the rebuilt communities (a change of its own) and record them as current."""
         ...
+
+    # -- incremental communities (graphdb.community_edits) ----------------------------------------
+    def unclustered_entities(self) -> list[str]:
+        """Entities whose neighbourhood changed since their communities were computed."""
+        ...
+
+    def mark_clustered(self, ids: Sequence[str] | None = None) -> None:
+        """Clear the mark of these entities (None: of every entity)."""
+        ...
+
+    def mark_unclustered(self, ids: Sequence[str]) -> None:
+        """Mark entities whose neighbourhood changed outside an ingest (e.g. a merge rewired it)."""
+        ...
+
+    def community_chains(self, entity_ids: Sequence[str]) -> list[ChainLink]:
+        """Every community each entity belongs to, with level, parent and whether it has children."""
+        ...
+
+    def community_members(self, community_ids: Sequence[str]) -> dict[str, list[str]]:
+        """Member entity ids of each community."""
+        ...
+
+    def community_texts(self, community_ids: Sequence[str]) -> list[Community]:
+        """Stored communities without members: level, size, title, summary, key_ids, quoted."""
+        ...
+
+    def edit_memberships(self, add: Sequence[tuple[str, str]], remove: Sequence[tuple[str, str]]) -> None:
+        """Add and remove (entity id, community id) memberships."""
+        ...
+
+    def refresh_communities(self, ids: Sequence[str]) -> None:
+        """Recount sizes; delete those left empty and childless."""
+        ...
+
+    def clear_stale_summaries(self, ids: Sequence[str]) -> None: ...
 
     # -- exports for the query-time snapshot -------------------------------------------------------
     def topology(self) -> Topology: ...

@@ -5,11 +5,14 @@ Clustering runs graspologic's native hierarchical Leiden (``graspologic_native``
 Python wrapper's scientific stack) over the weighted entity graph: typed relations count
 ``typed_weight`` per supporting chunk, co-occurrences 1.
 
-Incremental: Leiden is warm-started from the previous level-0 assignment (seeded), so a small change
-to the graph moves few entities; community ids are hashes of their member sets, and only communities
-whose membership changed are described, written and re-embedded, vanished ones deleted. The price:
-communities depend on the ingest history, not only on the final graph (``warm_start = false``
-makes them a pure function of the graph, and a small change then reshuffles most of them).
+After an ingest, ``CommunityBuilder.update`` re-clusters only around the entities whose
+neighbourhood changed (``ingest.community_update``): the cost follows the change, and every other
+community keeps its id. A full re-clustering (``rebuild``; ``hopgraph communities --rebuild``) is
+warm-started from the previous level-0 assignment (seeded), so it too keeps most communities;
+community ids are hashes of their member sets, and only communities whose membership changed are
+described, written and re-embedded, vanished ones deleted. The price: communities depend on the
+ingest history, not only on the final graph (``warm_start = false`` and ``incremental = false``
+make them a pure function of the graph).
 """
 
 from __future__ import annotations
@@ -18,35 +21,20 @@ import logging
 import re
 import time
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 from graphdb.store import GraphStore, RelationRef, Topology
-from hopgraph.core.records import Community, stable_id
+from hopgraph.core.records import Community
 from hopgraph.core.settings import CommunitySettings
+from ingest.community_plan import CommunityReport, community_id
+from ingest.community_update import IncrementalUpdate
 from ingest.llm_reports import LlmReporter
 from vectors.embedders import Embedder
 from vectors.store import VectorPoint, VectorStore
 
 log = logging.getLogger(__name__)
 _TYPE_TAG = re.compile(r" \([A-Z_]+\)")
-
-
-@dataclass
-class CommunityReport:
-    """What a (re)computation did."""
-
-    communities: int = 0
-    levels: int = 0
-    written: int = 0
-    deleted: int = 0
-    unchanged: int = 0
-    seconds: float = 0.0
-
-
-def community_id(level: int, members: list[str]) -> str:
-    """Content-derived: the same members at the same level give the same id."""
-    return stable_id("com", str(level), *sorted(members))
 
 
 def embed_text(c: Community, max_chars: int) -> str:
@@ -67,7 +55,7 @@ class CommunityBuilder:
         self.embedder = embedder
         self.cfg = cfg
 
-    def _edges(self, topo: Topology) -> list[tuple[str, str, float]]:
+    def weighted_edges(self, topo: Topology) -> list[tuple[str, str, float]]:
         weights: dict[tuple[str, str], float] = defaultdict(float)
         for s, t, typ, w in zip(topo.sources, topo.targets, topo.edge_types, topo.weights, strict=True):
             if s == t:
@@ -76,7 +64,7 @@ class CommunityBuilder:
             weights[(a, b)] += w * (1.0 if typ == "co_occurs" else self.cfg.typed_weight)
         return [(a, b, w) for (a, b), w in sorted(weights.items())]
 
-    def _leiden(self, gn: Any, edges: list[tuple[str, str, float]], start: dict[str, int] | None) -> list[Any]:
+    def leiden(self, gn: Any, edges: list[tuple[str, str, float]], start: dict[str, int] | None) -> list[Any]:
         def run(starting: dict[str, int] | None) -> list[Any]:
             return list(gn.hierarchical_leiden(
                 edges=edges, starting_communities=starting, resolution=self.cfg.resolution, randomness=0.001,
@@ -96,7 +84,7 @@ class CommunityBuilder:
         """Communities at every level (0 = coarsest), with parents and members."""
         import graspologic_native as gn
 
-        edges = self._edges(topo)
+        edges = self.weighted_edges(topo)
         if not edges:
             return []
         nodes = {n for a, b, _ in edges for n in (a, b)}
@@ -115,7 +103,7 @@ class CommunityBuilder:
                 else:
                     start[n] = nxt
                     nxt += 1
-        clusters = self._leiden(gn, edges, start)
+        clusters = self.leiden(gn, edges, start)
         members: dict[tuple[int, str], set[str]] = defaultdict(set)
         parent: dict[tuple[int, str], tuple[int, str] | None] = {}
         for hc in clusters:
@@ -155,6 +143,7 @@ class CommunityBuilder:
                 degree[topo.sources[k]] += 1
                 degree[topo.targets[k]] += 1
             key_nodes = [n for n, _ in degree.most_common(8)] or sorted(inside)[:8]
+            c.key_ids = [topo.entity_ids[n] for n in key_nodes]
             c.title = ", ".join(topo.names[n] for n in key_nodes[:3])
             typed = sorted((k for k in edges if topo.edge_types[k] != "co_occurs"),
                            key=lambda k: (-topo.weights[k], topo.edge_ids[k]))[: self.cfg.summary_relations]
@@ -169,7 +158,10 @@ class CommunityBuilder:
                     f"{topo.names[topo.targets[k]]}" for k in tops[c.id]]
             if rels:
                 c.summary += " Key relations: " + "; ".join(rels) + "."
-            quotes = [descriptions[topo.edge_ids[k]] for k in tops[c.id][:2] if descriptions.get(topo.edge_ids[k])]
+            quoted = [k for k in tops[c.id][:2] if descriptions.get(topo.edge_ids[k])]
+            quotes = [descriptions[topo.edge_ids[k]] for k in quoted]
+            c.quoted = [f"{topo.edge_ids[k]} {topo.entity_ids[topo.sources[k]]} {topo.entity_ids[topo.targets[k]]}"
+                        for k in quoted]
             if quotes:
                 c.summary += " " + " ".join(f'"{q}"' for q in quotes)
         if self.reporter is not None:
@@ -189,8 +181,36 @@ class CommunityBuilder:
             if offset is None:
                 return ids
 
+    def embed(self, communities: Sequence[Community]) -> None:
+        """Write the vectors of these communities (title and the start of the summary)."""
+        if not communities:
+            return
+        vecs = self.embedder.embed([embed_text(c, self.cfg.embed_chars) for c in communities])
+        self.vectors.upsert("communities", [
+            VectorPoint(c.id, v, {"level": c.level, "title": c.title, "size": c.size})
+            for c, v in zip(communities, vecs, strict=True)])
+
+    def update(self, rebuild: bool = False) -> CommunityReport:
+        """Bring the communities up to date with the graph: re-cluster only around the entities whose
+        neighbourhood changed (``ingest.community_update``), or everything when ``rebuild`` is asked
+        for, when there are no communities yet, or when more than ``incremental_max_fraction`` of
+        the entities changed. Clears the change marks it consumed."""
+        dirty = self.graph.unclustered_entities()
+        total = self.graph.counts().get("Entity", 0)
+        full = (rebuild or not self.cfg.incremental or not self.graph.community_ids()
+                or len(dirty) > self.cfg.incremental_max_fraction * max(total, 1))
+        if full:
+            report = self.rebuild()
+            self.graph.mark_clustered(None)
+        else:
+            report = IncrementalUpdate(self, dirty).run()
+            self.graph.mark_clustered(dirty)
+            levels = self.graph.community_ids()
+            report.communities, report.levels = len(levels), len(set(levels.values()))
+        return report
+
     def rebuild(self) -> CommunityReport:
-        """Recompute communities and write only what changed."""
+        """Recompute all communities and write only what changed."""
         t0 = time.perf_counter()
         laps: dict[str, float] = {}
         last = t0
@@ -218,11 +238,8 @@ class CommunityBuilder:
             # parents of new communities may be unchanged ones: the PARENT link needs both ends
             self.graph.upsert_communities(new)
             lap("write")
-            vecs = self.embedder.embed([embed_text(c, self.cfg.embed_chars) for c in new])
+            self.embed(new)
             lap("embed")
-            self.vectors.upsert("communities", [
-                VectorPoint(c.id, v, {"level": c.level, "title": c.title, "size": c.size})
-                for c, v in zip(new, vecs, strict=True)])
         if stale_vectors:
             self.vectors.delete("communities", stale_vectors)
         if stale:

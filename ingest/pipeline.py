@@ -200,7 +200,7 @@ class Ingestor:
             self._forget()
         if self.settings.communities.enabled and self.graph.communities_stale():
             with stage(report, "communities"):
-                report.communities = self.communities.rebuild().communities
+                report.communities = self.communities.update().communities
                 self.graph.mark_communities_built()
         with stage(report, "vector_write"):
             if report.documents_ingested:
@@ -275,6 +275,9 @@ class Ingestor:
         self._embedded["entities"].difference_update(plan.entity_ids)
         self._embedded["relationships"].difference_update(plan.relation_ids)
         self.graph.remove(plan, document_ids)
+        if plan.community_ids:  # communities the removal emptied are gone from the graph
+            alive = {c.id for c in self.graph.community_texts(plan.community_ids)}
+            self.vectors.delete("communities", [c for c in plan.community_ids if c not in alive])
 
     def _checkpoint(self, ctl: IngestControl, report: IngestReport, writing: bool = False) -> None:
         """Stop here if asked to, or (before writing) if the disk is nearly full: nothing of the

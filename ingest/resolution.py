@@ -150,6 +150,9 @@ class EntityResolver:
         self.graph.upsert_relations(edits.relations)
         self.graph.delete_entities(ids)
         self.graph.record_aliases([(m.alias_id, m.alias_name, m.canonical_id) for m in merges])
+        # the canonical entities and the neighbours of the aliases have new edges: their communities move
+        self.graph.mark_unclustered(sorted({*(m.canonical_id for m in merges),
+                                            *(e for r in edits.relations for e in (r.source_id, r.target_id))}))
         self.graph.commit(entities=sorted({*ids, *(m.canonical_id for m in merges)}))
         self.vectors.delete("entities", ids)
         self.vectors.delete("relationships", edits.removed_relation_ids)

@@ -108,6 +108,9 @@ class Community(BaseModel):
     size: int = Field(default=0, ge=0)
     parent_id: str | None = None
     member_ids: list[str] = Field(default_factory=list)
+    key_ids: list[str] = Field(default_factory=list, description="Members the title and summary name.")
+    quoted: list[str] = Field(default_factory=list, description="Relations the summary quotes, as "
+                              "'relation_id source_id target_id'.")
 
 
 class Citation(BaseModel):

@@ -202,6 +202,15 @@ class CommunitySettings(BaseModel):
     warm_start: bool = Field(
         default=True, description="Start Leiden from the previous assignment: a small change keeps most "
         "communities (and their ids); the result then depends on the ingest history, not only on the graph.")
+    incremental: bool = Field(
+        default=True, description="After an ingest, re-cluster only around the entities whose neighbourhood "
+        "changed (new leaf communities under their old parents); false re-clusters everything every time.")
+    incremental_max_fraction: float = Field(
+        default=0.2, ge=0, le=1, description="Above this share of changed entities the update is a full "
+        "re-clustering.")
+    redescribe_change: float = Field(
+        default=0.2, gt=0, description="An ancestor community is re-described when this share of its members "
+        "changed in one update (or a key entity it names left it, or its summary quotes removed text).")
     seed: int = 42
 
 

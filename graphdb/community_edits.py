@@ -1,0 +1,81 @@
+"""The Bolt adapter's part of incremental community maintenance: marks of entities whose
+neighbourhood changed, community chains and members, and membership edits."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+import neo4j
+
+from graphdb import cypher
+from graphdb import cypher_communities as q
+from graphdb.batches import batches
+from graphdb.store import ChainLink
+from hopgraph.core.records import Community
+from hopgraph.core.settings import GraphSettings
+
+T = TypeVar("T")
+
+
+class CommunityEditsMixin:
+    """Incremental community reads and writes, for ``BoltGraphStore``."""
+
+    cfg: GraphSettings
+
+    def read(self, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def _write(self, work: Callable[[neo4j.ManagedTransaction], T]) -> T:
+        raise NotImplementedError
+
+    def _write_rows(self, query: str, rows: Sequence[dict[str, Any]]) -> None:
+        raise NotImplementedError
+
+    def _write_ids(self, query: str, ids: Sequence[str]) -> None:
+        raise NotImplementedError
+
+    def _read_ids(self, query: str, ids: Sequence[str]) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for batch in batches(list(dict.fromkeys(ids)), self.cfg.batch_size):
+            out += self.read(query, {"ids": batch})
+        return out
+
+    def unclustered_entities(self) -> list[str]:
+        return sorted(r["id"] for r in self.read(q.UNCLUSTERED))
+
+    def mark_clustered(self, ids: Sequence[str] | None = None) -> None:
+        if ids is None:
+            self._write(lambda tx: tx.run(q.MARK_ALL_CLUSTERED).consume())
+        else:
+            self._write_ids(q.MARK_CLUSTERED, ids)
+
+    def mark_unclustered(self, ids: Sequence[str]) -> None:
+        self._write_ids(q.MARK_UNCLUSTERED, ids)
+
+    def community_chains(self, entity_ids: Sequence[str]) -> list[ChainLink]:
+        return [ChainLink(r["entity_id"], r["community_id"], int(r["level"] or 0), r["parent_id"],
+                          int(r["children"] or 0) > 0) for r in self._read_ids(q.CHAINS, entity_ids)]
+
+    def community_members(self, community_ids: Sequence[str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = defaultdict(list)
+        for r in self._read_ids(q.MEMBERS, community_ids):
+            out[r["community_id"]].append(r["entity_id"])
+        return {c: sorted(m) for c, m in out.items()}
+
+    def community_texts(self, community_ids: Sequence[str]) -> list[Community]:
+        return [Community(id=r["id"], level=int(r["level"] or 0), size=int(r["size"] or 0),
+                          title=r["title"] or "", summary=r["summary"] or "", key_ids=list(r["key_ids"] or []),
+                          quoted=list(r["quoted"] or []), parent_id=r["parent_id"])
+                for r in self._read_ids(q.DESCRIPTIONS, community_ids)]
+
+    def edit_memberships(self, add: Sequence[tuple[str, str]], remove: Sequence[tuple[str, str]]) -> None:
+        self._write_rows(q.REMOVE_MEMBERS, [{"entity_id": e, "community_id": c} for e, c in sorted(set(remove))])
+        self._write_rows(q.ADD_MEMBERS, [{"entity_id": e, "community_id": c} for e, c in sorted(set(add))])
+
+    def refresh_communities(self, ids: Sequence[str]) -> None:
+        self._write_ids(cypher.REFRESH_COMMUNITIES, sorted(set(ids)))
+
+    def clear_stale_summaries(self, ids: Sequence[str]) -> None:
+        self._write_ids(q.CLEAR_STALE_SUMMARIES, ids)
