@@ -177,7 +177,8 @@ class BoltGraphStore(IndexReadsMixin, CommunityEditsMixin, BrowseMixin):
         self._write_rows(cypher.UPSERT_CHUNKS, _dedupe(rows))
 
     def upsert_entities(self, entities: Sequence[Entity]) -> None:
-        rows = [{"id": e.id, "name": e.name, "type": e.type, "description": e.description} for e in entities]
+        rows = [{"id": e.id, "name": e.name, "type": e.type, "description": e.description,
+                 "description_chunk": e.description_chunk} for e in entities]
         self._write_rows(cypher.UPSERT_ENTITIES, _dedupe(rows))
 
     def upsert_mentions(self, mentions: Sequence[Mention]) -> None:
@@ -191,10 +192,10 @@ class BoltGraphStore(IndexReadsMixin, CommunityEditsMixin, BrowseMixin):
         merged: dict[str, Relation] = {}
         for r in relations:  # the same relation from several chunks: one row, union of support
             old = merged.get(r.id)
-            merged[r.id] = r if old is None else old.model_copy(
-                update={"chunk_ids": sorted(set(old.chunk_ids) | set(r.chunk_ids))})
+            merged[r.id] = r if old is None else old.merged(r)
         rows = [{"id": r.id, "source_id": r.source_id, "target_id": r.target_id, "type": r.type,
-                 "description": r.description, "weight": r.weight, "chunk_ids": r.chunk_ids} for r in merged.values()]
+                 "description": r.description, "description_chunk": r.description_chunk, "weight": r.weight,
+                 "chunk_ids": r.chunk_ids} for r in merged.values()]
         self._write_rows(cypher.UPSERT_RELATIONS, rows)
 
     def upsert_communities(self, communities: Sequence[Community]) -> None:
@@ -332,16 +333,18 @@ class BoltGraphStore(IndexReadsMixin, CommunityEditsMixin, BrowseMixin):
     def stale_descriptions(self) -> tuple[list[StaleDescription], list[StaleDescription]]:
         """Entities and relations that lost chunks since their description was written, with the
         texts of (up to three of) the chunks that still support them."""
-        entities = [StaleDescription(r["id"], r["description"] or "", (r["name"] or "",), list(r["texts"] or []))
-                    for r in self.read(cypher.STALE_ENTITIES)]
+        entities = [StaleDescription(r["id"], r["description"] or "", (r["name"] or "",), list(r["texts"] or []),
+                                     chunk_ids=tuple(r["ids"] or ())) for r in self.read(cypher.STALE_ENTITIES)]
         rows = self.read(cypher.STALE_RELATIONS)
         wanted = sorted({c for r in rows for c in sorted(r["chunk_ids"] or [])[:3]})
         texts = {t["id"]: t["text"] or "" for b in batches(wanted, self.cfg.batch_size)
                  for t in self.read(cypher.CHUNK_TEXTS, {"ids": list(b)})}
-        relations = [StaleDescription(r["id"], r["description"] or "", (r["source"] or "", r["target"] or ""),
-                                      [texts[c] for c in sorted(r["chunk_ids"] or [])[:3] if c in texts],
-                                      RelationRef(r["id"], r["source_id"], r["target_id"]), r["type"] or "")
-                     for r in rows]
+        relations = []
+        for r in rows:
+            ids = [c for c in sorted(r["chunk_ids"] or [])[:3] if c in texts]
+            relations.append(StaleDescription(
+                r["id"], r["description"] or "", (r["source"] or "", r["target"] or ""), [texts[c] for c in ids],
+                RelationRef(r["id"], r["source_id"], r["target_id"]), r["type"] or "", tuple(ids)))
         return entities, relations
 
     def set_descriptions(self, entities: Mapping[str, str], relations: Mapping[RelationRef, str]) -> None:

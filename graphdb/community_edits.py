@@ -71,8 +71,11 @@ class CommunityEditsMixin:
                 for r in self._read_ids(q.DESCRIPTIONS, community_ids)]
 
     def edit_memberships(self, add: Sequence[tuple[str, str]], remove: Sequence[tuple[str, str]]) -> None:
-        self._write_rows(q.REMOVE_MEMBERS, [{"entity_id": e, "community_id": c} for e, c in sorted(set(remove))])
-        self._write_rows(q.ADD_MEMBERS, [{"entity_id": e, "community_id": c} for e, c in sorted(set(add))])
+        def rows(pairs: Sequence[tuple[str, str]]) -> list[dict[str, str]]:
+            return [{"entity_id": e, "community_id": c} for e, c in sorted(set(pairs))]
+
+        self._write_rows(q.REMOVE_MEMBERS, rows(remove))
+        self._write_rows(cypher.LINK_COMMUNITY_MEMBERS, rows(add))
 
     def refresh_communities(self, ids: Sequence[str]) -> None:
         self._write_ids(cypher.REFRESH_COMMUNITIES, sorted(set(ids)))

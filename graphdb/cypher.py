@@ -43,8 +43,14 @@ MERGE (d)-[:HAS_CHUNK]->(c)
 UPSERT_ENTITIES = """
 UNWIND $rows AS r
 MERGE (e:Entity {id: r.id})
-ON CREATE SET e.name = r.name, e.type = r.type, e.description = r.description, e.resolved = false
-SET e.clustered = false
+ON CREATE SET e.name = r.name, e.type = r.type, e.description = r.description,
+    e.description_chunk = r.description_chunk, e.resolved = false
+SET e.clustered = false,
+    e.description = CASE WHEN r.description_chunk <> '' AND r.description_chunk <= coalesce(e.description_chunk, '~')
+                    THEN r.description ELSE e.description END,
+    e.description_chunk = CASE WHEN r.description_chunk <> ''
+                          AND r.description_chunk <= coalesce(e.description_chunk, '~')
+                          THEN r.description_chunk ELSE e.description_chunk END
 """
 
 UPSERT_MENTIONS = """
@@ -132,14 +138,18 @@ RETURN m.checksum AS checksum
 """
 
 # --- relations and communities -----------------------------------------------------------------
-# support (chunk ids) accumulates across documents; weight = number of supporting chunks
+# support (chunk ids) accumulates across documents; weight = number of supporting chunks; the
+# description is the one from the smallest supporting chunk (the same whatever the ingest order)
 UPSERT_RELATIONS = """
 UNWIND $rows AS r
 MATCH (a:Entity {id: r.source_id})
 MATCH (b:Entity {id: r.target_id})
 MERGE (a)-[x:RELATED {id: r.id}]->(b)
 ON CREATE SET x.type = r.type, x.description = r.description, x.chunk_ids = r.chunk_ids
-ON MATCH SET x.chunk_ids = [c IN x.chunk_ids WHERE NOT c IN r.chunk_ids] + r.chunk_ids
+ON MATCH SET x.description = CASE WHEN r.description_chunk <> ''
+                             AND all(c IN x.chunk_ids WHERE r.description_chunk <= c)
+                             THEN r.description ELSE x.description END,
+    x.chunk_ids = [c IN x.chunk_ids WHERE NOT c IN r.chunk_ids] + r.chunk_ids
 SET x.weight = size(x.chunk_ids)
 """
 
@@ -205,8 +215,8 @@ MATCH (e:Entity)
 WHERE e.stale_description = true
 OPTIONAL MATCH (e)<-[:MENTIONS]-(c:Chunk)
 WITH e, c ORDER BY c.id
-WITH e, collect(c.text) AS texts
-RETURN e.id AS id, e.name AS name, e.description AS description, texts[0..3] AS texts
+WITH e, collect(c.text) AS texts, collect(c.id) AS ids
+RETURN e.id AS id, e.name AS name, e.description AS description, texts[0..3] AS texts, ids[0..3] AS ids
 """
 
 STALE_RELATIONS = """
@@ -228,7 +238,9 @@ RETURN c.id AS id, c.text AS text
 SET_ENTITY_DESCRIPTIONS = """
 UNWIND $rows AS r
 MATCH (e:Entity {id: r.id})
-SET e.description = r.description, e.stale_description = null
+OPTIONAL MATCH (e)<-[:MENTIONS]-(c:Chunk)
+WITH e, r, min(c.id) AS first
+SET e.description = r.description, e.description_chunk = first, e.stale_description = null
 """
 
 SET_RELATION_DESCRIPTIONS = """

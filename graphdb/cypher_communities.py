@@ -43,13 +43,6 @@ RETURN c.id AS id, c.level AS level, c.size AS size, c.title AS title, c.summary
        c.key_ids AS key_ids, c.quoted AS quoted, p.id AS parent_id
 """
 
-ADD_MEMBERS = """
-UNWIND $rows AS r
-MATCH (e:Entity {id: r.entity_id})
-MATCH (c:Community {id: r.community_id})
-MERGE (e)-[:IN_COMMUNITY]->(c)
-"""
-
 REMOVE_MEMBERS = """
 UNWIND $rows AS r
 MATCH (:Entity {id: r.entity_id})-[m:IN_COMMUNITY]->(:Community {id: r.community_id})

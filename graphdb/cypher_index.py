@@ -10,7 +10,7 @@ MERGE (m:GraphMeta {id: 'graph'})
 SET m.version = coalesce(m.version, 0) + 1
 WITH m
 CREATE (c:GraphChange {version: m.version, documents: $documents, entities: $entities,
-                       communities: $communities, at: $at})
+                       communities: $communities, regrouped: $regrouped, at: $at})
 RETURN m.version AS version
 """
 
@@ -21,7 +21,8 @@ PRUNE_CHANGES = "MATCH (c:GraphChange) WHERE c.version <= $below DELETE c"
 
 CHANGES_SINCE = """
 MATCH (c:GraphChange) WHERE c.version > $version
-RETURN c.version AS version, c.documents AS documents, c.entities AS entities, c.communities AS communities
+RETURN c.version AS version, c.documents AS documents, c.entities AS entities, c.communities AS communities,
+       c.regrouped AS regrouped
 ORDER BY version
 """
 

@@ -44,10 +44,11 @@ class IndexReadsMixin:
 
     # -- commit markers ------------------------------------------------------------------------
     def commit(self, documents: Sequence[str] = (), entities: Sequence[str] = (), communities: bool = False,
-               statuses: Sequence[tuple[str, str, str]] = ()) -> int:
+               statuses: Sequence[tuple[str, str, str]] = (), regrouped: Sequence[str] | None = None) -> int:
         rows = list({i: {"id": i, "status": s, "content_hash": h} for i, s, h in statuses}.values())
         params = {"documents": sorted(set(documents)), "entities": sorted(set(entities)),
-                  "communities": communities, "at": time.time()}
+                  "communities": communities, "at": time.time(),
+                  "regrouped": None if regrouped is None else sorted(set(regrouped))}
 
         def work(tx: neo4j.ManagedTransaction) -> int:
             if rows:
@@ -61,8 +62,8 @@ class IndexReadsMixin:
 
         return self._write(work)
 
-    def mark_communities_built(self) -> None:
-        self.commit(communities=True)
+    def mark_communities_built(self, regrouped: Sequence[str] | None = None) -> None:
+        self.commit(communities=True, regrouped=regrouped)
 
     def version(self) -> int:
         raise NotImplementedError
@@ -71,7 +72,8 @@ class IndexReadsMixin:
         current = self.version()  # first: changes committed meanwhile come as extra rows
         rows = self.read(q.CHANGES_SINCE, {"version": version})
         changes = [GraphChange(int(r["version"]), tuple(r["documents"] or ()), tuple(r["entities"] or ()),
-                               bool(r["communities"])) for r in rows]
+                               bool(r["communities"]), None if r["regrouped"] is None else tuple(r["regrouped"]))
+                   for r in rows]
         return changes if complete_log(changes, version, current) else None
 
     # -- exports -------------------------------------------------------------------------------

@@ -99,6 +99,7 @@ class StaleDescription:
     texts: list[str]
     ref: RelationRef | None = None      # relations: how to reach them
     type: str = ""
+    chunk_ids: tuple[str, ...] = ()     # the ids of ``texts``, smallest first
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,7 @@ class GraphChange:
     documents: tuple[str, ...] = ()
     entities: tuple[str, ...] = ()
     communities: bool = False
+    regrouped: tuple[str, ...] | None = None  # with communities: whose memberships changed (None: anyone's)
 
 
 @dataclass(frozen=True)
@@ -196,7 +198,7 @@ class GraphStore(Protocol):
         ...
 
     def commit(self, documents: Sequence[str] = (), entities: Sequence[str] = (), communities: bool = False,
-               statuses: Sequence[tuple[str, str, str]] = ()) -> int:
+               statuses: Sequence[tuple[str, str, str]] = (), regrouped: Sequence[str] | None = None) -> int:
         """In one transaction: set the (id, status, hash) ``statuses``, bump the version and record
         what changed in the change log (old entries are pruned); return the new version."""
         ...
@@ -303,8 +305,9 @@ class GraphStore(Protocol):
         """Whether the graph changed since communities were last built."""
         ...
 
-    def mark_communities_built(self) -> None:
-        """Commit the rebuilt communities (a change of its own) and record them as current."""
+    def mark_communities_built(self, regrouped: Sequence[str] | None = None) -> None:
+        """Commit the rebuilt communities (a change of its own) and record them as current;
+        ``regrouped``: the only entities whose memberships changed (None: possibly any)."""
         ...
 
     # -- incremental communities (graphdb.community_edits) ----------------------------------------

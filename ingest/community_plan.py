@@ -29,6 +29,7 @@ class CommunityReport:
     deleted: int = 0
     unchanged: int = 0
     seconds: float = 0.0
+    regrouped: list[str] | None = None  # the only entities whose memberships changed (None: any)
 
 
 def community_id(level: int, members: Sequence[str]) -> str:

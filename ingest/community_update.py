@@ -147,7 +147,8 @@ class IncrementalUpdate:
         self.b.embed([*plan.new, *(c for c in redo if c.member_ids)])
         lap("embed")
         report = CommunityReport(written=len(plan.new) + len(redo), deleted=len(plan.deleted),
-                                 unchanged=len(plan.kept), seconds=time.perf_counter() - t0)
+                                 unchanged=len(plan.kept), seconds=time.perf_counter() - t0,
+                                 regrouped=region.entities)
         log.info("communities updated around %d changed entities (region %d): %d leaves written, %d kept, "
                  "%d deleted, %d ancestors re-described, %d membership edits (%.1fs: %s)", len(self.dirty),
                  len(region.entities), len(plan.new), len(plan.kept), len(plan.deleted), len(redo),

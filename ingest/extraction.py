@@ -88,16 +88,20 @@ class SpacyExtractor:
         return out
 
     # -- entities ----------------------------------------------------------------------------
-    def _entity(self, out: Extraction, name: str, type_: str, context: str) -> str | None:
+    def _entity(self, out: Extraction, name: str, type_: str, context: str, chunk_id: str) -> str | None:
         key = normalize_name(name)
         if len(key) < 2 or not any(ch.isalpha() for ch in key):
             return None
         eid = self.resolve(entity_id(name))
-        if eid not in out.entities:
-            out.entities[eid] = Entity(id=eid, name=name, type=type_, description=context[:240])
+        old = out.entities.get(eid)
+        if old is None:
+            out.entities[eid] = Entity(id=eid, name=name, type=type_, description=context[:240],
+                                       description_chunk=chunk_id)
+        elif chunk_id < old.description_chunk:  # the smallest chunk describes it (see Entity)
+            out.entities[eid] = old.model_copy(update={"description": context[:240], "description_chunk": chunk_id})
         return eid
 
-    def _spans(self, doc: Any, out: Extraction) -> list[_Span]:
+    def _spans(self, doc: Any, out: Extraction, chunk_id: str) -> list[_Span]:
         spans: list[_Span] = []
         taken: set[int] = set()
         for ent in doc.ents:
@@ -107,7 +111,7 @@ class SpacyExtractor:
             if not toks:
                 continue
             name = " ".join(" ".join(t.text for t in toks).split())
-            eid = self._entity(out, name, ent.label_, ent.sent.text.strip())
+            eid = self._entity(out, name, ent.label_, ent.sent.text.strip(), chunk_id)
             if eid:
                 spans.append(_Span(ent.start, ent.end, eid, named=True))
                 taken.update(range(ent.start, ent.end))
@@ -123,14 +127,14 @@ class SpacyExtractor:
                 name = " ".join(t.lemma_.lower() if t.pos_ == "NOUN" else t.text for t in toks)
                 if len(name) < self.cfg.min_concept_chars:
                     continue
-                eid = self._entity(out, name, CONCEPT, nc.sent.text.strip())
+                eid = self._entity(out, name, CONCEPT, nc.sent.text.strip(), chunk_id)
                 if eid:
                     spans.append(_Span(toks[0].i, toks[-1].i + 1, eid, named=False))
         return spans
 
     # -- relations ---------------------------------------------------------------------------
     def _extract_doc(self, chunk: Chunk, doc: Any, out: Extraction) -> None:
-        spans = self._spans(doc, out)
+        spans = self._spans(doc, out, chunk.id)
         # per sentence and span, so the result does not depend on which chunks share a batch
         named_at = {i for s in spans if s.named for i in range(s.start, s.end)}
         counts = Counter(s.eid for s in spans)
@@ -151,7 +155,8 @@ class SpacyExtractor:
         def add(src: str | None, type_: str, dst: str | None, sentence: str) -> None:
             if src and dst and src != dst:
                 out.relations.append(Relation(id=relation_id(src, type_, dst), source_id=src, target_id=dst,
-                                              type=type_, description=sentence[:240], chunk_ids=[chunk.id]))
+                                              type=type_, description=sentence[:240], chunk_ids=[chunk.id],
+                                              description_chunk=chunk.id))
 
         for sent in doc.sents:
             text = sent.text.strip()

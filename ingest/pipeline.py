@@ -28,7 +28,8 @@ from ingest.chunking import Chunker
 from ingest.communities import CommunityBuilder
 from ingest.control import IngestCancelled, IngestControl, check_free_space, unattended
 from ingest.extraction import CO_OCCURS, Extraction, Extractor, SpacyExtractor
-from ingest.graph_edits import plan_removal, refreshed_description
+from ingest.forgetting import forget_removed_text
+from ingest.graph_edits import plan_removal
 from ingest.llm_client import ChatClient
 from ingest.llm_extraction import LlmExtractor
 from ingest.llm_reports import LlmReporter
@@ -197,37 +198,16 @@ class Ingestor:
                     report.entities_merged += len(merges)
                     self.graph.mark_resolved([e.id for e in pending])
         with stage(report, "forget"):
-            self._forget()
+            forget_removed_text(self.graph, self.vectors, self.embedder, self.extractor, self.settings.extraction)
         if self.settings.communities.enabled and self.graph.communities_stale():
             with stage(report, "communities"):
-                report.communities = self.communities.update().communities
-                self.graph.mark_communities_built()
+                built = self.communities.update()
+                report.communities = built.communities
+                self.graph.mark_communities_built(built.regrouped)
         with stage(report, "vector_write"):
             if report.documents_ingested:
                 self.vectors.optimize()
             self.vectors.flush()
-
-    def _forget(self) -> None:
-        """Rewrite the descriptions that quoted removed chunks from what still supports them, and the
-        vectors of the relations among them (marks left by a killed run are picked up here too)."""
-        entities, relations = self.graph.stale_descriptions()
-        if not entities and not relations:
-            return
-        fresh = {e.id: refreshed_description(e.description, e.names, e.texts) for e in [*entities, *relations]}
-        changed = [r for r in relations if fresh[r.id] is not None and r.ref is not None
-                   and (r.type != CO_OCCURS or self.settings.extraction.embed_cooccurrence)]
-        self.graph.set_descriptions({e.id: fresh[e.id] or e.description for e in entities},
-                                    {r.ref: fresh[r.id] or r.description for r in relations if r.ref is not None})
-        rels = [Relation(id=r.id, source_id=r.ref.source_id, target_id=r.ref.target_id, type=r.type,
-                         description=fresh[r.id] or "") for r in changed if r.ref is not None]
-        names = {rel.source_id: r.names[0] for rel, r in zip(rels, changed, strict=True)}
-        names.update({rel.target_id: r.names[1] for rel, r in zip(rels, changed, strict=True)})
-        if rels:
-            vecs = self.embedder.embed([relation_text(r, names, self.settings.extraction.relation_text_words)
-                                        for r in rels])
-            self.vectors.upsert("relationships", [relation_point(r, v) for r, v in zip(rels, vecs, strict=True)])
-        log.info("forgot removed text: %d entity and %d relation description(s) rewritten",
-                 sum(fresh[e.id] is not None for e in entities), sum(fresh[r.id] is not None for r in relations))
 
     def delete(self, document_ids: Sequence[str], finish: bool = True) -> int:
         """Delete documents with their chunks, mentions, orphaned entities, relations and vectors."""

@@ -11,12 +11,11 @@ from vectors.store import VectorPoint
 
 
 def merge_relations(relations: Sequence[Relation]) -> list[Relation]:
-    """One relation per id, its support the union of the chunks that stated it (first description kept)."""
+    """One relation per id, its support the union of the chunks that stated it (``Relation.merged``)."""
     merged: dict[str, Relation] = {}
     for r in relations:
         old = merged.get(r.id)
-        merged[r.id] = r if old is None else old.model_copy(
-            update={"chunk_ids": sorted(set(old.chunk_ids) | set(r.chunk_ids))})
+        merged[r.id] = r if old is None else old.merged(r)
     return list(merged.values())
 
 

@@ -57,11 +57,12 @@ class MemoryGraphStore:
     communities_version: int | None = None
 
     def commit(self, documents: Sequence[str] = (), entities: Sequence[str] = (), communities: bool = False,
-               statuses: Sequence[tuple[str, str, str]] = ()) -> int:
+               statuses: Sequence[tuple[str, str, str]] = (), regrouped: Sequence[str] | None = None) -> int:
         self.set_document_status(statuses)
         self.graph_version += 1
         self.change_log.append(GraphChange(self.graph_version, tuple(sorted(set(documents))),
-                                           tuple(sorted(set(entities))), communities))
+                                           tuple(sorted(set(entities))), communities,
+                                           None if regrouped is None else tuple(sorted(set(regrouped)))))
         if communities:
             self.communities_version = self.graph_version
         return self.graph_version
@@ -267,8 +268,8 @@ class MemoryGraphStore:
     def communities_stale(self) -> bool:
         return self.communities_version != self.graph_version
 
-    def mark_communities_built(self) -> None:
-        self.commit(communities=True)
+    def mark_communities_built(self, regrouped: Sequence[str] | None = None) -> None:
+        self.commit(communities=True, regrouped=regrouped)
 
     # -- snapshot exports --------------------------------------------------------------------------
     def topology(self) -> Topology:

@@ -76,6 +76,8 @@ class Entity(BaseModel):
     name: str
     type: str
     description: str = ""
+    description_chunk: str = Field(default="", description="The chunk the description comes from: the "
+                                   "supporting chunk with the smallest id wins, whatever the ingest order.")
 
 
 class Mention(BaseModel):
@@ -96,6 +98,17 @@ class Relation(BaseModel):
     description: str = ""
     weight: float = 1.0
     chunk_ids: list[str] = Field(default_factory=list)
+    description_chunk: str = Field(default="", description="As for entities: the supporting chunk with the "
+                                   "smallest id gives the description.")
+
+    def merged(self, other: Relation) -> Relation:
+        """The same relation stated again: support is the union, the description the one from the
+        smallest chunk (so it does not depend on the order chunks were read in)."""
+        take = other if other.description_chunk and (
+            not self.description_chunk or other.description_chunk < self.description_chunk) else self
+        return self.model_copy(update={"chunk_ids": sorted(set(self.chunk_ids) | set(other.chunk_ids)),
+                                       "description": take.description,
+                                       "description_chunk": take.description_chunk})
 
 
 class Community(BaseModel):

@@ -65,7 +65,9 @@ def apply_changes(tables: Tables, changes: Sequence[GraphChange], graph: GraphSt
         return tables
     docs = sorted({d for c in changes for d in c.documents})
     named = sorted({e for c in changes for e in c.entities})
-    communities = any(c.communities for c in changes)
+    # an incremental community update names the entities whose memberships changed; a rebuild does not
+    regrouped = sorted({e for c in changes if c.communities for e in c.regrouped or ()})
+    every_member = any(c.communities and c.regrouped is None for c in changes)
     t = tables
 
     # chunks: the changed documents' rows go, their complete chunks come back
@@ -132,12 +134,16 @@ def apply_changes(tables: Tables, changes: Sequence[GraphChange], graph: GraphSt
                               *(graph.snapshot_edges(named) if named else [])]}
     edges = edge_columns(list(read.values()), ents.ids)
 
-    if communities:
+    if every_member:
         members = member_columns(graph.snapshot_memberships(), ents.ids)
     else:  # a touched entity may have been deleted (with its memberships) and written again
+        again_ids = sorted({*rows, *regrouped})
+        t_regrouped = rows_of(t.entity_ids, regrouped)
+        redo = in_touched.copy()
+        redo[t_regrouped[t_regrouped >= 0]] = True
         m_e = _remap(t.member_entity, ents.old_to_new)
-        stay = (m_e >= 0) & ~in_touched[t.member_entity]
-        again_m = member_columns(graph.snapshot_memberships(list(rows)) if rows else [], ents.ids)
+        stay = (m_e >= 0) & ~redo[t.member_entity]
+        again_m = member_columns(graph.snapshot_memberships(again_ids) if again_ids else [], ents.ids)
         members = {"member_entity": _concat(m_e[stay], again_m["member_entity"]).astype(np.int32),
                    "member_community": _concat(t.member_community[stay], again_m["member_community"])}
 
