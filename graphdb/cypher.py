@@ -45,12 +45,11 @@ UNWIND $rows AS r
 MERGE (e:Entity {id: r.id})
 ON CREATE SET e.name = r.name, e.type = r.type, e.description = r.description,
     e.description_chunk = r.description_chunk, e.resolved = false
+WITH e, r, r.description_chunk <> '' AND (coalesce(e.description_chunk, '') = ''
+                                         OR r.description_chunk <= e.description_chunk) AS smaller
 SET e.clustered = false,
-    e.description = CASE WHEN r.description_chunk <> '' AND r.description_chunk <= coalesce(e.description_chunk, '~')
-                    THEN r.description ELSE e.description END,
-    e.description_chunk = CASE WHEN r.description_chunk <> ''
-                          AND r.description_chunk <= coalesce(e.description_chunk, '~')
-                          THEN r.description_chunk ELSE e.description_chunk END
+    e.description = CASE WHEN smaller THEN r.description ELSE e.description END,
+    e.description_chunk = CASE WHEN smaller THEN r.description_chunk ELSE e.description_chunk END
 """
 
 UPSERT_MENTIONS = """

@@ -26,6 +26,7 @@ from hopgraph.core.records import Chunk, Document, IngestReport, Relation
 from hopgraph.core.settings import Settings
 from ingest.chunking import Chunker
 from ingest.communities import CommunityBuilder
+from ingest.community_plan import CommunityReport
 from ingest.control import IngestCancelled, IngestControl, check_free_space, unattended
 from ingest.extraction import CO_OCCURS, Extraction, Extractor, SpacyExtractor
 from ingest.forgetting import forget_removed_text
@@ -201,13 +202,18 @@ class Ingestor:
             forget_removed_text(self.graph, self.vectors, self.embedder, self.extractor, self.settings.extraction)
         if self.settings.communities.enabled and self.graph.communities_stale():
             with stage(report, "communities"):
-                built = self.communities.update()
-                report.communities = built.communities
-                self.graph.mark_communities_built(built.regrouped)
+                report.communities = self.update_communities().communities
         with stage(report, "vector_write"):
             if report.documents_ingested:
                 self.vectors.optimize()
             self.vectors.flush()
+
+    def update_communities(self, rebuild: bool = False) -> CommunityReport:
+        """Bring the communities up to date now (``rebuild``: re-cluster everything) and commit them."""
+        built = self.communities.update(rebuild=rebuild)
+        self.graph.mark_communities_built(built.regrouped)
+        self.vectors.flush()
+        return built
 
     def delete(self, document_ids: Sequence[str], finish: bool = True) -> int:
         """Delete documents with their chunks, mentions, orphaned entities, relations and vectors."""

@@ -21,7 +21,8 @@ def _run(args: list[str], env: dict[str, str] | None = None) -> subprocess.Compl
 def test_help_explains_the_commands() -> None:
     out = _run(["--help"])
     assert out.returncode == 0
-    for cmd in ("ingest", "query", "delete", "status", "db", "migrate", "modes", "eval", "train-gnn", "cypher"):
+    for cmd in ("ingest", "query", "delete", "status", "db", "migrate", "modes", "eval", "train-gnn", "cypher",
+                "communities"):
         assert cmd in out.stdout
     assert "HOPGRAPH_" in out.stdout
 
@@ -64,6 +65,8 @@ def test_ingest_query_status_delete(arcadedb: ServerInfo, tmp_path: Path) -> Non
     assert out.returncode == 2 and "image queries need CLIP" in out.stderr
     out = _run(["status", "--json"], env)
     assert '"Document": 1' in out.stdout
+    out = _run(["communities", "--rebuild"], env)
+    assert out.returncode == 0 and "communities in" in out.stdout and "written" in out.stdout, out.stderr
     listing = _run(["documents"], env)
     doc_id = next(w for w in listing.stdout.split() if w.startswith("doc_"))
     out = _run(["delete", doc_id], env)

@@ -120,3 +120,41 @@ def test_explore_is_read_only_limited_and_parameterized(store: BoltGraphStore) -
         with pytest.raises(ReadOnlyViolation):
             store.explore(q)
     assert store.counts()["Entity"] == 3
+
+
+def test_incremental_community_reads_and_edits(store: BoltGraphStore) -> None:
+    _load(store)
+    assert store.unclustered_entities() == ["a", "b", "c"]  # written by an ingest: their neighbourhood changed
+    store.mark_clustered(["a"])
+    assert store.unclustered_entities() == ["b", "c"]
+    store.mark_clustered()
+    store.mark_unclustered(["c"])
+    assert store.unclustered_entities() == ["c"]
+    chains = {(x.entity_id, x.community_id): x for x in store.community_chains(["a", "c"])}
+    assert set(chains) == {("a", "top"), ("a", "ab"), ("a", "onlya"), ("c", "top")}
+    assert chains[("a", "top")].has_children and chains[("a", "top")].parent_id is None
+    assert chains[("a", "ab")].parent_id == "top" and not chains[("a", "ab")].has_children
+    assert chains[("a", "ab")].level == 1
+    assert store.community_members(["ab", "top"]) == {"ab": ["a", "b"], "top": ["a", "b", "c"]}
+    store.edit_memberships(add=[("c", "ab")], remove=[("a", "ab"), ("a", "onlya")])
+    store.refresh_communities(["ab", "onlya"])  # sizes recounted; the emptied childless one goes
+    texts = {c.id: c for c in store.community_texts(["ab", "onlya", "top"])}
+    assert set(texts) == {"ab", "top"} and texts["ab"].size == 2 and texts["ab"].parent_id == "top"
+    assert store.community_members(["ab"]) == {"ab": ["b", "c"]}
+
+
+def test_descriptions_come_from_the_smallest_supporting_chunk_whatever_the_order(store: BoltGraphStore) -> None:
+    _load(store)
+    late = Entity(id="b", name="B", type="PERSON", description="from c3", description_chunk="c3")
+    early = Entity(id="b", name="B", type="PERSON", description="from c2", description_chunk="c2")
+    store.upsert_entities([late])
+    store.upsert_entities([early])
+    store.upsert_entities([late])  # a larger chunk does not replace it; the same chunk written again does
+    assert store.read("MATCH (e:Entity {id: 'b'}) RETURN e.description AS d")[0]["d"] == "from c2"
+    store.upsert_entities([early.model_copy(update={"description": "c2 edited"})])
+    assert store.read("MATCH (e:Entity {id: 'b'}) RETURN e.description AS d")[0]["d"] == "c2 edited"
+    rid = relation_id("b", "works", "c")
+    for chunk in ("c3", "c2", "c3"):
+        store.upsert_relations([Relation(id=rid, source_id="b", target_id="c", type="works", chunk_ids=[chunk],
+                                         description=f"said in {chunk}", description_chunk=chunk)])
+    assert store.read("MATCH ()-[r:RELATED {type: 'works'}]->() RETURN r.description AS d")[0]["d"] == "said in c2"

@@ -15,6 +15,7 @@ from graphdb.store import DocumentState, GraphBrowser, IngestRun
 from hopgraph.core.records import IngestReport, QueryFilters, QueryResult
 from hopgraph.core.service_settings import ScheduledSource
 from hopgraph.core.settings import RetrievalSettings, Settings
+from ingest.community_plan import CommunityReport
 from ingest.control import IngestControl
 from ingest.pipeline import Ingestor
 from ingest.scheduler import run_source
@@ -127,6 +128,14 @@ class Platform:
                 self.retriever.keeper.refresh()
             except Exception as exc:  # the write stands; the next query or poll refreshes again
                 log.warning("index state not refreshed after the write: %s", exc)
+
+    def update_communities(self, rebuild: bool = False) -> CommunityReport:
+        """Bring the communities up to date with the graph: around what changed, or (``rebuild``)
+        re-clustered from scratch."""
+        try:
+            return self._ingestor().update_communities(rebuild=rebuild)
+        finally:
+            self._refresh_index()
 
     def recover(self) -> int:
         """Repair what a killed process left: finish deletions, drop vectors of pending documents."""

@@ -105,6 +105,23 @@ def doctor(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
         raise typer.Exit(code=1)
 
 
+def communities(
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Re-cluster the whole graph instead of only "
+                                          "around the entities that changed since the last update.")] = False,
+) -> None:
+    """Bring the entity communities up to date (an ingest does this at its end). Without --rebuild
+    only the communities around what changed are re-clustered; --rebuild recomputes them all (a
+    small change keeps most ids: Leiden starts from the current assignment)."""
+    from hopgraph.app.platform import Platform
+
+    s = load_settings()
+    not_served(s)
+    with reported(), Platform(s) as p:
+        report = p.update_communities(rebuild=rebuild)
+    console.print(f"{report.communities} communities in {report.levels} level(s): {report.written} written, "
+                  f"{report.deleted} deleted, {report.unchanged} unchanged in {report.seconds:.1f}s")
+
+
 def migrate() -> None:
     """Apply pending graph migrations (also done whenever the graph is opened)."""
     from graphdb.factory import open_graph_store
