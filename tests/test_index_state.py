@@ -105,6 +105,18 @@ def communities(graph: MemoryGraphStore, split: int) -> None:
     graph.mark_communities_built()
 
 
+def regroup(graph: MemoryGraphStore, entity: int, split: int) -> None:
+    """Move one entity to another community, as an incremental community update does, naming it."""
+    e = _eid(NAMES[entity])
+    if e not in graph.entities:
+        return
+    target = f"r{split}"
+    if target not in graph.communities:
+        graph.upsert_communities([Community(id=target, level=0, size=0)])
+    graph.members = {(x, c) for (x, c) in graph.members if x != e} | {(e, target)}
+    graph.mark_communities_built(regrouped=[e])
+
+
 def assert_same(patched: IndexState, fresh: IndexState) -> None:
     """Same tables, bit-equal matrices, the same PPR scores for the same seeds."""
     a, b = patched.tables, fresh.tables
@@ -144,6 +156,7 @@ OP = st.one_of(
     st.tuples(st.just("delete"), st.integers(0, 5)),
     st.tuples(st.just("merge"), st.integers(0, len(NAMES) - 1), st.integers(0, len(NAMES) - 1)),
     st.tuples(st.just("communities"), st.integers(0, 3)),
+    st.tuples(st.just("regroup"), st.integers(0, len(NAMES) - 1), st.integers(0, 2)),
 )
 
 
@@ -162,6 +175,8 @@ def test_deltas_equal_a_fresh_build(ops: list[tuple], refresh_every: int) -> Non
             delete(graph, op[1])
         elif op[0] == "merge":
             merge(graph, op[1], op[2])
+        elif op[0] == "regroup":
+            regroup(graph, op[1], op[2])
         else:
             communities(graph, op[1])
         if i % refresh_every == 0:
