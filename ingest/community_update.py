@@ -122,12 +122,23 @@ class IncrementalUpdate:
         lap("leiden")
         self.b.describe(topo, plan.new)
         lap("describe")
-        # dissolved leaves go first: a leaf written again under a new parent has the same id
-        if plan.deleted:
-            self.b.vectors.delete("communities", plan.deleted)
-            self.graph.delete_communities(plan.deleted)
+        # Order for a killed update (its marks stay, so the rerun redoes it): vectors before the graph
+        # nodes they belong to (a leaf found again is kept, never re-embedded), and new leaves before
+        # the old ones go (a member is never left without a leaf the rerun would dissolve). A leaf
+        # written again under a new parent keeps its id: it alone is deleted first.
+        written = {c.id for c in plan.new}
+        moved = [c for c in plan.deleted if c in written]
+        if moved:
+            self.b.vectors.delete("communities", moved)
+            self.graph.delete_communities(moved)
+        self.b.embed(plan.new)
+        lap("embed")
         self.graph.upsert_communities(plan.new)
         self.graph.edit_memberships(plan.add, plan.remove)
+        rest = [c for c in plan.deleted if c not in written]
+        if rest:
+            self.b.vectors.delete("communities", rest)
+            self.graph.delete_communities(rest)
         self.graph.refresh_communities(sorted(plan.ancestors))  # sizes; emptied ones go
         stale = self.graph.stale_summaries()
         texts = self.graph.community_texts(sorted(plan.ancestors | stale))
@@ -140,12 +151,12 @@ class IncrementalUpdate:
         if redo:
             self.describe_existing(redo)
             lap("describe")
+            self.b.embed([c for c in redo if c.member_ids])
+            lap("embed")
             self.graph.upsert_communities([c for c in redo if c.member_ids])
         if stale:  # the others were checked above and found still true to the graph
             self.graph.clear_stale_summaries(sorted(stale - {c.id for c in redo}))
         lap("write")
-        self.b.embed([*plan.new, *(c for c in redo if c.member_ids)])
-        lap("embed")
         report = CommunityReport(written=len(plan.new) + len(redo), deleted=len(plan.deleted),
                                  unchanged=len(plan.kept), seconds=time.perf_counter() - t0,
                                  regrouped=region.entities)

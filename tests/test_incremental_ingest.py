@@ -13,6 +13,8 @@ from typing import Any
 import networkx as nx
 import pytest
 
+from graphdb.bolt import BoltGraphStore
+from hopgraph.app.doctor import diagnose
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import ResolutionSettings
 from tests.conftest import settings_for
@@ -119,3 +121,35 @@ def test_an_incremental_reingest_equals_a_fresh_ingest_of_the_changed_corpus(
     finest, coarsest = inc_q
     assert coarsest >= 0.98 * fresh_q[1], (inc_q, fresh_q)
     assert finest >= 0.95 * fresh_q[0], (inc_q, fresh_q)
+
+
+@pytest.mark.timeout(900)
+def test_an_update_killed_midway_is_completed_by_the_rerun(
+        arcadedb: Any, embedder: SentenceTransformerEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = (SHARED_DATA / "2wiki-corpus" / "corpus.jsonl").read_text().splitlines()[:60]
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("\n".join(lines))
+    with Platform(settings_for(arcadedb, tmp_path / "data"), embedder=embedder) as p:
+        p.ingest([corpus])
+        recs = [json.loads(x) for x in lines]
+        recs[7]["text"] += " Its archive moved to the Vexmoor Observatory of Kelderwick."
+        corpus.write_text("\n".join(json.dumps(r) for r in recs))
+        real = BoltGraphStore.edit_memberships
+
+        def killed(self: BoltGraphStore, *args: Any) -> None:
+            raise KeyboardInterrupt("killed between the new leaves and the membership edits")
+
+        monkeypatch.setattr(BoltGraphStore, "edit_memberships", killed)
+        with pytest.raises(KeyboardInterrupt):
+            p.ingest([corpus])
+        monkeypatch.setattr(BoltGraphStore, "edit_memberships", real)
+        assert p.graph.unclustered_entities()  # the marks survive the kill
+        p.ingest([corpus])  # nothing left to ingest: the run's end redoes the community update
+        g = p.graph
+        assert g.unclustered_entities() == [] and not g.communities_stale()
+        sizes = {r["id"]: (r["size"], r["n"]) for r in g.read(
+            "MATCH (c:Community) OPTIONAL MATCH (e:Entity)-[:IN_COMMUNITY]->(c) "
+            "RETURN c.id AS id, c.size AS size, count(e) AS n")}
+        assert sizes and all(size == n >= p.settings.communities.min_size for size, n in sizes.values())
+        assert p.vectors.count("communities") == len(sizes)
+        assert all(c.ok for c in diagnose(p)), [c for c in diagnose(p) if not c.ok]
