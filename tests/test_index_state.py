@@ -219,6 +219,10 @@ def test_persisted_state_is_loaded_and_a_corrupt_one_rebuilt(tmp_path: Path) -> 
     assert third.refresh().version == graph.version() and third.freshness().last_refresh_kind == "rebuild"
     third.save()
     assert persist.load(folder) is not None  # the rebuild wrote a good file again
+    # a state read from another graph (another database in the same folder) is never patched as ours
+    assert persist.load(folder, owner="arcadedb:/elsewhere/other") is None
+    fourth = IndexKeeper(graph, vecs, IndexRecipe(), DIM, folder=folder, owner="arcadedb:/elsewhere/other")  # type: ignore[arg-type]
+    assert fourth.refresh().version == graph.version() and fourth.freshness().last_refresh_kind == "rebuild"
 
 
 def test_merge_sorted_keeps_order_and_maps_old_rows() -> None:

@@ -155,7 +155,7 @@ class Platform:
             cfg = self.settings
             keeper = IndexKeeper(self.graph, self.vectors, recipe_of(cfg.retrieval), self.embedder.dim,
                                  folder=cfg.index_dir if cfg.index.persist else None,
-                                 persist_every_s=cfg.index.persist_every_s)
+                                 persist_every_s=cfg.index.persist_every_s, owner=cfg.graph_identity)
             self._retriever = Retriever(self.graph, self.vectors, self.embedder, cfg.retrieval, keeper=keeper,
                                         clip=self.clip, gpu=cfg.gpu, gnn_checkpoint=cfg.gnn_checkpoint_path)
         return self._retriever

@@ -15,11 +15,13 @@ from hopgraph.core.settings import Settings
 
 def eval_settings(s: Settings, dataset: Path, n_queries: int) -> Settings:
     """The settings of a dataset's evaluation index: its own graph database, vector folder and GNN
-    checkpoint under ``<data_dir>/eval/<slug>/``, passages kept whole, every query embedding cached."""
+    checkpoint and index state under ``<data_dir>/eval/<slug>/``, passages kept whole, every query
+    embedding cached."""
     slug = re.sub(r"[^a-z0-9]+", "_", dataset.resolve().name.lower()).strip("_") or "dataset"
     return s.model_copy(update={
         "graph": s.graph.model_copy(update={"database": f"eval_{slug}"}),
         "vectors": s.vectors.model_copy(update={"path": s.data_dir / "eval" / slug / "vectors"}),
+        "index": s.index.model_copy(update={"path": s.data_dir / "eval" / slug / "index"}),
         "chunking": s.chunking.model_copy(update={"max_tokens": 256, "overlap_tokens": 32}),
         "embedder": s.embedder.model_copy(update={"cache_size": max(s.embedder.cache_size, n_queries + 64)}),
         "gpu": s.gpu.model_copy(update={"gnn_checkpoint": s.gpu.gnn_checkpoint

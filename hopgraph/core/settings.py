@@ -385,6 +385,12 @@ class Settings(BaseSettings):
         return self.index.path or self.data_dir / "index"
 
     @property
+    def graph_identity(self) -> str:
+        """Which graph database this is (a persisted index state must come from the same one)."""
+        where = self.graph.uri if self.graph.backend == "neo4j" else str(self.graph_dir.resolve())
+        return f"{self.graph.backend}:{where}/{self.graph.database}"
+
+    @property
     def vectors_dir(self) -> Path:
         """Root of the embedded qdrant-edge shards."""
         return self.vectors.path or self.data_dir / "vectors"

@@ -41,12 +41,15 @@ class IndexKeeper:
     """Holds the served ``IndexState`` and refreshes it (thread-safe; one refresh at a time)."""
 
     def __init__(self, graph: GraphStore, vectors: VectorStore, recipe: IndexRecipe, dim: int,
-                 folder: Path | None = None, persist_every_s: float = 30.0, fresh_reads: bool = True) -> None:
+                 folder: Path | None = None, persist_every_s: float = 30.0, fresh_reads: bool = True,
+                 owner: str = "") -> None:
         self.graph = graph
         self.vectors = vectors
         self.recipe = recipe
         self.dim = dim
         self.folder = folder
+        #: the graph the persisted state is read from (its manifest must name the same)
+        self.owner = owner
         self.persist_every_s = persist_every_s
         #: check the graph's version on every ``current()`` and refresh first (a library or CLI
         #: reading its own writes); a server turns it off and polls instead
@@ -98,7 +101,7 @@ class IndexKeeper:
         base = state.tables if state is not None else None
         kind = "delta"
         if base is None and self.folder is not None:
-            base = persist.load(self.folder)
+            base = persist.load(self.folder, self.owner)
             kind = "load"
             if base is not None:
                 self._saved_at, self._saved_version = time.monotonic(), base.version
@@ -129,7 +132,7 @@ class IndexKeeper:
         t0 = time.perf_counter()
         try:
             with self._save_lock:
-                persist.save(state.tables, self.folder)
+                persist.save(state.tables, self.folder, self.owner)
         except OSError as exc:  # a full disk: the state is still served, the next write tries again
             self._saved_version = -1
             log.warning("index state v%d not written to %s: %s", state.version, self.folder, exc)

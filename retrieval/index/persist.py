@@ -37,8 +37,9 @@ def _crc(path: Path) -> int:
     return crc
 
 
-def save(tables: Tables, folder: Path) -> None:
-    """Write ``tables`` to ``folder`` (atomically replacing what was there)."""
+def save(tables: Tables, folder: Path, owner: str = "") -> None:
+    """Write ``tables`` to ``folder`` (atomically replacing what was there); ``owner`` names the graph
+    they were read from, so that another graph's state is never patched as if it were its own."""
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = folder.with_name(folder.name + ".writing")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -49,7 +50,7 @@ def save(tables: Tables, folder: Path) -> None:
     text.update({f"chunk.{c}": tables.chunks[c].tolist() for c in CHUNK_COLUMNS})
     (tmp / "strings.json").write_text(json.dumps(text), encoding="utf-8")
     files = {p.name: _crc(p) for p in sorted(tmp.iterdir())}
-    manifest = {"format": FORMAT, "version": tables.version, "files": files}
+    manifest = {"format": FORMAT, "version": tables.version, "owner": owner, "files": files}
     (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
     old = folder.with_name(folder.name + ".old")
     shutil.rmtree(old, ignore_errors=True)
@@ -59,8 +60,9 @@ def save(tables: Tables, folder: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def load(folder: Path) -> Tables | None:
-    """The tables saved in ``folder``, or None (with the reason logged) when they cannot be used."""
+def load(folder: Path, owner: str = "") -> Tables | None:
+    """The tables saved in ``folder`` from graph ``owner``, or None (with the reason logged) when they
+    cannot be used."""
     try:
         manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -70,6 +72,10 @@ def load(folder: Path) -> Tables | None:
         return None
     if manifest.get("format") != FORMAT:
         log.info("index state in %s has another format: rebuilding", folder)
+        return None
+    if manifest.get("owner", "") != owner:
+        log.warning("index state in %s was read from graph %r, not %r: rebuilding", folder,
+                    manifest.get("owner", ""), owner)
         return None
     files = manifest.get("files", {})
     for name, crc in files.items():
