@@ -108,8 +108,11 @@ _BOTH = frozenset({TEXT, IMAGE})
 
 REGISTRY = Registry([
     ModeEntry("graph", "dense + BM25 first pass, entity seeds, personalized PageRank over entities and "
-              "passages, fused (default, strongest)", "retrieval.modes.graph:GraphMode",
-              ablations={"graph-no-enrichment": {"enrichment": False}, "graph-0-hops": {"expansion": "none"},
+              "passages, fused, then the documents the best ones name by title (default, strongest)",
+              "retrieval.modes.graph:GraphMode",
+              ablations={"graph-no-enrichment": {"enrichment": False},
+                         "graph-0-hops": {"expansion": "none", "bridge_weight": 0.0},
+                         "graph-no-walk": {"expansion": "none"}, "graph-no-bridges": {"bridge_weight": 0.0},
                          "graph-beam": {"expansion": "beam"}, "graph+rerank": {"rerank": True}},
               evaluated_on=frozenset({TEXT})),
     ModeEntry("naive", "chunk vectors nearest to the query (= dense)", "retrieval.modes.baseline:DenseMode"),

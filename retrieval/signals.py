@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from gpu.ppr import TorchPPR
 from hopgraph.core.text import WORD, ngrams
 from hopgraph.core.weights import seed_specificity
+from retrieval.index.links import titles_in
 from retrieval.keyword import KeywordIndex
 from retrieval.ppr import personalized_pagerank
 from retrieval.snapshot import Snapshot
@@ -63,13 +64,12 @@ def seed_entities(snap: Snapshot, query: str, sims: np.ndarray, k: int, min_sim:
     return seeds
 
 
-def titles_in_query(snap: Snapshot, query: str, max_words: int = 8) -> list[int]:
-    """Chunks of the documents whose title the query names ("Who is older, Sid Haig or ...")."""
-    found: dict[int, None] = {}
-    for _, gram in ngrams(WORD.findall(query), max_words):
-        for j in snap.title_index.get(gram, []):
-            found[j] = None
-    return list(found)
+def titles_in_query(snap: Snapshot, query: str) -> list[int]:
+    """Chunks of the documents whose title the query names ("Who is older, Sid Haig or ..."). A query
+    that uses capitals names a capitalized title only with a capital ("the place of birth of" is not
+    the page "Place of birth"); an all-lower-case query names any."""
+    keys = titles_in(snap.title_automaton, query, case=query != query.lower())
+    return list(dict.fromkeys(j for key in keys for j in snap.title_index[key]))
 
 
 def enrich(snap: Snapshot, seeds: Seeds, first_pass: list[str], sims: np.ndarray, per_chunk: int,

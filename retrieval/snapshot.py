@@ -14,6 +14,7 @@ it shows. Expansion, PPR and keyword search run here, not hop by hop in Cypher. 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -46,6 +47,7 @@ class Snapshot:
     chunk_index: dict[str, int] = field(default_factory=dict)
     name_index: dict[str, list[int]] = field(default_factory=dict)
     title_index: dict[str, list[int]] = field(default_factory=dict)  # normalized title -> chunks
+    title_automaton: Any = None          # finds title_index's keys in a text (``index.links.titles_in``)
     community_members: dict[str, np.ndarray] = field(default_factory=dict)  # community id -> entity indices
     build_seconds: float = 0.0
 

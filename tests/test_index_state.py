@@ -234,13 +234,19 @@ def test_merge_sorted_keeps_order_and_maps_old_rows() -> None:
 
 
 @pytest.mark.parametrize("text, found", [
-    ("We met the Beatles's drummer.", {"beatles"}),
-    ("(Paris, France) is far", {"paris, france"}),
-    ("beatlesque music", set()),
-    ("NEW  YORK\\tCITY!", {"new york city"}),
+    ("We met the Beatles's drummer.", ["beatles"]),
+    ("(Paris, France) is far", ["paris, france"]),
+    ("beatlesque music", []),
+    ("NEW  YORK\\tCITY!", ["new york city"]),
+    ("From New York City to Paris, France, then the Beatles and Paris, France again",
+     ["new york city", "paris, france", "beatles"]),  # in the order first named, once each
+    ("his place of birth was Paris, France", ["paris, france"]),  # a capitalized title in lower case: a phrase
+    ("Place of birth: see the salt mines", ["place of birth", "salt mines"]),  # a lower-case title: anywhere
 ])
-def test_titles_are_found_as_whole_words(text: str, found: set[str]) -> None:
-    from retrieval.index.links import automaton, normalized_text, titles_in
+def test_titles_are_found_as_whole_words(text: str, found: list[str]) -> None:
+    from hopgraph.core.text import normalize_name
+    from retrieval.index.links import automaton, cased_titles, titles_in
 
-    auto = automaton(["beatles", "paris, france", "new york city"])
-    assert titles_in(auto, normalized_text(text.replace("\\t", "\t"))) == found
+    titles = ["Beatles", "Paris, France", "New York City", "Place of birth", "salt mines"]
+    auto = automaton([normalize_name(t) for t in titles], cased_titles(titles))
+    assert titles_in(auto, text.replace("\\t", "\t")) == found

@@ -287,6 +287,12 @@ class RetrievalSettings(BaseModel):
         "weighs about 1): a passage that names another document's title walks there first, like a hyperlink.")
     about_weight: float = Field(default=2.0, ge=0, description="Extra chunk-entity weight for a document's title.")
     typed_weight: float = Field(default=2.0, ge=0, description="Snapshot weight of a typed relation per support.")
+    bridge_weight: float = Field(
+        default=0.8, ge=0, le=1, description="Bridges: a document named by title in one of the best "
+        "documents scores this share of that document's score (the second hop; 0 = off).")
+    bridge_sources: int = Field(default=3, ge=0, description="Bridges: how many of the best documents lead on.")
+    bridge_per_source: int = Field(default=2, ge=0, description="Bridges: the first titles a passage names "
+                                   "that are followed, in the order it names them.")
     hops: int = Field(default=2, ge=0, le=5, description="Beam expansion depth.")
     beam: int = Field(default=32, ge=1)
     decay: float = Field(default=0.5, gt=0, le=1, description="Beam score decay per hop.")

@@ -4,7 +4,9 @@ looking up every n-gram of every chunk.
 
 A title counts where it stands as whole words: what precedes it back to the previous space, and
 what follows it up to the next, may only be punctuation (or a possessive "'s"), which is what
-``hopgraph.core.text.normalize_name`` strips from a run of words.
+``hopgraph.core.text.normalize_name`` strips from a run of words. A title written with capitals
+("Place of birth", "Changed It") counts only where the text writes it with a capital too: "the
+place of birth" is a phrase, not a link to that page; a title in lower case links anywhere.
 """
 
 from __future__ import annotations
@@ -36,45 +38,54 @@ def title_index(titles: Sequence[str]) -> dict[str, list[int]]:
     return by_title
 
 
-def automaton(keys: Iterable[str]) -> ahocorasick.Automaton | None:
-    """An automaton of the title keys (None when there are none)."""
+def cased_titles(titles: Iterable[str]) -> set[str]:
+    """The normalized titles that some document writes with a capital letter."""
+    return {normalize_name(t) for t in titles if t != t.lower()}
+
+
+def automaton(keys: Iterable[str], cased: set[str] | frozenset[str] = frozenset()) -> ahocorasick.Automaton | None:
+    """An automaton of the title keys (None when there are none); each key carries whether it is
+    in ``cased`` (a mention must then show a capital)."""
     auto = ahocorasick.Automaton()
     for key in keys:
         if len(key.split()) <= MAX_WORDS:
-            auto.add_word(key, key)
+            auto.add_word(key, (key, key in cased))
     if len(auto) == 0:
         return None
     auto.make_automaton()
     return auto
 
 
-def normalized_text(text: str) -> str:
-    """The text as ``normalize_name`` sees a run of its words: NFKC, casefolded, single spaces."""
-    return unicodedata.normalize("NFKC", " ".join(text.split())).casefold()
-
-
-def titles_in(auto: ahocorasick.Automaton | None, text: str) -> set[str]:
-    """The title keys that ``text`` (already ``normalized_text``) names as whole words."""
+def titles_in(auto: ahocorasick.Automaton | None, text: str, case: bool = True) -> list[str]:
+    """The title keys that ``text`` names as whole words, in the order it first names them (``case``:
+    a capitalized title counts only where the text writes it with a capital)."""
     if auto is None or not text:
-        return set()
-    found: set[str] = set()
-    for end, key in auto.iter(text):
+        return []
+    flat = unicodedata.normalize("NFKC", " ".join(text.split()))
+    low = flat.casefold()
+    aligned = len(low) == len(flat)  # casefolding can lengthen a text ("ß" -> "ss"): no case test then
+    found: dict[str, int] = {}
+    for end, (key, cased) in auto.iter(low):
         start = end - len(key) + 1
-        left = text.rfind(" ", 0, start) + 1
-        right = text.find(" ", end + 1)
-        right = len(text) if right < 0 else right
-        if _LEFT.fullmatch(text, left, start) and _RIGHT.fullmatch(text, end + 1, right):
-            found.add(key)
-    return found
+        left = low.rfind(" ", 0, start) + 1
+        right = low.find(" ", end + 1)
+        right = len(low) if right < 0 else right
+        if key in found or not (_LEFT.fullmatch(low, left, start) and _RIGHT.fullmatch(low, end + 1, right)):
+            continue
+        if case and cased and aligned and flat[start:end + 1] == low[start:end + 1]:
+            continue  # written in lower case: a phrase, not the name of that page
+        found[key] = start
+    return sorted(found, key=found.__getitem__)
 
 
-def title_links(texts: Sequence[str], by_title: dict[str, list[int]], docs: Sequence[str]) -> sp.csr_matrix:
-    """Symmetric chunk-chunk matrix of title links (a chunk never links within its own document)."""
-    auto = automaton(by_title)
+def title_links(texts: Sequence[str], by_title: dict[str, list[int]], docs: Sequence[str],
+                auto: ahocorasick.Automaton | None) -> sp.csr_matrix:
+    """Symmetric chunk-chunk matrix of title links found by ``auto`` (the automaton of ``by_title``);
+    a chunk never links within its own document."""
     rows: list[int] = []
     cols: list[int] = []
     for i, text in enumerate(texts):
-        targets = {j for key in titles_in(auto, normalized_text(text)) for j in by_title[key] if docs[j] != docs[i]}
+        targets = {j for key in titles_in(auto, text) for j in by_title[key] if docs[j] != docs[i]}
         rows += [i] * len(targets)
         cols += targets
     n = len(texts)

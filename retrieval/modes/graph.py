@@ -1,6 +1,7 @@
 """Mode ``graph``: a dense + BM25 first pass, entity seeds (named in, similar to the query, and the
 first pass's entities), expansion over the snapshot (personalized PageRank over entities and
-passages, beam search, or none), fused with the first pass. ``pcst`` and ``gnn`` build on its pass."""
+passages, beam search, or none), fused with the first pass, then bridges (``retrieval.bridges``):
+the documents the best documents name by title follow them. ``pcst`` and ``gnn`` build on its pass."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from retrieval import signals
+from retrieval import bridges, signals
 from retrieval.fusion import ranked, rrf, weighted
 from retrieval.modes.baseline import bm25, dense
 from retrieval.modes.lightrag import seeds_of
@@ -90,8 +91,25 @@ def fuse(run: Run, res: Resources, gp: GraphPass, extra: dict[str, dict[str, flo
     sig = {name: {c: s for c, s in v.items() if c in pool} for name, v in named.items()}
     weights = {"pcst": res.gpu.cfg.pcst_weight, "gnn": res.gpu.gnn_weight(), **cfg.weights}
     if cfg.fusion == "rrf":
-        return rrf({name: ranked(v) for name, v in sig.items()}, k=cfg.rrf_k, weights=weights)
-    return weighted(sig, weights)
+        fused = rrf({name: ranked(v) for name, v in sig.items()}, k=cfg.rrf_k, weights=weights)
+    else:
+        fused = weighted(sig, weights)
+    return with_bridges(run, gp, fused)
+
+
+def with_bridges(run: Run, gp: GraphPass, fused: dict[str, float]) -> dict[str, float]:
+    """The fused ranking with the documents its best documents name by title bridged in."""
+    cfg = run.cfg
+    if cfg.bridge_weight <= 0:
+        return fused
+    t = time.perf_counter()
+    found = bridges.bridge(run.snap, fused, cfg.bridge_sources, cfg.bridge_per_source, cfg.bridge_weight,
+                           prefer=[gp.graph or {}])
+    run.stage("bridges", t)
+    if found.scores:
+        run.signals["bridge"] = found.scores
+        run.explain["bridges"] = [f"{src} -[{title}]-> {dst}" for src, title, dst in found.hops]
+    return bridges.apply(fused, found)
 
 
 def on_candidates(run: Run, res: Resources, name: str,

@@ -1,0 +1,76 @@
+"""Bridges (retrieval.bridges): the documents the best documents name by title follow them, in the
+order a passage names them; a capitalized title written in lower case is a phrase, not a link."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hopgraph.app.platform import Platform
+from retrieval import bridges
+from retrieval.signals import titles_in_query
+
+PASSAGES = {
+    "song": ("Lanterns Over Quell", "Lanterns Over Quell is a song by Quilla Marrow and Dax Fenn, produced by "
+             "Orla Vint."),
+    "singer": ("Quilla Marrow", "Quilla Marrow is a singer and songwriter raised near the harbour of Tessaly Bay."),
+    "rapper": ("Dax Fenn", "Dax Fenn is a rapper who grew up in the mill town of Lowmere."),
+    "producer": ("Orla Vint", "Orla Vint is a record producer and engineer."),
+    "concept": ("Place of birth", "The place of birth is where a person was born, as written in a passport."),
+    "other": ("Harbour cranes", "Harbour cranes lift containers from ships onto the quay."),
+}
+QUERY = "What is the place of birth of the performer of Lanterns Over Quell?"
+
+
+@pytest.fixture
+def bridged(platform: Platform, tmp_path: Path) -> Platform:
+    path = tmp_path / "corpus.jsonl"
+    path.write_text("\n".join(json.dumps({"_id": k, "title": t, "text": x}) for k, (t, x) in PASSAGES.items()))
+    platform.ingest([path])
+    return platform
+
+
+def _chunks(p: Platform) -> dict[str, str]:
+    """corpus id -> chunk id (one chunk per passage here)."""
+    return {d: c for c, d in p.corpus_ids().items()}
+
+
+def test_a_passage_passes_its_score_to_the_first_titles_it_names(bridged: Platform) -> None:
+    snap = bridged.retriever.snapshot()
+    c = _chunks(bridged)
+    found = bridges.bridge(snap, {c["song"]: 2.0, c["other"]: 1.0}, sources=1, per_source=2, weight=0.8)
+    assert found.scores == {c["singer"]: pytest.approx(1.6), c["rapper"]: pytest.approx(1.6)}  # not the producer
+    assert [title for _, title, _ in found.hops] == ["quilla marrow", "dax fenn"]
+    one = bridges.bridge(snap, {c["song"]: 2.0}, sources=1, per_source=1, weight=0.8)
+    assert set(one.scores) == {c["singer"]}
+    assert bridges.bridge(snap, {c["song"]: 2.0}, sources=1, per_source=2, weight=0.0).scores == {}
+    # a bridged chunk is raised to its bridge score, never lowered, and never above its source
+    fused = bridges.apply({c["song"]: 2.0, c["rapper"]: 1.9}, found)
+    assert fused[c["rapper"]] == 1.9 and fused[c["singer"]] == pytest.approx(1.6) and fused[c["song"]] == 2.0
+
+
+def test_a_capitalized_title_in_lower_case_is_not_named(bridged: Platform) -> None:
+    snap = bridged.retriever.snapshot()
+    c = _chunks(bridged)
+    named = {snap.chunk_ids[j] for j in titles_in_query(snap, QUERY)}
+    assert named == {c["song"]}  # "place of birth" is a phrase here, not the page
+    lower = {snap.chunk_ids[j] for j in titles_in_query(snap, QUERY.lower())}
+    assert lower == {c["song"], c["concept"]}  # a query without capitals names any title
+    j = snap.chunk_index[c["concept"]]
+    assert snap.links[j].nnz == 0  # no passage writes "Place of birth" with a capital
+
+
+def test_graph_mode_ranks_the_bridged_document_after_its_source(bridged: Platform) -> None:
+    c = _chunks(bridged)
+    res = bridged.query(QUERY, mode="graph", top_k=6, explain=True)
+    names = {v: k for k, v in c.items()}
+    top = [names[r.citation.chunk_id] for r in res.results]
+    # both performers follow the song, above the producer it names third and the unrelated passage
+    assert top[0] == "song" and {"singer", "rapper"} <= set(top[:4]), top
+    assert top.index("producer") > max(top.index("singer"), top.index("rapper")), top
+    assert any("quilla marrow" in hop for hop in res.explain["bridges"]) and "bridge" in res.explain["signals"]
+    off = bridged.settings.retrieval.model_copy(update={"bridge_weight": 0.0})
+    plain = bridged.query(QUERY, mode="graph", top_k=3, explain=True, retrieval=off)
+    assert "bridges" not in plain.explain and "bridge" not in plain.explain["signals"]
