@@ -3,7 +3,8 @@
 Every corpus record is one document (passages stay whole as chunks when they are short). Every
 mode, the BM25 / dense / RRF baselines and the ablations of ``graph`` run in the same process on
 the same index; the report has R@2, R@5, R@10, nDCG@10, MRR@10 and latency p50/p95 per mode, and
-the ranked documents of every query.
+the ranked documents of every query; ``retrieval.eval_stats`` adds the gains over the best baseline
+with bootstrap intervals, and the figures per question type.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 from hopgraph.core.errors import BadInputError
 from hopgraph.core.records import QueryResult
 from hopgraph.core.settings import RetrievalSettings
+from retrieval.eval_stats import group_of
 from retrieval.registry import REGISTRY
 
 
@@ -43,6 +45,7 @@ class Dataset:
     root: Path
     queries: dict[str, str]
     qrels: dict[str, dict[str, int]]
+    groups: dict[str, str] = field(default_factory=dict)  # query -> its type or hop count, when given
 
     @property
     def corpus(self) -> Path:
@@ -55,10 +58,14 @@ def load_dataset(root: Path, split: str = "test") -> Dataset:
         if not (root / f).exists():
             raise DatasetError(f"{root} is not a BEIR-layout folder: {f} is missing")
     queries: dict[str, str] = {}
+    groups: dict[str, str] = {}
     for line in (root / "queries.jsonl").read_text(encoding="utf-8").splitlines():
         if line.strip():
             rec = json.loads(line)
             queries[str(rec["_id"])] = str(rec["text"])
+            group = group_of(rec.get("metadata") if isinstance(rec.get("metadata"), dict) else None)
+            if group is not None:
+                groups[str(rec["_id"])] = group
     qrels: dict[str, dict[str, int]] = {}
     for i, line in enumerate((root / "qrels" / f"{split}.tsv").read_text(encoding="utf-8").splitlines()):
         parts = line.strip().split("\t")
@@ -69,7 +76,7 @@ def load_dataset(root: Path, split: str = "test") -> Dataset:
     queries = {q: t for q, t in queries.items() if q in qrels}
     if not queries:
         raise DatasetError(f"no query of {root} has relevance judgements in qrels/{split}.tsv")
-    return Dataset(root, queries, qrels)
+    return Dataset(root, queries, qrels, {q: g for q, g in groups.items() if q in queries})
 
 
 def metrics(ranked_docs: Sequence[str], relevant: dict[str, int]) -> dict[str, float]:

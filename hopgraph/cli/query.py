@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -74,6 +74,31 @@ def _print_result(result: QueryResult, explain: bool, context: bool) -> None:
         console.print(escape(result.context))
 
 
+def _print_stats(reps: list[Any], groups: dict[str, str], images: bool) -> dict[str, Any]:
+    """Print each mode's gain over the best baseline (95% bootstrap interval) and, when the queries
+    carry a type, R@5 per type; return both for the JSON report."""
+    from retrieval.eval_stats import by_group, gains
+
+    found = [] if images else gains(reps)
+    if found:
+        table = Table("mode", "vs", *(f"gain {m}" for m in ("R@2", "R@5")), title="gain over the best baseline "
+                      "(points, 95% bootstrap interval over queries)")
+        for mode in dict.fromkeys(g.mode for g in found):
+            row = {g.metric: g for g in found if g.mode == mode}
+            table.add_row(mode, row["R@2"].baseline, *(f"{row[m].mean:+.1f} [{row[m].low:+.1f}, {row[m].high:+.1f}]"
+                                                      for m in ("R@2", "R@5")))
+        console.print(table)
+    types = by_group(reps, groups)
+    if types:
+        names = sorted({g for v in types.values() for g in v})
+        counts = {g: sum(1 for x in groups.values() if x == g) for g in names}
+        table = Table("mode", *(f"{g} ({counts[g]})" for g in names), title="R@5 by question type")
+        for mode, per_type in types.items():
+            table.add_row(mode, *(f"{per_type.get(g, 0.0):.1f}" for g in names))
+        console.print(table)
+    return {"gains": [g.__dict__ for g in found], "r5_by_type": types}
+
+
 def eval_cmd(
     dataset: Annotated[Path, typer.Argument(help="A BEIR-layout folder: corpus.jsonl, queries.jsonl, qrels/test.tsv.")],
     modes: Annotated[str, typer.Option(help="Comma-separated modes and ablations (default: every mode and "
@@ -128,10 +153,11 @@ def eval_cmd(
         table.add_row(r.mode, *(f"{m[k]:.1f}" for k in cols), f"{r.latency_ms['p50']:.1f}",
                       f"{r.latency_ms['p95']:.1f}")
     console.print(table)
+    extra = _print_stats(reps, ds.groups, images)
     by_mode = {r.mode: r for r in reps}
     if "image" in by_mode and "dense" in by_mode:
         added = by_mode["image"].latency_ms["p50"] - by_mode["dense"].latency_ms["p50"]
         console.print(f"graph work adds {added:.1f} ms (p50) over caption-embedding-only retrieval")
     if out:
-        write_report(out, dataset, reps, {"queries_evaluated": len(ds.queries)})
+        write_report(out, dataset, reps, {"queries_evaluated": len(ds.queries), **extra})
         console.print(f"per-query report: {out}")
