@@ -289,7 +289,7 @@ class MemoryGraphStore:
             if d.status == COMPLETE and (wanted is None or d.document.id in wanted):
                 out.append({"id": c.id, "text": c.text, "document_id": d.document.id, "source": d.document.source,
                             "title": d.document.title, "metadata": json.dumps(d.document.metadata),
-                            "kind": d.document.kind, "uri": d.document.uri, "ord": c.ord})
+                            "kind": d.document.kind, "uri": d.document.uri})
         return out
 
     def snapshot_mentions(self, chunk_ids: Sequence[str] | None = None,

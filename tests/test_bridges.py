@@ -74,29 +74,3 @@ def test_graph_mode_ranks_the_bridged_document_after_its_source(bridged: Platfor
     off = bridged.settings.retrieval.model_copy(update={"bridge_weight": 0.0})
     plain = bridged.query(QUERY, mode="graph", top_k=3, explain=True, retrieval=off)
     assert "bridges" not in plain.explain and "bridge" not in plain.explain["signals"]
-
-
-@pytest.mark.parametrize("text, names, subject", [
-    ("Nicki Minaj is a rapper born in Saint James.", [("Saint James", "GPE"), ("Nicki Minaj", "PERSON")],
-     "Nicki Minaj"),
-    ("The Humaya River is a river in Sinaloa.", [("Humaya River", "LOC"), ("Sinaloa", "GPE")], "Humaya River"),
-    ("After the war, he moved to Paris.", [("Paris", "GPE")], ""),  # opens otherwise: no subject
-    ("The symphonic poem is a form.", [("symphonic poem", "CONCEPT")], ""),  # a kind, not a thing
-    ("Anatolia lies east of Ana.", [("Ana", "PERSON")], ""),  # never inside a word
-    ("New York City is large.", [("New York", "GPE"), ("New York City", "GPE")], "New York City"),  # longest
-])
-def test_an_untitled_document_is_about_the_name_it_opens_with(text: str, names: list[tuple[str, str]],
-                                                             subject: str) -> None:
-    from retrieval.index.subjects import subject_of
-
-    assert subject_of(text, names) == subject
-
-
-def test_untitled_documents_are_bridged_to_by_their_subject(platform: Platform, tmp_path: Path) -> None:
-    path = tmp_path / "corpus.jsonl"
-    path.write_text("\n".join(json.dumps({"_id": k, "title": "", "text": x}) for k, (_, x) in PASSAGES.items()))
-    platform.ingest([path])
-    snap = platform.retriever.snapshot()
-    c = _chunks(platform)
-    found = bridges.bridge(snap, {c["song"]: 1.0}, sources=1, per_source=2, weight=0.8)
-    assert c["singer"] in found.scores and c["rapper"] in found.scores

@@ -2,8 +2,7 @@
 
 Edge weights (see ``retrieval.snapshot``): typed relations ``typed_weight`` x support; co-occurrences
 positive PMI over chunks times support; chunk -> entity mention counts damped by specificity, plus
-``about_weight`` for the entity a chunk's document is about (its title names it, or, untitled, its
-subject: ``retrieval.index.subjects``); title links.
+``about_weight`` for the entity a chunk's document is about (its title names it); title links.
 Whatever is summed is summed in a canonical order, so equal tables give bit-equal arrays.
 """
 
@@ -17,7 +16,7 @@ import scipy.sparse as sp
 
 from hopgraph.core.text import normalize_name
 from hopgraph.core.weights import specificity
-from retrieval.index import links, subjects
+from retrieval.index import links
 from retrieval.index.tables import CO_OCCURS, Tables
 from retrieval.snapshot import Snapshot
 
@@ -32,13 +31,13 @@ def _csr(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, shape: tuple[int,
     return m
 
 
-def _about(t: Tables, titles: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """(chunk rows, entity rows): the entity each chunk's document title (or subject) names (the
-    smallest id of the entities with that normalized name)."""
+def _about(t: Tables) -> tuple[np.ndarray, np.ndarray]:
+    """(chunk rows, entity rows): the entity each chunk's document title names (the smallest id of
+    the entities with that normalized name)."""
     first: dict[str, int] = {}
     for i, key in enumerate(t.entity_keys.tolist()):
         first.setdefault(key, i)
-    hits = [(j, first.get(normalize_name(title))) for j, title in enumerate(titles) if title]
+    hits = [(j, first.get(normalize_name(title))) for j, title in enumerate(t.chunks["title"].tolist())]
     pairs = np.asarray([(j, e) for j, e in hits if e is not None], dtype=np.int64).reshape(-1, 2)
     return pairs[:, 0], pairs[:, 1]
 
@@ -51,9 +50,8 @@ def build(t: Tables, typed_weight: float = 2.0, about_weight: float = 2.0) -> Sn
     m_entity = t.mention_entity.astype(np.int64)
     cf = np.bincount(m_entity, weights=t.mention_count, minlength=n_e).astype(np.float64)
     rows, cols, vals = m_chunk, m_entity, t.mention_count.astype(np.float64)
-    titles = subjects.effective_titles(t)
     if about_weight > 0:
-        a_rows, a_cols = _about(t, titles)
+        a_rows, a_cols = _about(t)
         rows, cols = np.concatenate([rows, a_rows]), np.concatenate([cols, a_cols])
         vals = np.concatenate([vals, np.full(len(a_rows), float(about_weight))])
     raw = _csr(rows, cols, vals, (n_c, n_e))
@@ -90,6 +88,7 @@ def build(t: Tables, typed_weight: float = 2.0, about_weight: float = 2.0) -> Sn
 
     texts = t.chunks["text"].tolist()
     docs = t.chunks["document_id"].tolist()
+    titles = t.chunks["title"].tolist()
     by_title = links.title_index(titles)
     auto = links.automaton(by_title, links.cased_titles(titles))
     chunk_ids = t.chunk_ids.tolist()

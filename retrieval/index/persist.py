@@ -21,7 +21,7 @@ import numpy as np
 from retrieval.index.tables import CHUNK_COLUMNS, Tables, strings
 
 log = logging.getLogger(__name__)
-FORMAT = 2  # 2: chunks carry their ord
+FORMAT = 1
 MANIFEST = "manifest.json"
 _STRINGS = ("entity_ids", "entity_names", "entity_types", "entity_keys", "chunk_ids", "edge_type", "edge_id",
             "member_community")

@@ -19,7 +19,7 @@ from vectors.store import VectorStore
 
 #: chunk columns, in the order ``GraphStore.snapshot_chunks`` names them (``corpus_id`` comes from
 #: the document's metadata)
-CHUNK_COLUMNS = ("text", "document_id", "source", "title", "corpus_id", "kind", "uri", "ord")
+CHUNK_COLUMNS = ("text", "document_id", "source", "title", "corpus_id", "kind", "uri")
 #: the edge type whose ids are not kept (nothing at query time names a co-occurrence; most edges are one)
 CO_OCCURS = "co_occurs"
 
@@ -85,7 +85,7 @@ def unit_rows(ids: list[str], vectors: VectorStore, dim: int) -> np.ndarray:
 def chunk_columns(rows: list[dict[str, Any]]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Chunk rows sorted by id, as columns."""
     rows = sorted({r["id"]: r for r in rows}.values(), key=lambda r: r["id"])
-    cols = {name: strings([str(r.get(name) or ({"kind": "text", "ord": "0"}.get(name, ""))) for r in rows])
+    cols = {name: strings([str(r.get(name) or ("text" if name == "kind" else "")) for r in rows])
             for name in CHUNK_COLUMNS if name != "corpus_id"}
     cols["corpus_id"] = strings([_corpus_id(r.get("metadata")) for r in rows])
     return strings([r["id"] for r in rows]), cols
