@@ -97,5 +97,6 @@ def group_of(metadata: Mapping[str, Any] | None) -> str | None:
     if metadata.get("type"):
         return str(metadata["type"])
     if metadata.get("hops") is not None:
-        return f"{metadata['hops']} hops"
+        hops = str(metadata["hops"])
+        return f"{hops} hops" if hops.isdigit() else hops
     return None

@@ -53,4 +53,5 @@ def test_figures_per_question_type() -> None:
     assert by_group([Rep("graph", [1.0, 0.0, 0.5])], groups) == {"graph": {"bridge": 75.0, "comparison": 0.0}}
     assert by_group([Rep("graph", [1.0])], {}) == {}
     assert group_of({"type": "compositional"}) == "compositional" and group_of({"hops": 3}) == "3 hops"
+    assert group_of({"hops": "4hop1"}) == "4hop1"
     assert group_of({"answer": "x"}) is None and group_of(None) is None
