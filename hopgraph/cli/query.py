@@ -30,12 +30,12 @@ def query(
                                                         "(needs CLIP, settings clip.*).")] = False,
 ) -> None:
     """Query the graph; prints ranked chunks with their citations [file · document · chunk]."""
-    from hopgraph.app.platform import Platform
-
     with reported():
         REGISTRY.check(mode)
     if image and not Path(text).is_file():
         raise fail(NotFoundError(f"no image file {text}"))
+    from hopgraph.app.platform import Platform  # after the checks: a bad mode is refused at once
+
     with reported(), Platform(load_settings()) as p:
         result = (p.query_image(text, top_k=top_k) if image
                   else p.query(text, mode=mode, top_k=top_k, explain=explain))

@@ -1,0 +1,34 @@
+"""The CLI starts without loading a model, an engine driver or an array library for commands that
+need none (start-up time is measured in benchmarks; here: what a command imports, which does not
+depend on the machine's speed)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("torch", "numpy", "scipy", "spacy", "sentence_transformers", "transformers", "neo4j", "qdrant_edge",
+         "fastapi", "hopgraph.app.platform")
+PROBE = """
+import json, sys
+from typer.testing import CliRunner
+from hopgraph.cli.main import app
+result = CliRunner().invoke(app, json.loads(sys.argv[1]))
+print(json.dumps({"code": result.exit_code, "loaded": [m for m in json.loads(sys.argv[2]) if m in sys.modules]}))
+"""
+
+
+@pytest.mark.parametrize("args, code", [
+    (["--help"], 0),
+    (["api-key", "--help"], 0),
+    (["query", "who?", "--mode", "bogus"], 2),  # a bad mode is refused before any store is opened
+    (["query", "--help"], 0),
+])
+def test_commands_that_need_no_model_load_none(args: list[str], code: int) -> None:
+    out = subprocess.run([sys.executable, "-c", PROBE, json.dumps(args), json.dumps(HEAVY)], capture_output=True,
+                         text=True, timeout=120, check=True)
+    found = json.loads(out.stdout.strip().splitlines()[-1])
+    assert found == {"code": code, "loaded": []}
