@@ -1,15 +1,36 @@
-"""Plain text out of Markdown and HTML (text only: no scripts, styles or markup)."""
+"""Plain text out of Markdown and HTML (text only: no scripts, styles or markup).
+
+A heading is a sentence of its own: it ends with a full stop when it has no closing punctuation, so
+that "# Marrowind Engineering" followed by "Marrowind Engineering is ..." never reads as one name
+"Marrowind Engineering Marrowind Engineering" to the entity extractor. The first level-1 heading of
+a Markdown file (or the page's <title>, else its first <h1>) is the document's title.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from html.parser import HTMLParser
 
-_MD_RULES: list[tuple[re.Pattern[str], str]] = [
+#: what a heading may already end with
+_CLOSED = ".!?:;…"
+_ATX = re.compile(r"^\s{0,3}#{1,6}[ \t]*(.*?)[ \t]*#*[ \t]*$", re.MULTILINE)
+_SETEXT = re.compile(r"^(?P<text>[^\n]*\S[^\n]*)\n\s{0,3}(?:=+|-+)[ \t]*$", re.MULTILINE)
+_H1 = re.compile(r"^\s{0,3}#[ \t]+(.+?)[ \t]*#*[ \t]*$", re.MULTILINE)
+
+
+def as_sentence(heading: str) -> str:
+    """A heading with a closing full stop unless it has closing punctuation ("" stays "")."""
+    heading = heading.strip()
+    return heading if not heading or heading[-1] in _CLOSED else heading + "."
+
+
+_MD_RULES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"```.*?```", re.DOTALL), " "),               # fenced code
     (re.compile(r"!\[([^\]]*)\]\([^)]*\)"), r"\1"),           # images -> alt text
     (re.compile(r"\[([^\]]+)\]\([^)]*\)"), r"\1"),            # links -> text
-    (re.compile(r"^\s{0,3}#{1,6}\s*", re.MULTILINE), ""),     # heading marks
+    (_ATX, lambda m: as_sentence(m.group(1))),                # "# Title" -> "Title."
+    (_SETEXT, lambda m: as_sentence(m.group("text"))),        # "Title\n=====" -> "Title."
     (re.compile(r"^\s{0,3}>\s?", re.MULTILINE), ""),          # block quotes
     (re.compile(r"^\s*[-*+]\s+", re.MULTILINE), ""),          # bullets
     (re.compile(r"(\*\*|__|\*|_|`)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # emphasis, inline code
@@ -18,17 +39,24 @@ _MD_RULES: list[tuple[re.Pattern[str], str]] = [
 
 
 def markdown_to_text(md: str) -> str:
-    """Strip Markdown syntax, keeping the words and paragraph breaks."""
+    """Strip Markdown syntax, keeping the words and paragraph breaks; headings become sentences."""
     out = md
     for pattern, repl in _MD_RULES:
         out = pattern.sub(repl, out)
     return out.strip()
 
 
+def markdown_title(md: str) -> str:
+    """The text of the first level-1 heading ("" when there is none)."""
+    found = _H1.search(re.sub(r"```.*?```", " ", md, flags=re.DOTALL))
+    return markdown_to_text(found.group(1)).rstrip(".") if found else ""
+
+
 class _TextExtractor(HTMLParser):
     SKIP = frozenset({"script", "style", "noscript", "template", "svg", "head"})
     BLOCK = frozenset({"p", "div", "br", "li", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "section",
                        "article", "blockquote", "pre", "title"})
+    HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -36,6 +64,8 @@ class _TextExtractor(HTMLParser):
         self.title = ""
         self._skip = 0
         self._in_title = False
+        self._heading_from = -1  # index in parts where the open heading starts
+        self.first_h1 = ""
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in self.SKIP:
@@ -44,12 +74,20 @@ class _TextExtractor(HTMLParser):
             self._in_title = True
         if tag in self.BLOCK:
             self.parts.append("\n")
+        if tag in self.HEADINGS:
+            self._heading_from = len(self.parts)
 
     def handle_endtag(self, tag: str) -> None:
         if tag in self.SKIP and self._skip:
             self._skip -= 1
         if tag == "title":
             self._in_title = False
+        if tag in self.HEADINGS and self._heading_from >= 0:
+            heading = " ".join("".join(self.parts[self._heading_from:]).split())
+            self.parts[self._heading_from:] = [as_sentence(heading)]
+            if tag == "h1" and not self.first_h1:
+                self.first_h1 = heading
+            self._heading_from = -1
         if tag in self.BLOCK:
             self.parts.append("\n")
 
@@ -67,4 +105,4 @@ def html_to_text(html: str) -> tuple[str, str]:
     parser.close()
     text = re.sub(r"[ \t]+", " ", "".join(parser.parts))
     text = re.sub(r"\s*\n\s*", "\n", text).strip()
-    return parser.title.strip(), text
+    return (" ".join(parser.title.split()) or parser.first_h1), text

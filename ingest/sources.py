@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hopgraph.core.records import Document, content_hash, document_id
-from ingest.formats import html_to_text, markdown_to_text
+from ingest.formats import html_to_text, markdown_title, markdown_to_text
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +118,7 @@ def read_text_file(path: Path, max_bytes: int) -> SourceText | Skipped:
     title = path.stem
     if suffix in MARKDOWN_EXT:
         text = markdown_to_text(raw)
+        title = markdown_title(raw) or title
     elif suffix in HTML_EXT:
         page_title, text = html_to_text(raw)
         title = page_title or title

@@ -116,3 +116,22 @@ def test_community_embedding_text_drops_type_tags_and_is_capped() -> None:
     assert embed_text(c, 500) == ("Paris, France, Seine. Key entities: Paris, France, river bank. Key relations: "
                                   "Paris in France; Seine flow_through Paris.")
     assert embed_text(c, 20) == "Paris, France, Seine. Key entities: Paris,"
+
+
+def test_markdown_and_html_headings_are_sentences_and_titles(platform: Platform, tmp_path: Path) -> None:
+    names = ["Marrowind Engineering", "Keswick Dam", "Pell Observatory"]
+    for name in names:
+        (tmp_path / f"{name.split()[0].lower()}.md").write_text(
+            f"# {name}\n\n{name} was founded in Caldermouth by Rosalind Avery.\n\n## History\n\n{name} grew.\n")
+    (tmp_path / "page.html").write_text("<html><body><h1>Tarnhollow Mill</h1><p>Tarnhollow Mill is a mill near "
+                                        "Caldermouth.</p></body></html>")
+    found = {d.document.source.rsplit("/", 1)[-1]: d for d in read_sources([tmp_path], EXTS, 1 << 20)
+             if isinstance(d, SourceText)}
+    assert found["marrowind.md"].document.title == "Marrowind Engineering"
+    assert found["marrowind.md"].text.startswith("Marrowind Engineering.\n\nMarrowind Engineering was")
+    assert found["page.html"].document.title == "Tarnhollow Mill"  # no <title>: the first <h1>
+    assert found["page.html"].text.startswith("Tarnhollow Mill.\nTarnhollow Mill is")
+    platform.ingest([tmp_path])
+    entities = [r["name"] for r in platform.graph.read("MATCH (e:Entity) RETURN e.name AS name")]
+    doubled = [e for e in entities if any(e.count(n) > 1 for n in [*names, "Tarnhollow Mill"])]
+    assert doubled == [] and {"Marrowind Engineering", "Tarnhollow Mill"} <= set(entities)
