@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from starlette.concurrency import run_in_threadpool
 
-from api import problems
+from api import docs_pages, problems
 from api.auth import Authenticator
 from api.deps import AppState
 from api.job_store import JobStore
@@ -81,8 +81,9 @@ def create_app(settings: Settings | None = None, platform: Platform | None = Non
                 await run_in_threadpool(plat.close)
 
     app = FastAPI(title="hopgraph", version="0.1.0", description=DESCRIPTION, lifespan=lifespan,
-                  responses={500: {"description": "Internal error (problem JSON)"}})
+                  responses={500: {"description": "Internal error (problem JSON)"}}, docs_url=None, redoc_url=None)
     problems.install(app)
+    docs_pages.install(app)
     for router in (query.router, documents.router, graph.router, ops.router):
         app.include_router(router)
     app.middleware("http")(metrics.middleware)

@@ -65,6 +65,22 @@ def test_health_ready_and_metrics_need_no_key(api: str) -> None:
     assert metrics.status_code == 200 and "hopgraph_http_requests_total" in metrics.text
 
 
+def test_docs_pages_render_from_the_app_alone(api: str) -> None:
+    """/docs and /redoc reference no other host: every script, style and icon comes from the app."""
+    import re
+
+    for page in ("/docs", "/redoc"):
+        html = httpx.get(f"{api}{page}")
+        assert html.status_code == 200 and "text/html" in html.headers["content-type"]
+        refs = re.findall(r"""(?:src|href|url)\s*[=:]\s*['"]([^'"]+)['"]""", html.text)
+        assert refs and not [r for r in refs if re.match(r"^(https?:)?//", r)], refs
+        for ref in refs:
+            got = httpx.get(f"{api}{ref}")
+            assert got.status_code == 200 and got.content, ref
+    swagger = httpx.get(f"{api}/docs").text
+    assert "/docs-assets/swagger-ui-bundle.js" in swagger and "/openapi.json" in swagger
+
+
 def test_auth_scopes(api: str, reader: httpx.Client) -> None:
     r = httpx.post(f"{api}/query", json={"text": "Ada Lovelace"})
     assert r.status_code == 401 and r.headers["content-type"] == "application/problem+json"
