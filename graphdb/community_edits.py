@@ -12,7 +12,7 @@ import neo4j
 from graphdb import cypher
 from graphdb import cypher_communities as q
 from graphdb.batches import batches
-from graphdb.store import ChainLink
+from graphdb.community_protocol import ChainLink
 from hopgraph.core.records import Community
 from hopgraph.core.settings import GraphSettings
 

@@ -6,6 +6,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from graphdb.community_protocol import IncrementalCommunities
 from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation
 
 #: a document whose writes are under way (or were interrupted)
@@ -118,17 +119,6 @@ class Topology:
 
 
 @dataclass(frozen=True)
-class ChainLink:
-    """An entity's membership of one community, and where that community sits in the hierarchy."""
-
-    entity_id: str
-    community_id: str
-    level: int
-    parent_id: str | None
-    has_children: bool
-
-
-@dataclass(frozen=True)
 class GraphChange:
     """One committed graph version: the documents and entities it changed, and whether it rebuilt
     the communities (the change log readers patch their index state from)."""
@@ -182,7 +172,7 @@ class IngestRun:
     error: str | None = None
 
 
-class GraphStore(Protocol):
+class GraphStore(IncrementalCommunities, Protocol):
     """What ingest and retrieval need from the graph database. Implementations only run statements:
     the domain decisions (removal plans, entity merges) are made in ``ingest.graph_edits``."""
 
@@ -309,41 +299,6 @@ class GraphStore(Protocol):
         """Commit the rebuilt communities (a change of its own) and record them as current;
         ``regrouped``: the only entities whose memberships changed (None: possibly any)."""
         ...
-
-    # -- incremental communities (graphdb.community_edits) ----------------------------------------
-    def unclustered_entities(self) -> list[str]:
-        """Entities whose neighbourhood changed since their communities were computed."""
-        ...
-
-    def mark_clustered(self, ids: Sequence[str] | None = None) -> None:
-        """Clear the mark of these entities (None: of every entity)."""
-        ...
-
-    def mark_unclustered(self, ids: Sequence[str]) -> None:
-        """Mark entities whose neighbourhood changed outside an ingest (e.g. a merge rewired it)."""
-        ...
-
-    def community_chains(self, entity_ids: Sequence[str]) -> list[ChainLink]:
-        """Every community each entity belongs to, with level, parent and whether it has children."""
-        ...
-
-    def community_members(self, community_ids: Sequence[str]) -> dict[str, list[str]]:
-        """Member entity ids of each community."""
-        ...
-
-    def community_texts(self, community_ids: Sequence[str]) -> list[Community]:
-        """Stored communities without members: level, size, title, summary, key_ids, quoted."""
-        ...
-
-    def edit_memberships(self, add: Sequence[tuple[str, str]], remove: Sequence[tuple[str, str]]) -> None:
-        """Add and remove (entity id, community id) memberships."""
-        ...
-
-    def refresh_communities(self, ids: Sequence[str]) -> None:
-        """Recount sizes; delete those left empty and childless."""
-        ...
-
-    def clear_stale_summaries(self, ids: Sequence[str]) -> None: ...
 
     # -- exports for the query-time snapshot -------------------------------------------------------
     def topology(self) -> Topology: ...

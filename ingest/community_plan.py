@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from graphdb.store import ChainLink
+from graphdb.community_protocol import ChainLink
 from hopgraph.core.records import Community, stable_id
 
 

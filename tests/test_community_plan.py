@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graphdb.store import ChainLink
+from graphdb.community_protocol import ChainLink
 from ingest.community_plan import community_id, leaves_of, place, region_of
 
 # root R (level 0) has leaves A = {a1, a2, a3} and B = {b1, b2}; x hangs loose in R (its own
