@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, WithJsonSchema, field_validator, model_validator
 
 from hopgraph.core.limits import CYPHER_MAX_ROWS, CYPHER_MAX_TIMEOUT_S, CYPHER_MIN_TIMEOUT_S, TOP_K_MAX
 from hopgraph.core.records import QueryFilters, QueryResult
+from hopgraph.core.times import iso_time
 from retrieval.registry import REGISTRY
 
 #: the modes of the registry, as the schema's enum (names are validated against it)
@@ -92,6 +93,11 @@ class IngestRequest(BaseModel):
                             description="Source prefix: a document's source is '<collection>#<id>'.")
 
 
+#: a time kept as epoch seconds inside, written as ISO 8601 (UTC) in every JSON response
+Timestamp = Annotated[float, PlainSerializer(iso_time, return_type=str, when_used="json"),
+                      WithJsonSchema({"type": "string", "format": "date-time"}, mode="serialization")]
+
+
 class JobOut(BaseModel):
     """A background job (an ingest, a deletion or a scheduled re-ingestion run)."""
 
@@ -99,9 +105,9 @@ class JobOut(BaseModel):
     kind: Literal["ingest", "delete", "reingest"]
     status: Literal["queued", "running", "cancelling", "succeeded", "failed", "cancelled", "skipped"]
     detail: str = ""
-    created_at: float
-    started_at: float | None = None
-    finished_at: float | None = None
+    created_at: Timestamp
+    started_at: Timestamp | None = None
+    finished_at: Timestamp | None = None
     result: dict[str, Any] = Field(default_factory=dict)
     error: str | None = None
     done: int = Field(default=0, description="Documents handled so far.")
@@ -110,7 +116,7 @@ class JobOut(BaseModel):
 
 class JobList(BaseModel):
     jobs: list[JobOut]
-    schedules: dict[str, float | None] = Field(default_factory=dict, description="Next run of each schedule.")
+    schedules: dict[str, Timestamp | None] = Field(default_factory=dict, description="Next run of each schedule.")
 
 
 class DocumentOut(BaseModel):

@@ -21,6 +21,7 @@ from graphdb.store import (
     RelationChunk,
     RelationRef,
 )
+from hopgraph.core.times import iso_time
 
 
 class BrowseMixin:
@@ -133,9 +134,16 @@ class BrowseMixin:
     def record_ingest_run(self, run: IngestRun) -> None:
         """Create or update a run's record (not graph content: the graph version is unchanged)."""
         params = {"id": run.id, "source": run.source, "status": run.status, "started_at": run.started_at,
-                  "finished_at": run.finished_at, "duration_s": run.duration_s,
+                  "finished_at": run.finished_at, "started": iso_time(run.started_at),
+                  "finished": iso_time(run.finished_at), "duration_s": run.duration_s,
                   "report_json": json.dumps(run.report), "error": run.error}
         self._write(lambda tx: tx.run(cypher.RECORD_INGEST_RUN, params).consume())
+
+    def delete_ingest_run(self, run_id: str) -> None:
+        self._write(lambda tx: tx.run(cypher.DELETE_INGEST_RUN, id=run_id).consume())
+
+    def prune_ingest_runs(self, source: str, keep: int) -> None:
+        self._write(lambda tx: tx.run(cypher.PRUNE_INGEST_RUNS, source=source, keep=keep).consume())
 
     def ingest_runs(self, source: str | None = None, limit: int = 50) -> list[IngestRun]:
         """Recorded runs, newest first."""

@@ -87,7 +87,17 @@ LIMIT $limit
 RECORD_INGEST_RUN = """
 MERGE (r:IngestRun {id: $id})
 SET r.source = $source, r.status = $status, r.started_at = $started_at, r.finished_at = $finished_at,
+    r.started = $started, r.finished = $finished,
     r.duration_s = $duration_s, r.report_json = $report_json, r.error = $error
+"""
+
+DELETE_INGEST_RUN = "MATCH (r:IngestRun {id: $id}) DELETE r"
+
+PRUNE_INGEST_RUNS = """
+MATCH (r:IngestRun {source: $source})
+WITH r ORDER BY r.started_at DESC
+SKIP $keep
+DELETE r
 """
 
 LIST_INGEST_RUNS = """

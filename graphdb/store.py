@@ -328,6 +328,12 @@ class GraphStore(IncrementalCommunities, Protocol):
     # -- the log of scheduled runs -----------------------------------------------------------------
     def record_ingest_run(self, run: IngestRun) -> None: ...
 
+    def delete_ingest_run(self, run_id: str) -> None: ...
+
+    def prune_ingest_runs(self, source: str, keep: int) -> None:
+        """Keep the ``keep`` newest runs of ``source``."""
+        ...
+
 
 class GraphBrowser(Protocol):
     """Read look-ups for people exploring the graph (the API's routes, the CLI's ``cypher``)."""

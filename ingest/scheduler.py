@@ -36,6 +36,10 @@ class RunLog(Protocol):
 
     def record_ingest_run(self, run: IngestRun) -> None: ...
 
+    def delete_ingest_run(self, run_id: str) -> None: ...
+
+    def prune_ingest_runs(self, source: str, keep: int) -> None: ...
+
     def documents_under(self, prefix: str) -> list[Any]: ...
 
 
@@ -78,8 +82,15 @@ def _matches(source_file: str, pattern: str) -> bool:
     return fnmatch.fnmatch(source_file, pattern) or fnmatch.fnmatch(source_file, pattern.replace("**/", ""))
 
 
-def run_source(ingestor: PathIngestor, runs: RunLog, source: ScheduledSource) -> IngestRun:
-    """Ingest one source incrementally and record the outcome (failures are recorded, not raised)."""
+def unchanged_id(source: str) -> str:
+    """The id of a source's one record of runs that changed nothing (updated by each such run)."""
+    return f"{source}-unchanged"
+
+
+def run_source(ingestor: PathIngestor, runs: RunLog, source: ScheduledSource, keep: int = 500) -> IngestRun:
+    """Ingest one source incrementally and record the outcome (failures are recorded, not raised).
+    A run that changed nothing replaces its record by the source's one "unchanged" record (when it
+    last checked) instead of adding one more; the ``keep`` newest runs of the source are kept."""
     started = time.time()
     run_id = f"{source.name}-{time.strftime('%Y%m%dT%H%M%S', time.gmtime(started))}-{uuid.uuid4().hex[:6]}"
     runs.record_ingest_run(IngestRun(run_id, source.name, "running", started))
@@ -100,9 +111,18 @@ def run_source(ingestor: PathIngestor, runs: RunLog, source: ScheduledSource) ->
         log.exception("scheduled ingest of %s failed", source.name)
         status, error = "failed", f"{type(exc).__name__}: {exc}"
     finished = time.time()
-    run = IngestRun(run_id, source.name, status, started, finished, round(finished - started, 3),
-                    report.model_dump(exclude={"stage_seconds"}), error)
+    # files skipped again (a bad file, a missing root) change nothing: the unchanged record says so
+    changed = status != "succeeded" or bool(report.documents_ingested or report.documents_deleted)
+    if not changed:
+        runs.delete_ingest_run(run_id)
+        run = IngestRun(unchanged_id(source.name), source.name, "unchanged", started, finished,
+                        round(finished - started, 3), report.model_dump(exclude={"stage_seconds"}), None)
+    else:
+        run = IngestRun(run_id, source.name, status, started, finished, round(finished - started, 3),
+                        report.model_dump(exclude={"stage_seconds"}), error)
+        runs.delete_ingest_run(unchanged_id(source.name))  # the next quiet spell starts its own count
     runs.record_ingest_run(run)
+    runs.prune_ingest_runs(source.name, keep)
     log.info("scheduled ingest %s %s: %d ingested, %d unchanged, %d deleted, %d skipped in %.1fs", source.name,
              status, report.documents_ingested, report.documents_unchanged, report.documents_deleted,
              len(report.skipped), run.duration_s or 0.0)

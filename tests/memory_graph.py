@@ -315,3 +315,11 @@ class MemoryGraphStore:
 
     def record_ingest_run(self, run: IngestRun) -> None:
         self.runs[run.id] = run
+
+    def delete_ingest_run(self, run_id: str) -> None:
+        self.runs.pop(run_id, None)
+
+    def prune_ingest_runs(self, source: str, keep: int) -> None:
+        mine = sorted((r for r in self.runs.values() if r.source == source), key=lambda r: -r.started_at)
+        for r in mine[keep:]:
+            del self.runs[r.id]

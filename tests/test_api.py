@@ -254,9 +254,14 @@ def test_scheduled_job_picks_up_a_changed_file(arcadedb: ServerInfo, embedder: S
         assert "watched" in listing["schedules"]
         runs = [j for j in listing["jobs"] if j["kind"] == "reingest"]
         assert any(j["result"].get("documents_unchanged") == 1 for j in runs) or len(runs) >= 2
+        assert all(j["created_at"].endswith("+00:00") and "T" in j["created_at"] for j in listing["jobs"])  # ISO
+        assert all(v is None or v.endswith("+00:00") for v in listing["schedules"].values())
+        time.sleep(3)  # a few more runs at a 1 s interval that change nothing
         recorded = client.post("/cypher", json={
             "query": "MATCH (r:IngestRun {source: 'watched'}) RETURN r.status AS s, r.duration_s AS d"}).json()
-        assert recorded["rows"] and all(row[0] in ("succeeded", "running") for row in recorded["rows"])
+        statuses = [row[0] for row in recorded["rows"]]
+        assert statuses and set(statuses) <= {"succeeded", "running", "unchanged"}
+        assert len(statuses) <= 4 and statuses.count("unchanged") <= 1, statuses  # two changes, one quiet record
 
 
 def _wait_run(client: httpx.Client, done: Any, timeout: float = 120) -> dict[str, Any]:

@@ -11,7 +11,8 @@ import pytest
 from api.jobs import JobManager
 from hopgraph.app.platform import Platform
 from hopgraph.core.service_settings import ScheduledSource, SchedulerSettings
-from ingest.scheduler import ReingestScheduler
+from hopgraph.core.times import iso_time
+from ingest.scheduler import ReingestScheduler, run_source, unchanged_id
 
 
 def test_glob_source_runs_incrementally_and_is_recorded(platform: Platform, tmp_path: Path) -> None:
@@ -26,14 +27,23 @@ def test_glob_source_runs_incrementally_and_is_recorded(platform: Platform, tmp_
     assert first.report["documents_ingested"] == 2 and str(tmp_path / "missing") in first.report["skipped"]
     second = platform.reingest(source)
     assert second.report["documents_ingested"] == 0 and second.report["documents_unchanged"] == 2
+    assert (second.status, second.id) == ("unchanged", unchanged_id("notes"))
+    assert str(tmp_path / "missing") in second.report["skipped"]  # skipped again: still no change
     (root / "sub" / "b.md").unlink()
     third = platform.reingest(source)
-    assert third.report["documents_deleted"] == 1
+    assert third.report["documents_deleted"] == 1 and third.status == "succeeded"
     sources = {d.source for d in platform.graph.list_documents()}
     assert sources == {str(root / "a.md")}
+    quiet = [platform.reingest(source) for _ in range(3)]  # runs that change nothing add no record
     runs = platform.graph.ingest_runs(source="notes")
-    assert [r.id for r in runs] == [third.id, second.id, first.id]
-    assert all(r.status == "succeeded" and r.duration_s is not None for r in runs)
+    assert [r.id for r in runs] == [unchanged_id("notes"), third.id, first.id]
+    assert runs[0].started_at == quiet[-1].started_at and runs[0].status == "unchanged"
+    assert all(r.duration_s is not None for r in runs)
+    stamped = platform.graph.read("MATCH (r:IngestRun {id: $id}) RETURN r.started AS s", {"id": first.id})
+    assert stamped[0]["s"] == iso_time(first.started_at) and stamped[0]["s"].endswith("+00:00")
+    (root / "a.md").write_text("# Alpha\nAda Lovelace wrote the first published algorithm.")
+    latest = run_source(platform._ingestor(), platform.graph, source, keep=2)  # history kept to 2 runs
+    assert [r.id for r in platform.graph.ingest_runs(source="notes")] == [latest.id, third.id]
 
 
 def test_bad_files_are_reported_and_a_failing_run_is_recorded(platform: Platform, tmp_path: Path,
@@ -46,7 +56,7 @@ def test_bad_files_are_reported_and_a_failing_run_is_recorded(platform: Platform
         update={"max_file_bytes": 1})})
     with Platform(tiny, embedder=platform.embedder) as small:
         run = small.reingest(source)
-    assert run.status == "succeeded" and "too large" in " ".join(run.report["skipped"].values())
+    assert run.status == "unchanged" and "too large" in " ".join(run.report["skipped"].values())  # nothing to do
 
     def disk_full(*_: object, **__: object) -> None:  # a fault inside the ingest (the disk filled up)
         raise OSError(28, "No space left on device")

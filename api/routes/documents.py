@@ -161,10 +161,11 @@ def list_jobs(request: Request, limit: int = Query(50, ge=1, le=1000)) -> JobLis
     for run in hg.platform.browser.ingest_runs(limit=limit):
         if run.id in known or (run.source in active and run.started_at >= active[run.source]):
             continue  # shown as this server's job (its record may land a moment before the job ends)
-        jobs.append(JobOut(id=run.id, kind="reingest", status="running" if run.status == "running" else
-                           ("succeeded" if run.status == "succeeded" else "failed"), detail=run.id,
-                           created_at=run.started_at, started_at=run.started_at, finished_at=run.finished_at,
-                           result={"source": run.source, **run.report}, error=run.error))
+        status = {"running": "running", "succeeded": "succeeded", "unchanged": "succeeded"}.get(run.status, "failed")
+        jobs.append(JobOut(id=run.id, kind="reingest", status=status, detail=run.id, created_at=run.started_at,
+                           started_at=run.started_at, finished_at=run.finished_at,
+                           result={"source": run.source, "changed": run.status != "unchanged", **run.report},
+                           error=run.error))
     schedules = hg.scheduler.next_runs() if hg.scheduler else {}
     return JobList(jobs=sorted(jobs, key=lambda j: -j.created_at)[:limit], schedules=schedules)
 

@@ -144,7 +144,7 @@ class Platform:
     def reingest(self, source: ScheduledSource) -> IngestRun:
         """Re-ingest a scheduled source incrementally; the outcome is recorded in the graph."""
         try:
-            return run_source(self._ingestor(), self.graph, source)
+            return run_source(self._ingestor(), self.graph, source, self.settings.scheduler.keep_runs)
         finally:
             self._refresh_index()
 

@@ -69,3 +69,5 @@ class SchedulerSettings(BaseModel):
     sources: list[ScheduledSource] = Field(default_factory=list)
     run_on_start: bool = Field(default=False, description="Also run every source once when the scheduler starts.")
     timezone: str = "UTC"
+    keep_runs: int = Field(default=500, ge=1, description="Recorded runs kept per source (newest first); a run "
+                           "that changed nothing only updates the source's one 'unchanged' record.")
