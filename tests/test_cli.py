@@ -67,8 +67,10 @@ def test_ingest_query_status_delete(arcadedb: ServerInfo, tmp_path: Path) -> Non
     assert '"Document": 1' in out.stdout
     out = _run(["communities", "--rebuild"], env)
     assert out.returncode == 0 and "communities in" in out.stdout and "written" in out.stdout, out.stderr
-    listing = _run(["documents"], env)
-    doc_id = next(w for w in listing.stdout.split() if w.startswith("doc_"))
+    listing = _run(["documents", "--json"], env)
+    docs = json.loads(listing.stdout)
+    assert [d["source"] for d in docs] == [str(corpus / "fact.txt")] and docs[0]["status"] == "complete"
+    doc_id = docs[0]["id"]
     out = _run(["delete", doc_id], env)
     assert out.returncode == 0 and f"deleted {doc_id}" in out.stdout
     out = _run(["delete", doc_id], env)
@@ -93,4 +95,6 @@ def test_cypher_command(arcadedb: ServerInfo, tmp_path: Path) -> None:
     n_files = len(discover(packaged()))
     assert out.returncode == 0 and json.loads(out.stdout)["rows"] == [[n_files]]  # nothing was deleted
     out = _run(["cypher", "MATCH (n RETURN n"], env)
-    assert out.returncode == 2 and "rejected the statement" in out.stderr
+    assert out.returncode == 2 and "rejected the statement" in out.stderr and "{" not in out.stderr
+    out = _run(["cypher", "MATCH (m:Migration) WHERE m.version < 0 RETURN m.name AS name"], env)
+    assert out.returncode == 0 and out.stdout.startswith("no rows")

@@ -74,6 +74,8 @@ def cypher(
         writer.writerow(res.columns)
         writer.writerows([[json.dumps(v, default=str) if isinstance(v, dict | list) else v for v in row]
                           for row in res.rows])
+    elif not res.rows:
+        console.print(f"no rows{' (columns: ' + ', '.join(res.columns) + ')' if res.columns else ''}")
     else:
         table = Table(*res.columns)
         for row in res.rows:
