@@ -116,7 +116,7 @@ class Ingestor:
         unsure: set[str] = set()  # files with unreadable parts: keep what came from them before
 
         def tracked() -> Iterator[SourceText | Skipped]:
-            for item in read_sources(paths, cfg.extensions, cfg.max_file_bytes):
+            for item in read_sources(paths, cfg.extensions, cfg.max_file_bytes, cfg.csv):
                 if isinstance(item, SourceText):
                     seen.add(item.document.source)
                 else:

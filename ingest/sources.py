@@ -1,6 +1,7 @@
 """Read sources into documents, reporting bad input per file (or per record) with a reason.
 
-Supported: plain text (.txt), Markdown (.md), HTML (.html, text only), JSONL records (BEIR
+Supported: plain text (.txt), Markdown (.md), HTML (.html, text only), PDF, DOCX and CSV
+(``ingest.office``), JSONL records (BEIR
 ``corpus.jsonl`` with ``_id``/``title``/``text``, generic ``id``/``text``, and image records with
 ``image`` + ``captions``, also BEIR-style under ``metadata``), and images with a sidecar caption
 file (``photo.jpg`` + ``photo.txt``, one caption per line). Nothing here ever raises for bad input.
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hopgraph.core.records import Document, content_hash, document_id
+from hopgraph.core.settings import CsvSettings
 from ingest.formats import html_to_text, markdown_title, markdown_to_text
 
 log = logging.getLogger(__name__)
@@ -63,19 +65,28 @@ def expand_paths(paths: Iterable[Path], extensions: Sequence[str]) -> Iterator[P
             yield p
 
 
-def read_sources(paths: Iterable[Path], extensions: Sequence[str], max_bytes: int) -> Iterator[SourceText | Skipped]:
+def read_sources(paths: Iterable[Path], extensions: Sequence[str], max_bytes: int,
+                 csv: CsvSettings | None = None) -> Iterator[SourceText | Skipped]:
     """Every document of the given files and directories, in a stable order."""
+    from ingest import office  # office builds on this module's helpers
+
     for path in expand_paths(paths, extensions):
         suffix = path.suffix.lower()
         if suffix in JSONL_EXT:
             yield from read_jsonl(path, max_bytes)
         elif suffix in IMAGE_EXT:
             yield read_image_file(path, max_bytes)
+        elif suffix in office.PDF_EXT:
+            yield from office.read_pdf(path, max_bytes)
+        elif suffix in office.DOCX_EXT:
+            yield office.read_docx(path, max_bytes)
+        elif suffix in office.CSV_EXT:
+            yield from office.read_csv(path, max_bytes, csv or CsvSettings())
         else:
             yield read_text_file(path, max_bytes)
 
 
-def _read_bytes(path: Path, max_bytes: int) -> bytes | Skipped:
+def read_bytes(path: Path, max_bytes: int) -> bytes | Skipped:
     source = str(path.resolve())
     try:
         size = path.stat().st_size
@@ -89,7 +100,7 @@ def _read_bytes(path: Path, max_bytes: int) -> bytes | Skipped:
         return Skipped(source, f"cannot read: {exc.strerror or exc}")
 
 
-def _decode(source: str, data: bytes) -> str | Skipped:
+def decode(source: str, data: bytes) -> str | Skipped:
     if b"\x00" in data[:8192]:
         return Skipped(source, "binary file (NUL bytes)")
     try:
@@ -98,7 +109,7 @@ def _decode(source: str, data: bytes) -> str | Skipped:
         return Skipped(source, f"not valid UTF-8 (byte {exc.start})")
 
 
-def _text_document(source: str, title: str, text: str, **extra: Any) -> SourceText | Skipped:
+def text_document(source: str, title: str, text: str, **extra: Any) -> SourceText | Skipped:
     if not text.strip():
         return Skipped(source, "empty document")
     doc = Document(id=document_id(source), source=source, title=title, content_hash=content_hash(text), **extra)
@@ -108,10 +119,10 @@ def _text_document(source: str, title: str, text: str, **extra: Any) -> SourceTe
 def read_text_file(path: Path, max_bytes: int) -> SourceText | Skipped:
     """A text, Markdown or HTML file as one document."""
     source = str(path.resolve())
-    data = _read_bytes(path, max_bytes)
+    data = read_bytes(path, max_bytes)
     if isinstance(data, Skipped):
         return data
-    raw = _decode(source, data)
+    raw = decode(source, data)
     if isinstance(raw, Skipped):
         return raw
     suffix = path.suffix.lower()
@@ -124,17 +135,17 @@ def read_text_file(path: Path, max_bytes: int) -> SourceText | Skipped:
         title = page_title or title
     else:
         text = raw
-    return _text_document(source, title, text)
+    return text_document(source, title, text)
 
 
 def read_jsonl(path: Path, max_bytes: int) -> Iterator[SourceText | Skipped]:
     """One document per JSON line; a malformed line is reported and the rest are read."""
     base = str(path.resolve())
-    data = _read_bytes(path, max_bytes)
+    data = read_bytes(path, max_bytes)
     if isinstance(data, Skipped):
         yield data
         return
-    raw = _decode(base, data)
+    raw = decode(base, data)
     if isinstance(raw, Skipped):
         yield raw
         return
@@ -168,19 +179,19 @@ def record_to_source(base: str, rec: dict[str, Any], where: str) -> SourceText |
         if not captions or not isinstance(captions, list) or not any(str(c).strip() for c in captions):
             return Skipped(where, f"image record {rid!r} has no captions")
         text = "\n".join(str(c).strip() for c in captions if str(c).strip())
-        return _text_document(source, title or str(image), text, kind="image", uri=str(image),
+        return text_document(source, title or str(image), text, kind="image", uri=str(image),
                               metadata={"corpus_id": str(rid), "captions": [str(c) for c in captions]})
     body = rec.get("text")
     if not isinstance(body, str):
         return Skipped(where, f"record {rid!r} has no 'text' string")
     text = f"{title}\n{body}" if title and not body.startswith(title) else body
-    return _text_document(source, title, text, metadata={"corpus_id": str(rid)})
+    return text_document(source, title, text, metadata={"corpus_id": str(rid)})
 
 
 def read_image_file(path: Path, max_bytes: int) -> SourceText | Skipped:
     """An image with a sidecar caption file (``name.txt``, one caption per line)."""
     source = str(path.resolve())
-    data = _read_bytes(path, max_bytes)
+    data = read_bytes(path, max_bytes)
     if isinstance(data, Skipped):
         return data
     if not data.startswith(_IMAGE_MAGIC):
@@ -191,5 +202,5 @@ def read_image_file(path: Path, max_bytes: int) -> SourceText | Skipped:
     captions = [c.strip() for c in sidecar.read_text(encoding="utf-8", errors="replace").splitlines() if c.strip()]
     if not captions:
         return Skipped(source, f"image caption file {sidecar.name} is empty")
-    return _text_document(source, path.stem, "\n".join(captions), kind="image", uri=source,
+    return text_document(source, path.stem, "\n".join(captions), kind="image", uri=source,
                           metadata={"captions": captions})

@@ -214,6 +214,17 @@ class CommunitySettings(BaseModel):
     seed: int = 42
 
 
+class CsvSettings(BaseModel):
+    """How a CSV (or TSV) file's rows become documents: one per row."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text_column: str = Field(default="text", min_length=1, description="The column holding the text.")
+    id_column: str = Field(default="id", min_length=1, description="The row's id (else its row number).")
+    title_column: str = Field(default="title", min_length=1, description="The row's title, if the file has one.")
+    delimiter: str = Field(default=",", min_length=1, max_length=1, description="Of .csv files (.tsv: a tab).")
+
+
 class IngestSettings(BaseModel):
     """Sources and batching of ingestion."""
 
@@ -222,7 +233,9 @@ class IngestSettings(BaseModel):
     max_file_bytes: int = Field(default=200_000_000, ge=1, description="Larger files are skipped.")
     extensions: list[str] = Field(default_factory=lambda: [
         ".txt", ".text", ".md", ".markdown", ".html", ".htm", ".jsonl", ".jpg", ".jpeg", ".png",
+        ".pdf", ".docx", ".csv", ".tsv",
     ])
+    csv: CsvSettings = Field(default_factory=CsvSettings)
     doc_batch: int = Field(default=64, ge=1, description="Documents per write batch (the unit of resume).")
     max_document_chars: int = Field(default=2_000_000, ge=1, description="A longer document is skipped with "
                                     "its reason (one document never holds up the queue for long).")
