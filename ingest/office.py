@@ -20,7 +20,7 @@ from pathlib import Path
 
 from hopgraph.core.settings import CsvSettings
 from ingest.formats import as_sentence
-from ingest.sources import Skipped, SourceText, decode, read_bytes, text_document
+from ingest.sources import Skipped, SourceText, read_bytes, read_text, text_document
 
 log = logging.getLogger(__name__)
 
@@ -93,11 +93,7 @@ def read_docx(path: Path, max_bytes: int) -> SourceText | Skipped:
 def read_csv(path: Path, max_bytes: int, cfg: CsvSettings) -> Iterator[SourceText | Skipped]:
     """One document per row (a ``.tsv`` file is tab-separated)."""
     base = str(path.resolve())
-    data = read_bytes(path, max_bytes)
-    if isinstance(data, Skipped):
-        yield data
-        return
-    raw = decode(base, data)
+    raw = read_text(path, max_bytes)
     if isinstance(raw, Skipped):
         yield raw
         return

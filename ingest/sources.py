@@ -138,14 +138,16 @@ def read_text_file(path: Path, max_bytes: int) -> SourceText | Skipped:
     return text_document(source, title, text)
 
 
+def read_text(path: Path, max_bytes: int) -> str | Skipped:
+    """A file's text (UTF-8), or why it cannot be read."""
+    data = read_bytes(path, max_bytes)
+    return data if isinstance(data, Skipped) else decode(str(path.resolve()), data)
+
+
 def read_jsonl(path: Path, max_bytes: int) -> Iterator[SourceText | Skipped]:
     """One document per JSON line; a malformed line is reported and the rest are read."""
     base = str(path.resolve())
-    data = read_bytes(path, max_bytes)
-    if isinstance(data, Skipped):
-        yield data
-        return
-    raw = decode(base, data)
+    raw = read_text(path, max_bytes)
     if isinstance(raw, Skipped):
         yield raw
         return
