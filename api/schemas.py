@@ -126,6 +126,13 @@ class DocumentOut(BaseModel):
     content_hash: str | None
 
 
+class EntityMatch(BaseModel):
+    id: str
+    name: str
+    type: str
+    chunks: int = Field(description="Chunks that mention it.")
+
+
 class EntityOut(BaseModel):
     id: str
     name: str | None

@@ -272,3 +272,30 @@ def _wait_run(client: httpx.Client, done: Any, timeout: float = 120) -> dict[str
                 return dict(job)
         time.sleep(0.2)
     raise TimeoutError("no scheduled run finished as expected")
+
+
+def test_a_record_is_found_and_deleted_by_the_id_it_was_sent_with(ingested: dict[str, Any], reader: httpx.Client,
+                                                                   admin: httpx.Client) -> None:
+    r = admin.post("/documents", json={"documents": [{"id": "memo-7", "text": "Orla Vint tuned the carillon."}],
+                                       "collection": "memos"})
+    assert wait_job(admin, r.json()["id"])["status"] == "succeeded"
+    doc = reader.get("/documents/memos/memo-7")
+    assert doc.status_code == 200 and doc.json()["source"] == "memos#memo-7" and doc.json()["status"] == "complete"
+    assert reader.get("/documents/sample/memo-7").status_code == 404  # ids live within their collection
+    assert reader.delete("/documents/memos/memo-7").status_code == 403  # deleting needs an admin key
+    gone = admin.delete("/documents/memos/memo-7")
+    assert gone.status_code == 202 and wait_job(admin, gone.json()["id"])["status"] == "succeeded"
+    assert reader.get("/documents/memos/memo-7").status_code == 404
+    assert admin.delete("/documents/memos/memo-7").status_code == 404
+
+
+def test_entities_are_found_by_name(ingested: dict[str, Any], reader: httpx.Client) -> None:
+    exact = reader.get("/entities", params={"name": "Ada Lovelace", "match": "exact"}).json()
+    assert [e["name"] for e in exact] == ["Ada Lovelace"] and exact[0]["chunks"] >= 1
+    loose = reader.get("/entities", params={"name": "  ada LOVELACE's "}).json()  # normalized by default
+    assert [e["id"] for e in loose] == [exact[0]["id"]]
+    assert reader.get("/entities", params={"name": "ada lovelace", "match": "exact"}).json() == []
+    prefix = reader.get("/entities", params={"name": "ada", "match": "prefix", "limit": 50}).json()
+    assert exact[0]["id"] in {e["id"] for e in prefix} and all(e["name"].lower().startswith("ada") for e in prefix)
+    assert reader.get("/entities", params={"name": "x", "match": "fuzzy"}).status_code == 422
+    assert reader.get(f"/entities/{exact[0]['id']}").json()["name"] == "Ada Lovelace"  # and its page

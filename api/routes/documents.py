@@ -22,6 +22,7 @@ from api.deps import AppState, problems, state
 from api.job_work import records_file, work_for
 from api.problems import ProblemError
 from api.schemas import DocumentOut, IngestRequest, JobList, JobOut
+from hopgraph.core.records import document_id
 
 router = APIRouter(tags=["documents"])
 
@@ -133,6 +134,26 @@ def list_documents(request: Request, skip: int = Query(0, ge=0, le=10_000_000), 
                    ) -> list[DocumentOut]:
     docs = state(request).platform.browser.list_documents(skip=skip, limit=limit)
     return [DocumentOut(id=d.id, source=d.source, status=d.status, content_hash=d.content_hash) for d in docs]
+
+
+@router.get("/documents/{collection}/{record_id}", response_model=DocumentOut,
+            dependencies=[Depends(require("read"))], responses=problems(401, 403, 404),
+            summary="A JSON record's document, by the (collection, id) it was sent with")
+def get_record(collection: str, record_id: str, request: Request) -> DocumentOut:
+    """The document of the record sent as ``{"collection": collection, "documents": [{"id": record_id, ...}]}``."""
+    doc_id = document_id(f"{collection}#{record_id}")
+    found = state(request).platform.browser.document_states([doc_id]).get(doc_id)
+    if found is None:
+        raise ProblemError(404, f"no record {record_id!r} in collection {collection!r}")
+    return DocumentOut(id=found.id, source=found.source, status=found.status, content_hash=found.content_hash)
+
+
+@router.delete("/documents/{collection}/{record_id}", status_code=202, response_model=JobOut,
+               dependencies=[Depends(require("admin"))], responses=problems(401, 403, 404),
+               summary="Delete a JSON record's document, by the (collection, id) it was sent with")
+def delete_record(collection: str, record_id: str, request: Request) -> JobOut:
+    """Queue the deletion of the record's document (as ``DELETE /documents/{doc_id}``)."""
+    return delete_document(document_id(f"{collection}#{record_id}"), request)
 
 
 @router.delete("/documents/{doc_id}", status_code=202, response_model=JobOut,

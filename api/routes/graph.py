@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Literal
 
 from fastapi import APIRouter, Depends, Query, Request
 from starlette.concurrency import run_in_threadpool
@@ -15,6 +16,7 @@ from api.schemas import (
     CommunitySummary,
     CypherRequest,
     CypherResponse,
+    EntityMatch,
     EntityOut,
     MentionOut,
     NeighbourOut,
@@ -22,6 +24,21 @@ from api.schemas import (
 from graphdb.readonly import ReadOnlyViolation
 
 router = APIRouter(tags=["graph"], dependencies=[Depends(require("read"))])
+
+
+@router.get("/entities", response_model=list[EntityMatch], responses=problems(401, 403, 422),
+            summary="Find entities by name (exact, normalized or prefix)")
+def find_entities(request: Request, name: str = Query(min_length=1, max_length=500),
+                  match: Literal["exact", "normalized", "prefix"] = Query(
+                      "normalized", description="exact: as written; normalized: ignoring case, articles, "
+                      "possessives and punctuation; prefix: normalized names that start with it."),
+                  limit: int = Query(20, ge=1, le=1000)) -> list[EntityMatch]:
+    """Entities of the served index state (see ``GET /ready`` for its version), most mentioned first."""
+    from retrieval.entity_lookup import find_entities as lookup
+
+    snap = state(request).platform.retriever.snapshot()
+    return [EntityMatch(id=snap.entity_ids[e], name=snap.entity_names[e], type=snap.entity_types[e],
+                        chunks=int(snap.entity_df[e])) for e in lookup(snap, name, match, limit)]
 
 
 @router.get("/entities/{entity_id}", response_model=EntityOut, responses=problems(401, 403, 404),
