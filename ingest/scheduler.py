@@ -8,7 +8,6 @@ match are deleted too. Every run's outcome is recorded in the graph as an ``(:In
 
 from __future__ import annotations
 
-import fnmatch
 import glob
 import logging
 import time
@@ -27,6 +26,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 from graphdb.store import IngestRun
 from hopgraph.core.records import IngestReport
 from hopgraph.core.service_settings import ScheduledSource, SchedulerSettings
+from ingest.selectors import matches, static_root
 
 log = logging.getLogger(__name__)
 
@@ -66,20 +66,6 @@ def split_paths(source: ScheduledSource) -> SourcePaths:
         else:
             paths.append(Path(p).expanduser().absolute())
     return SourcePaths(paths, patterns)
-
-
-def _static_root(pattern: str) -> str:
-    """The directory part of a glob before its first wildcard."""
-    parts: list[str] = []
-    for part in Path(pattern).parts:
-        if glob.has_magic(part):
-            break
-        parts.append(part)
-    return str(Path(*parts)) if parts else "/"
-
-
-def _matches(source_file: str, pattern: str) -> bool:
-    return fnmatch.fnmatch(source_file, pattern) or fnmatch.fnmatch(source_file, pattern.replace("**/", ""))
 
 
 def unchanged_id(source: str) -> str:
@@ -133,9 +119,9 @@ def _unmatched_documents(runs: RunLog, patterns: list[str], matched: set[str]) -
     """Documents that came from files matching a pattern which no longer match (or exist)."""
     gone: dict[str, None] = {}
     for pat in patterns:
-        for d in runs.documents_under(_static_root(pat)):
+        for d in runs.documents_under(static_root(pat)):
             src_file = (d.source or "").split("#", 1)[0]
-            if _matches(src_file, pat) and src_file not in matched and not Path(src_file).exists():
+            if matches(src_file, pat) and src_file not in matched and not Path(src_file).exists():
                 gone[d.id] = None
     return list(gone)
 

@@ -71,6 +71,10 @@ def test_ingest_query_status_delete(arcadedb: ServerInfo, tmp_path: Path) -> Non
     docs = json.loads(listing.stdout)
     assert [d["source"] for d in docs] == [str(corpus / "fact.txt")] and docs[0]["status"] == "complete"
     doc_id = docs[0]["id"]
+    out = _run(["delete", str(corpus / "*.txt"), str(tmp_path / "nothing-here.md")], env)
+    assert out.returncode == 4 and "nothing-here.md" in out.stderr and "nothing deleted" in out.stderr
+    out = _run(["delete", "--dry-run", str(corpus / "*.txt")], env)
+    assert out.returncode == 0 and doc_id in out.stdout and "would delete 1 document(s)" in out.stdout
     out = _run(["delete", doc_id], env)
     assert out.returncode == 0 and f"deleted {doc_id}" in out.stdout
     out = _run(["delete", doc_id], env)

@@ -19,6 +19,7 @@ from ingest.community_plan import CommunityReport
 from ingest.control import IngestControl
 from ingest.pipeline import Ingestor
 from ingest.scheduler import run_source
+from ingest.selectors import select_documents
 from ingest.sources import record_to_source
 from retrieval.index.keeper import IndexKeeper
 from retrieval.retriever import Retriever, recipe_of
@@ -113,10 +114,18 @@ class Platform:
 
     def delete(self, doc_id: str) -> bool:
         """Delete one document and everything only it supported. False if it does not exist."""
+        return self.delete_documents([doc_id]) == 1
+
+    def delete_documents(self, doc_ids: Sequence[str]) -> int:
+        """Delete documents and everything only they supported; return how many existed."""
         try:
-            return self._ingestor().delete([doc_id]) == 1
+            return self._ingestor().delete(list(dict.fromkeys(doc_ids)))
         finally:
             self._refresh_index()
+
+    def select(self, targets: Sequence[str]) -> dict[str, list[str]]:
+        """Target (a document id, a source file or directory, or a glob) -> the document ids it names."""
+        return select_documents(self.graph, targets)
 
     def _refresh_index(self) -> None:
         """After this process's own writes: bring the index state up to date now (a delta, on the

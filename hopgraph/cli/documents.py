@@ -37,17 +37,30 @@ def ingest(
         console.print(f"  [yellow]skipped[/] {source}: {reason}")
 
 
-def delete(doc_id: Annotated[str, typer.Argument(help="Document id (see `hopgraph documents`).")]) -> None:
-    """Delete a document, its chunks, mentions, orphaned entities and vectors."""
+def delete(
+    targets: Annotated[list[str], typer.Argument(help="Document ids (doc_…, see `hopgraph documents`), source "
+                                                      "files or directories, or globs over them ('notes/**/*.md').")],
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list what would be deleted.")] = False,
+) -> None:
+    """Delete documents with their chunks, mentions, orphaned entities and vectors. Nothing is
+    deleted when a target names no document (exit 4, naming it)."""
     from hopgraph.app.platform import Platform
 
     s = load_settings()
     not_served(s)
     with reported(), Platform(s) as p:
-        found = p.delete(doc_id)
-    if not found:
-        raise fail(NotFoundError(f"no document with id {doc_id!r}"))
-    console.print(f"deleted {doc_id}")
+        found = p.select(targets)
+        missing = [t for t, ids in found.items() if not ids]
+        if missing:
+            raise fail(NotFoundError(f"no document matches {', '.join(repr(m) for m in missing)}; nothing deleted"))
+        ids = list(dict.fromkeys(i for group in found.values() for i in group))
+        if dry_run:
+            for i in ids:
+                console.print(i)
+            console.print(f"would delete {len(ids)} document(s)")
+            return
+        n = p.delete_documents(ids)
+    console.print(f"deleted {ids[0]}" if n == 1 else f"deleted {n} documents")
 
 
 def documents(limit: Annotated[int, typer.Option(min=1)] = 100, skip: Annotated[int, typer.Option(min=0)] = 0,
