@@ -18,7 +18,7 @@ from api.job_work import work_for
 from api.jobs import JobManager
 from api.limits import BodyLimit
 from api.metrics import Metrics
-from api.routes import documents, graph, ops, query
+from api.routes import documents, export, graph, ops, query
 from api.schemas import JobOut
 from hopgraph.app.platform import Platform
 from hopgraph.core.service_settings import ScheduledSource
@@ -84,7 +84,7 @@ def create_app(settings: Settings | None = None, platform: Platform | None = Non
                   responses={500: {"description": "Internal error (problem JSON)"}}, docs_url=None, redoc_url=None)
     problems.install(app)
     docs_pages.install(app)
-    for router in (query.router, documents.router, graph.router, ops.router):
+    for router in (query.router, documents.router, graph.router, export.router, ops.router):
         app.include_router(router)
     app.middleware("http")(metrics.middleware)
     if cfg.cors_origins:

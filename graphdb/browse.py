@@ -9,7 +9,7 @@ from typing import Any
 
 import neo4j
 
-from graphdb import arcadedb_http
+from graphdb import arcadedb_http, cypher_export
 from graphdb import cypher_browse as cypher
 from graphdb.readonly import check_read_only
 from graphdb.store import (
@@ -130,6 +130,14 @@ class BrowseMixin:
         row["children"] = sorted(c for c in row["children"] if c)
         row["members"] = self.read(cypher.COMMUNITY_MEMBER_ENTITIES, {"id": community_id, "limit": member_limit})
         return row
+
+    def export_nodes(self, label: str) -> list[dict[str, Any]]:
+        """Every node of ``label`` (Document, Chunk, Entity, Community) with its exported properties."""
+        return self.read(cypher_export.NODES[label], None)
+
+    def export_edges(self, edge_type: str) -> list[dict[str, Any]]:
+        """Every edge of ``edge_type`` as source id, target id and its exported properties."""
+        return self.read(cypher_export.EDGES[edge_type], None)
 
     def record_ingest_run(self, run: IngestRun) -> None:
         """Create or update a run's record (not graph content: the graph version is unchanged)."""

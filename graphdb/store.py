@@ -364,6 +364,10 @@ class GraphBrowser(Protocol):
 
     def ingest_runs(self, source: str | None = None, limit: int = 50) -> list[IngestRun]: ...
 
+    def export_nodes(self, label: str) -> list[dict[str, Any]]: ...
+
+    def export_edges(self, edge_type: str) -> list[dict[str, Any]]: ...
+
     def explore(self, cypher: str, params: Mapping[str, Any] | None = None, row_limit: int = 1000,
                 timeout_s: float = 30.0) -> ExploreResult:
         """Run a statement that must be read-only (checked before it runs)."""

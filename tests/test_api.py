@@ -299,3 +299,19 @@ def test_entities_are_found_by_name(ingested: dict[str, Any], reader: httpx.Clie
     assert exact[0]["id"] in {e["id"] for e in prefix} and all(e["name"].lower().startswith("ada") for e in prefix)
     assert reader.get("/entities", params={"name": "x", "match": "fuzzy"}).status_code == 422
     assert reader.get(f"/entities/{exact[0]['id']}").json()["name"] == "Ada Lovelace"  # and its page
+
+
+def test_admins_export_the_graph(ingested: dict[str, Any], reader: httpx.Client, admin: httpx.Client) -> None:
+    import io
+    import json
+    import zipfile
+
+    assert reader.get("/export").status_code == 403  # every text of the corpus: admin keys only
+    lines = admin.get("/export", params={"format": "jsonl"})
+    assert lines.status_code == 200 and lines.headers["content-type"].startswith("application/x-ndjson")
+    kinds = {json.loads(x)["kind"] for x in lines.text.splitlines()}
+    assert kinds == {"node", "edge"}
+    packed = admin.get("/export", params={"format": "neo4j-csv"})
+    names = set(zipfile.ZipFile(io.BytesIO(packed.content)).namelist())
+    assert {"Document.csv", "Entity.csv", "MENTIONS.csv", "RELATED.csv", "import.sh"} <= names
+    assert admin.get("/export", params={"format": "gexf"}).status_code == 422

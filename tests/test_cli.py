@@ -65,6 +65,8 @@ def test_ingest_query_status_delete(arcadedb: ServerInfo, tmp_path: Path) -> Non
     assert out.returncode == 2 and "image queries need CLIP" in out.stderr
     out = _run(["status", "--json"], env)
     assert '"Document": 1' in out.stdout
+    out = _run(["export", str(tmp_path / "g.graphml"), "--format", "graphml"], env)
+    assert out.returncode == 0 and "wrote" in out.stdout and (tmp_path / "g.graphml").stat().st_size > 0, out.stderr
     out = _run(["communities", "--rebuild"], env)
     assert out.returncode == 0 and "communities in" in out.stdout and "written" in out.stdout, out.stderr
     listing = _run(["documents", "--json"], env)

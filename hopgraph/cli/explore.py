@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, cast
 
 import typer
 from rich.markup import escape
@@ -83,3 +84,25 @@ def cypher(
         console.print(table)
     if res.truncated:
         err.print(f"[yellow]truncated at {limit} rows[/] (raise --limit)")
+
+
+def export(
+    out: Annotated[Path, typer.Argument(help="The file to write (a folder for neo4j-csv).")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="graphml, jsonl or neo4j-csv (loadable by "
+                                                           "`neo4j-admin database import`).")] = "jsonl",
+) -> None:
+    """Write the whole graph (documents, chunks, entities, communities and their edges) for another tool."""
+    from graphdb.factory import open_graph_store
+    from hopgraph.app.export import FORMATS, ExportFormat, export_graph
+
+    if fmt not in FORMATS:
+        raise typer.BadParameter(f"choose {', '.join(FORMATS)}", param_hint="--format")
+    with reported():
+        store = open_graph_store(load_settings())
+        try:
+            report = export_graph(store, cast(ExportFormat, fmt), out)
+        finally:
+            store.close()
+    nodes = ", ".join(f"{n} {label}" for label, n in report.nodes.items())
+    edges = ", ".join(f"{n} {t}" for t, n in report.edges.items())
+    console.print(f"wrote {report.path} ({fmt}): {nodes}; {edges}")
