@@ -54,9 +54,8 @@ class QueryRequest(BaseModel):
 
 
 class QueryResponse(QueryResult):
-    """Ranked, cited chunks, the cited context, per-stage timings and degraded-mode flags."""
-
-    degraded: bool = Field(default=False, description="A stage overran its cap and a cheaper mode answered.")
+    """Ranked, cited chunks, the cited context, per-stage timings and ``degraded`` (a stage overran its
+    cap and a cheaper mode answered)."""
 
 
 class DocumentIn(BaseModel):

@@ -59,6 +59,9 @@ def test_ingest_query_status_delete(arcadedb: ServerInfo, tmp_path: Path) -> Non
     out = _run(["query", "Who founded Vexmoor?", "--mode", "local"], env)
     assert out.returncode == 0, out.stderr
     assert "Zorblax Quintana" in out.stdout and "fact.txt" in out.stdout
+    out = _run(["query", "Who founded Vexmoor?", "--mode", "pcst", "--json", "--no-context"], env)
+    answer = json.loads(out.stdout)
+    assert out.returncode == 0 and answer["degraded"] is False and answer["mode"] == "pcst" and answer["results"]
     photo = tmp_path / "photo.png"
     photo.write_bytes(bytes.fromhex("89504e470d0a1a0a"))  # only the image query's CLIP check is reached
     out = _run(["query", str(photo), "--image"], env)

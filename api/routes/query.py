@@ -35,6 +35,5 @@ async def query(body: QueryRequest, request: Request) -> QueryResponse:
             hg.platform.query, body.text, body.mode.value, body.top_k, body.explain, cfg, body.filters), timeout)
     except TimeoutError:
         raise ProblemError(504, f"the query took longer than query_timeout_s={timeout:g}s") from None
-    degraded = any(n.startswith("degraded") for n in result.notes)
-    hg.metrics.observe_query(body.mode.value, degraded, result.timings_ms.get("total", 0.0))
-    return QueryResponse(**result.model_dump(), degraded=degraded)
+    hg.metrics.observe_query(body.mode.value, result.degraded, result.timings_ms.get("total", 0.0))
+    return QueryResponse(**result.model_dump(exclude={"degraded"}))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from hopgraph.core.text import normalize_name
 
@@ -170,6 +170,11 @@ class QueryResult(BaseModel):
     index_version: int = Field(default=0, description="The committed graph version whose index state answered.")
     graph_version: int = Field(default=0, description="The graph's committed version as last seen (a server "
                                "refreshes its state in the background: this may be ahead of index_version).")
+
+    @computed_field(description="A stage overran its cap and a cheaper mode answered (see notes).")  # type: ignore[prop-decorator]
+    @property
+    def degraded(self) -> bool:
+        return any(n.startswith("degraded") for n in self.notes)
 
 
 class IngestReport(BaseModel):
