@@ -1,6 +1,7 @@
 """What a job does, from its stored spec: the same spec runs now and, after a restart, again.
 
-Specs: ``{"op": "ingest_paths", "paths": [...]}``, ``{"op": "ingest_records", "collection": ...,
+Specs: ``{"op": "ingest_paths", "paths": [...], "uploads": bool}`` (a skipped upload is removed),
+``{"op": "ingest_records", "collection": ...,
 "records": <file of JSON records>}``, ``{"op": "delete", "ids": [...]}``,
 ``{"op": "reingest", "source": <scheduled source name>}``.
 """
@@ -36,7 +37,20 @@ def work_for(platform: Platform, metrics: Metrics, spec: dict[str, Any]) -> JobW
 
     if op == "ingest_paths":
         paths = [Path(p) for p in spec["paths"]]
-        return lambda ctl: observed(platform.ingest(paths, control=ctl))
+
+        def ingest_paths(ctl: IngestControl) -> dict[str, Any]:
+            report = platform.ingest(paths, control=ctl)
+            out = observed(report)
+            if spec.get("uploads"):  # an uploaded file that is no document is not kept
+                for p in paths:
+                    if str(p.resolve()) in report.skipped:
+                        p.unlink(missing_ok=True)
+            if report.skipped and not (report.documents_ingested or report.documents_unchanged):
+                why = "; ".join(f"{Path(k).name}: {v}" for k, v in list(report.skipped.items())[:10])
+                raise JobFailed(f"every file was skipped: {why}", out)
+            return out
+
+        return ingest_paths
     if op == "ingest_records":
         path = Path(spec["records"])
 

@@ -23,10 +23,13 @@ SAMPLE = REPO_ROOT / "hopgraph" / "sample"
 
 
 @pytest.fixture(scope="module")
-def api(arcadedb: ServerInfo, embedder: SentenceTransformerEmbedder, tmp_path_factory: pytest.TempPathFactory
-        ) -> Iterator[str]:
-    data = tmp_path_factory.mktemp("api")
-    settings = settings_for(arcadedb, data / "data", api=ApiSettings(api_keys=KEYS, max_upload_bytes=4096))
+def api_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("api")
+
+
+@pytest.fixture(scope="module")
+def api(arcadedb: ServerInfo, embedder: SentenceTransformerEmbedder, api_dir: Path) -> Iterator[str]:
+    settings = settings_for(arcadedb, api_dir / "data", api=ApiSettings(api_keys=KEYS, max_upload_bytes=4096))
     with Platform(settings, embedder=embedder) as platform, running_api(settings, platform) as url:
         yield url
 
@@ -167,7 +170,7 @@ def test_cypher_guard_limits_and_errors(ingested: dict[str, Any], reader: httpx.
     assert r.status_code == 400
 
 
-def test_upload_files_limits_and_delete(ingested: dict[str, Any], admin: httpx.Client, tmp_path: Path) -> None:
+def test_upload_files_limits_and_delete(ingested: dict[str, Any], admin: httpx.Client, api_dir: Path) -> None:
     r = admin.post("/documents", files=[("files", ("zorblax.txt", b"The Quillon Brewery was founded by "
                                                    b"Zorblax Quintana in 1893.", "text/plain"))])
     assert r.status_code == 202, r.text

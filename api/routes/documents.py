@@ -107,7 +107,7 @@ async def _uploaded_files(request: Request, hg: AppState, replace: bool) -> JobO
     for path, data in zip(paths, staged.values(), strict=True):
         await run_in_threadpool(_write_atomically, path, data)
     return _submit(hg, "ingest", f"{len(paths)} uploaded file(s): {', '.join(p.name for p in paths[:5])}",
-                   {"op": "ingest_paths", "paths": [str(p) for p in paths]})
+                   {"op": "ingest_paths", "paths": [str(p) for p in paths], "uploads": True})
 
 
 @router.post("/documents", status_code=202, response_model=JobOut, openapi_extra=_UPLOAD_BODY,
