@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 
 from graphdb.arcadedb_server import ServerInfo
+from tests.api_server import wait_job
 from tests.conftest import free_port
 from tests.paths import empty_config
 from tests.serve_process import serve_process
@@ -46,6 +47,16 @@ def test_serve_owns_the_stores_and_cli_writes_point_to_its_api(arcadedb: ServerI
         assert out.returncode == 5 and "already serves" in out.stderr
         r = httpx.post(f"{url}/query", json={"text": "compiler"})
         assert r.status_code == 200 and r.json()["results"] == []
+        job = httpx.post(f"{url}/documents", json={"documents": [{"id": "gh", "text": doc.read_text()}]}).json()
+        wait_job(httpx.Client(base_url=url, timeout=60), job["id"])
+        out = _cli(["query", "Who wrote the first compiler?", "--mode", "bm25", "--json"], env)  # asks the server
+        assert out.returncode == 0 and "Grace Hopper" in json.loads(out.stdout)["results"][0]["text"], out.stderr
+        doc_id = httpx.get(f"{url}/documents").json()[0]["id"]
+        out = _cli(["delete", str(doc)], env)  # a path needs the stores: by id while serve runs
+        assert out.returncode == 5 and "by document id" in out.stderr
+        out = _cli(["delete", doc_id], env)
+        assert out.returncode == 0 and f"deleted {doc_id}" in out.stdout, out.stderr
+        assert httpx.get(f"{url}/documents").json() == []
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=60)
     assert not (tmp_path / "data" / "serve.json").exists()

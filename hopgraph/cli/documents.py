@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from hopgraph.cli.common import console, fail, load_settings, not_served, reported
-from hopgraph.core.errors import NotFoundError
+from hopgraph.core.errors import ConflictError, NotFoundError
 
 
 def ingest(
@@ -44,10 +44,15 @@ def delete(
 ) -> None:
     """Delete documents with their chunks, mentions, orphaned entities and vectors. Nothing is
     deleted when a target names no document (exit 4, naming it)."""
-    from hopgraph.app.platform import Platform
+    from hopgraph.app.ownership import embedded_owner
 
     s = load_settings()
-    not_served(s)
+    server = embedded_owner(s)
+    if server is not None:  # `hopgraph serve` owns the stores: it deletes, by document id
+        _delete_served(server.url, targets, dry_run)
+        return
+    from hopgraph.app.platform import Platform
+
     with reported(), Platform(s) as p:
         found = p.select(targets)
         missing = [t for t, ids in found.items() if not ids]
@@ -61,6 +66,21 @@ def delete(
             return
         n = p.delete_documents(ids)
     console.print(f"deleted {ids[0]}" if n == 1 else f"deleted {n} documents")
+
+
+def _delete_served(url: str, targets: list[str], dry_run: bool) -> None:
+    from hopgraph.cli import remote
+
+    paths = [t for t in targets if not t.startswith("doc_")]
+    if paths:
+        raise fail(ConflictError(f"hopgraph serve owns the stores at {url}: delete by document id while it runs "
+                                 f"(not {', '.join(paths)}), or stop it first"))
+    if dry_run:
+        console.print(f"would ask {url} to delete {len(targets)} document(s)")
+        return
+    with reported():
+        n = remote.delete(url, list(dict.fromkeys(targets)))
+    console.print(f"deleted {targets[0]}" if n == 1 and len(targets) == 1 else f"deleted {n} documents")
 
 
 def documents(limit: Annotated[int, typer.Option(min=1)] = 100, skip: Annotated[int, typer.Option(min=0)] = 0,

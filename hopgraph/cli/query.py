@@ -34,11 +34,21 @@ def query(
         REGISTRY.check(mode)
     if image and not Path(text).is_file():
         raise fail(NotFoundError(f"no image file {text}"))
-    from hopgraph.app.platform import Platform  # after the checks: a bad mode is refused at once
+    s = load_settings()
+    from hopgraph.app.ownership import embedded_owner
 
-    with reported(), Platform(load_settings()) as p:
-        result = (p.query_image(text, top_k=top_k) if image
-                  else p.query(text, mode=mode, top_k=top_k, explain=explain))
+    server = embedded_owner(s)
+    if server is not None and not image:  # `hopgraph serve` owns the stores: ask it
+        from hopgraph.cli import remote
+
+        with reported():
+            result = remote.query(server.url, text, mode, top_k, explain)
+    else:
+        from hopgraph.app.platform import Platform  # after the checks: a bad mode is refused at once
+
+        with reported(), Platform(s) as p:
+            result = (p.query_image(text, top_k=top_k) if image
+                      else p.query(text, mode=mode, top_k=top_k, explain=explain))
     if as_json:
         console.print_json(result.model_dump_json())
         return

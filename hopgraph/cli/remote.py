@@ -1,0 +1,65 @@
+"""While ``hopgraph serve`` owns the embedded stores, ``hopgraph query`` and ``hopgraph delete`` ask
+it over HTTP instead of refusing: the key comes from ``HOPGRAPH_API_KEY`` (never the command line)."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from hopgraph.core.errors import (
+    BadInputError,
+    ConflictError,
+    HopgraphError,
+    NotFoundError,
+    StoreUnavailableError,
+    TimeLimitError,
+)
+from hopgraph.core.records import QueryResult
+
+KEY_ENV = "HOPGRAPH_API_KEY"
+_BY_STATUS: dict[int, type[HopgraphError]] = {401: BadInputError, 403: BadInputError, 404: NotFoundError,
+                                              409: ConflictError, 422: BadInputError, 504: TimeLimitError}
+
+
+def _call(method: str, url: str, timeout: float = 120.0, **kwargs: Any) -> Any:
+    import httpx
+
+    key = os.environ.get(KEY_ENV)
+    headers = {"X-API-Key": key} if key else {}
+    try:
+        r = httpx.request(method, url, headers=headers, timeout=timeout, **kwargs)
+    except httpx.HTTPError as exc:
+        raise StoreUnavailableError(f"the running hopgraph serve at {url} did not answer: {exc}") from exc
+    if r.status_code >= 400:
+        try:
+            detail = r.json().get("detail") or r.text
+        except ValueError:
+            detail = r.text
+        hint = f" (set {KEY_ENV} to a key of the server)" if r.status_code in (401, 403) else ""
+        raise _BY_STATUS.get(r.status_code, StoreUnavailableError)(f"hopgraph serve: {detail}{hint}")
+    return r.json()
+
+
+def query(base: str, text: str, mode: str, top_k: int, explain: bool) -> QueryResult:
+    """The running server's answer (the same result a local query gives)."""
+    body = _call("POST", f"{base}/query", json={"text": text, "mode": mode, "top_k": top_k, "explain": explain})
+    body.pop("degraded", None)
+    return QueryResult.model_validate(body)
+
+
+def delete(base: str, doc_ids: list[str], timeout_s: float = 600.0) -> int:
+    """Delete documents through the server's jobs; return how many it deleted."""
+    done = 0
+    for doc_id in doc_ids:
+        job = _call("DELETE", f"{base}/documents/{doc_id}")
+        deadline = time.monotonic() + timeout_s
+        while job["status"] in ("queued", "running", "cancelling"):
+            if time.monotonic() > deadline:
+                raise TimeLimitError(f"hopgraph serve is still deleting {doc_id} (job {job['id']})")
+            time.sleep(0.2)
+            job = _call("GET", f"{base}/jobs/{job['id']}")
+        if job["status"] != "succeeded":
+            raise ConflictError(f"hopgraph serve could not delete {doc_id}: {job.get('error')}")
+        done += int(job["result"].get("deleted", 0))
+    return done
