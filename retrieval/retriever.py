@@ -12,8 +12,9 @@ import torch
 
 from gpu.device import resolve as resolve_device
 from graphdb.store import GraphStore
+from hopgraph.core.gpu_settings import GpuSettings
 from hopgraph.core.records import Citation, QueryFilters, QueryResult, RetrievedChunk
-from hopgraph.core.settings import GpuSettings, RetrievalSettings
+from hopgraph.core.settings import RetrievalSettings
 from retrieval import subgraph
 from retrieval.context import build_context
 from retrieval.fusion import normalize, ranked

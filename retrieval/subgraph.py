@@ -18,7 +18,7 @@ import scipy.sparse as sp
 import torch
 
 from gpu.ppr import TorchPPR
-from hopgraph.core.settings import GpuSettings
+from hopgraph.core.gpu_settings import GpuSettings
 from hopgraph.core.weights import specificity
 from retrieval.signals import Seeds
 from retrieval.snapshot import Snapshot

@@ -11,7 +11,7 @@ import pytest
 from gpu.train import TrainConfig
 from graphdb.arcadedb_server import ServerInfo
 from hopgraph.app.platform import Platform
-from hopgraph.core.settings import GpuSettings
+from hopgraph.core.gpu_settings import GpuSettings
 from retrieval.evaluation import load_dataset
 from retrieval.gnn_training import WEIGHTS, train_gnn
 from retrieval.registry import QueryError
