@@ -6,7 +6,7 @@ it. A reader follows the name. Here the best-ranked documents (``sources``) pass
 (``weight``) of their score to the documents whose titles they name, the first ``per_source`` of
 them in the order the passage names them (a passage names its most central relations first: the
 performer of a song, the director of a film). A bridged document ranks just below the passage that
-led to it, above weaker first-pass hits, and never above its source.
+led to it, above weaker first-pass hits: its bridge score never exceeds its source's.
 
 Titles are found with the snapshot's title automaton (``retrieval.index.links``: whole words, and a
 capitalized title only where the text writes it with a capital).
@@ -48,7 +48,8 @@ def _source_chunks(snap: Snapshot, order: list[str], sources: int) -> list[tuple
 
 def _target_chunk(snap: Snapshot, rows: list[int], prefer: list[dict[str, float]]) -> int:
     """The chunk of a bridged document that carries its score: the best-scored by the first signal of
-    ``prefer`` that scores any of them (the fused ranking, then the walk), else its first chunk."""
+    ``prefer`` that scores any of them (the fused ranking, then the walk), else the first of its
+    chunks in index order."""
     for scores in prefer:
         scored = [j for j in rows if snap.chunk_ids[j] in scores]
         if scored:
