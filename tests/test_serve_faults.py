@@ -67,7 +67,8 @@ def test_noise_upload_sigterm_and_restart(arcadedb: ServerInfo, tmp_path: Path) 
         behind = [httpx.post(f"{url}/documents", json={"documents": [{"id": f"n{i}", "text": f"Note {i} about "
                                                        "Keswick Dam."}]}, timeout=30).json()["id"] for i in range(4)]
         job = _wait(url, first.json()["id"], lambda j: j["status"] not in ("queued", "running"))
-        assert job["status"] == "succeeded" and "too long" in next(iter(job["result"]["skipped"].values()))
+        assert job["status"] == "failed" and "every file was skipped" in job["error"]  # it says so, and why
+        assert "too long" in next(iter(job["result"]["skipped"].values()))
         for job_id in behind:
             assert _wait(url, job_id, lambda j: j["status"] == "succeeded")["result"]["documents_ingested"] == 1
         assert time.monotonic() - t0 < 120  # the queue moved on: no endless job
