@@ -9,7 +9,8 @@ performer of a song, the director of a film). A bridged document ranks just belo
 led to it, above weaker first-pass hits: its bridge score never exceeds its source's.
 
 Titles are found with the snapshot's title automaton (``retrieval.index.links``: whole words, and a
-capitalized title only where the text writes it with a capital).
+capitalized title only where the text writes it with a capital). A hub, a title named by more than
+``HUB_FACTOR`` (10) times the median number of chunks naming a title, passes proportionally less.
 """
 
 from __future__ import annotations
@@ -57,6 +58,13 @@ def _target_chunk(snap: Snapshot, rows: list[int], prefer: list[dict[str, float]
     return rows[0]
 
 
+def hub_damping(snap: Snapshot, key: str) -> float:
+    """1 for a title named by no more chunks than the hub limit; limit / named-by above it (a title
+    that many passages name, "United States", leads to little in particular)."""
+    named = snap.title_named_by.get(key, 0)
+    return 1.0 if named <= snap.title_hub_limit else snap.title_hub_limit / named
+
+
 def bridge(snap: Snapshot, scores: dict[str, float], sources: int, per_source: int, weight: float,
            prefer: list[dict[str, float]] | None = None) -> Bridged:
     """The documents the ``sources`` best documents of ``scores`` name by title, each scored
@@ -81,7 +89,7 @@ def bridge(snap: Snapshot, scores: dict[str, float], sources: int, per_source: i
                     continue
                 taken.append(doc)
                 target = snap.chunk_ids[_target_chunk(snap, rows, prefer)]
-                value = weight * scores[best]
+                value = weight * scores[best] * hub_damping(snap, key)
                 if value > out.scores.get(target, 0.0):
                     out.scores[target] = value
                     out.hops.append((snap.chunk_ids[j], key, target))

@@ -48,6 +48,8 @@ class Snapshot:
     name_index: dict[str, list[int]] = field(default_factory=dict)
     title_index: dict[str, list[int]] = field(default_factory=dict)  # normalized title -> chunks
     title_automaton: Any = None          # finds title_index's keys in a text (``index.links.titles_in``)
+    title_named_by: dict[str, int] = field(default_factory=dict)  # title -> chunks (of other documents) naming it
+    title_hub_limit: float = float("inf")  # more naming chunks than this: a hub (``index.links.hub_limit``)
     community_members: dict[str, np.ndarray] = field(default_factory=dict)  # community id -> entity indices
     build_seconds: float = 0.0
 

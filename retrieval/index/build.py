@@ -92,16 +92,17 @@ def build(t: Tables, typed_weight: float = 2.0, about_weight: float = 2.0) -> Sn
     by_title = links.title_index(titles)
     auto = links.automaton(by_title, links.cased_titles(titles))
     chunk_ids = t.chunk_ids.tolist()
+    title_links, named_by = links.title_links(texts, by_title, docs, auto)
     snap = Snapshot(
         version=t.version, entity_ids=t.entity_ids.tolist(), entity_names=t.entity_names.tolist(),
         entity_types=t.entity_types.tolist(), entity_vectors=t.entity_vectors, chunk_ids=chunk_ids,
         chunk_texts=texts, chunk_docs=docs, chunk_sources=t.chunks["source"].tolist(),
         chunk_corpus_ids=t.chunks["corpus_id"].tolist(), chunk_kinds=t.chunks["kind"].tolist(),
         chunk_uris=t.chunks["uri"].tolist(), entity_df=df, entity_cf=cf, incidence=incidence,
-        adjacency=adjacency, links=links.title_links(texts, by_title, docs, auto), edge_types=edge_types,
+        adjacency=adjacency, links=title_links, edge_types=edge_types,
         relation_ids=relation_ids, entity_index={e: i for i, e in enumerate(t.entity_ids.tolist())},
         chunk_index={c: j for j, c in enumerate(chunk_ids)}, name_index=name_index, title_index=by_title,
-        title_automaton=auto,
+        title_automaton=auto, title_named_by=named_by, title_hub_limit=links.hub_limit(named_by),
         community_members=members,
     )
     snap.build_seconds = time.perf_counter() - t0

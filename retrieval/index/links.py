@@ -78,14 +78,24 @@ def titles_in(auto: ahocorasick.Automaton | None, text: str, case: bool = True) 
     return sorted(found, key=found.__getitem__)
 
 
+#: a title named by more than this many times the median number of chunks naming a title is a hub
+HUB_FACTOR = 10.0
+
+
 def title_links(texts: Sequence[str], by_title: dict[str, list[int]], docs: Sequence[str],
-                auto: ahocorasick.Automaton | None) -> sp.csr_matrix:
-    """Symmetric chunk-chunk matrix of title links found by ``auto`` (the automaton of ``by_title``);
-    a chunk never links within its own document."""
+                auto: ahocorasick.Automaton | None) -> tuple[sp.csr_matrix, dict[str, int]]:
+    """Symmetric chunk-chunk matrix of title links found by ``auto`` (the automaton of ``by_title``;
+    a chunk never links within its own document), and how many chunks name each title named."""
     rows: list[int] = []
     cols: list[int] = []
+    named_by: dict[str, int] = {}
     for i, text in enumerate(texts):
-        targets = {j for key in titles_in(auto, text) for j in by_title[key] if docs[j] != docs[i]}
+        targets: set[int] = set()
+        for key in titles_in(auto, text):
+            found = {j for j in by_title[key] if docs[j] != docs[i]}
+            if found:
+                named_by[key] = named_by.get(key, 0) + 1
+                targets |= found
         rows += [i] * len(targets)
         cols += targets
     n = len(texts)
@@ -94,4 +104,9 @@ def title_links(texts: Sequence[str], by_title: dict[str, list[int]], docs: Sequ
     m = sp.csr_matrix((np.ones(len(r)), (r, c)), shape=(n, n), dtype=np.float64)
     m.sum_duplicates()
     m.data[:] = 1.0  # duplicates collapse to one link
-    return m
+    return m, named_by
+
+
+def hub_limit(named_by: dict[str, int]) -> float:
+    """How many naming chunks make a title a hub: ``HUB_FACTOR`` times the median (inf without titles)."""
+    return HUB_FACTOR * float(np.median(list(named_by.values()))) if named_by else float("inf")
