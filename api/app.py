@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import AsyncIterator
+import signal
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from starlette.concurrency import run_in_threadpool
 
-from api import docs_pages, problems
+from api import docs_pages, problems, reload
 from api.auth import Authenticator
 from api.deps import AppState
 from api.job_store import JobStore
@@ -18,10 +20,12 @@ from api.job_work import work_for
 from api.jobs import JobManager
 from api.limits import BodyLimit
 from api.metrics import Metrics
-from api.routes import documents, export, graph, ops, query
+from api.routes import admin, documents, export, graph, ops, query
 from api.schemas import JobOut
 from hopgraph.app.platform import Platform
-from hopgraph.core.service_settings import ScheduledSource
+from hopgraph.core.config import load_settings
+from hopgraph.core.errors import HopgraphError
+from hopgraph.core.service_settings import ScheduledSource, SchedulerSettings
 from hopgraph.core.settings import Settings
 from ingest.scheduler import ReingestScheduler
 
@@ -40,9 +44,10 @@ browse entities and communities, and explore the graph with read-only Cypher.
 
 
 def create_app(settings: Settings | None = None, platform: Platform | None = None,
-               scheduler: bool | None = None) -> FastAPI:
+               scheduler: bool | None = None, reread: Callable[[], Settings] | None = None) -> FastAPI:
     """Build the app. ``platform``: an already opened platform (tests share loaded models);
-    ``scheduler``: run the scheduled re-ingestion (default: ``settings.scheduler.enabled``)."""
+    ``scheduler``: run the scheduled re-ingestion (default: ``settings.scheduler.enabled``);
+    ``reread``: where a reload reads the settings again (default: environment and config file)."""
     settings = settings or (platform.settings if platform else Settings())
     cfg = settings.api
     metrics = Metrics()
@@ -57,18 +62,24 @@ def create_app(settings: Settings | None = None, platform: Platform | None = Non
         jobs = JobManager(cfg.job_history, on_done=on_done, store=JobStore(settings.data_dir / "jobs.sqlite"))
         hg = AppState(settings, plat, jobs, metrics, Authenticator(cfg.api_keys))
         await run_in_threadpool(_warm_up, plat)
-        jobs.resume(lambda job, spec: work_for(plat, metrics, spec))
-        run_schedules = settings.scheduler.enabled if scheduler is None else scheduler
-        if run_schedules and settings.scheduler.sources:
+        jobs.resume(lambda job, spec: work_for(plat, metrics, spec, hg.settings.scheduler.sources))
 
-            def reingest(source: ScheduledSource) -> JobOut:
-                spec = {"op": "reingest", "source": source.name}
-                work = work_for(plat, metrics, spec)
-                assert work is not None  # the source is one of the settings' own
-                return jobs.submit("reingest", source.name, work, exclusive=True, spec=spec)
+        def reingest(source: ScheduledSource) -> JobOut:
+            spec = {"op": "reingest", "source": source.name}
+            work = work_for(plat, metrics, spec, hg.settings.scheduler.sources)
+            assert work is not None  # the source is one of the settings' own
+            return jobs.submit("reingest", source.name, work, exclusive=True, spec=spec)
 
-            hg.scheduler = ReingestScheduler(settings.scheduler, reingest)
-            hg.scheduler.start()
+        def start_scheduler(cfg_s: SchedulerSettings) -> ReingestScheduler | None:
+            if not ((cfg_s.enabled if scheduler is None else scheduler) and cfg_s.sources):
+                return None
+            started = ReingestScheduler(cfg_s, reingest)
+            started.start()
+            return started
+
+        hg.scheduler = start_scheduler(settings.scheduler)
+        hg.reload = lambda: reload.apply(hg, (reread or load_settings)(), start_scheduler)
+        _on_sighup(hg)
         app.state.hg = hg
         try:
             yield
@@ -84,7 +95,7 @@ def create_app(settings: Settings | None = None, platform: Platform | None = Non
                   responses={500: {"description": "Internal error (problem JSON)"}}, docs_url=None, redoc_url=None)
     problems.install(app)
     docs_pages.install(app)
-    for router in (query.router, documents.router, graph.router, export.router, ops.router):
+    for router in (query.router, documents.router, graph.router, export.router, admin.router, ops.router):
         app.include_router(router)
     app.middleware("http")(metrics.middleware)
     if cfg.cors_origins:
@@ -94,6 +105,22 @@ def create_app(settings: Settings | None = None, platform: Platform | None = Non
     app.add_middleware(BodyLimit, limit_for=lambda path, ctype: cfg.max_upload_bytes
                        if path == "/documents" and ctype.startswith("multipart/") else cfg.max_body_bytes)
     return app
+
+
+def _on_sighup(hg: AppState) -> None:
+    """SIGHUP reloads keys and schedules (where this process may take signals: the main thread)."""
+    loop = asyncio.get_running_loop()
+
+    def reload_now() -> None:
+        try:
+            hg.reload()
+        except HopgraphError as exc:  # a bad config file: keep serving as before, say why
+            log.error("reload refused: %s", exc)
+
+    try:
+        loop.add_signal_handler(signal.SIGHUP, lambda: loop.run_in_executor(None, reload_now))
+    except (RuntimeError, ValueError, NotImplementedError, AttributeError):
+        log.debug("SIGHUP not available here: reload through POST /admin/reload")
 
 
 def _warm_up(platform: Platform) -> None:

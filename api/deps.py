@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,7 @@ class AppState:
     metrics: Metrics
     auth: Authenticator
     scheduler: ReingestScheduler | None = None
+    reload: Callable[[], Any] = lambda: None  # set by the app: re-read keys and schedules (api.reload)
 
 
 def state(request: Request) -> AppState:

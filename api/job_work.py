@@ -9,6 +9,7 @@ Specs: ``{"op": "ingest_paths", "paths": [...], "uploads": bool}`` (a skipped up
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from api.jobs import JobFailed, JobWork
 from api.metrics import Metrics
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import IngestReport
+from hopgraph.core.service_settings import ScheduledSource
 from ingest.control import IngestControl
 
 
@@ -27,8 +29,10 @@ def records_file(platform: Platform, job_id: str, records: list[dict[str, Any]])
     return path
 
 
-def work_for(platform: Platform, metrics: Metrics, spec: dict[str, Any]) -> JobWork | None:
-    """The work of a spec, or None for one this server cannot run (an unknown op or source)."""
+def work_for(platform: Platform, metrics: Metrics, spec: dict[str, Any],
+             sources: Sequence[ScheduledSource] | None = None) -> JobWork | None:
+    """The work of a spec, or None for one this server cannot run (an unknown op or source);
+    ``sources``: the scheduled sources as now configured (default: the platform's settings')."""
     op = spec.get("op")
 
     def observed(report: IngestReport) -> dict[str, Any]:
@@ -65,7 +69,8 @@ def work_for(platform: Platform, metrics: Metrics, spec: dict[str, Any]) -> JobW
         ids = list(spec["ids"])
         return lambda ctl: {"deleted": sum(platform.delete(i) for i in ids)}
     if op == "reingest":
-        source = next((s for s in platform.settings.scheduler.sources if s.name == spec.get("source")), None)
+        known = platform.settings.scheduler.sources if sources is None else sources
+        source = next((s for s in known if s.name == spec.get("source")), None)
         if source is None:
             return None
 

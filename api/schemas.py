@@ -125,6 +125,12 @@ class DocumentOut(BaseModel):
     content_hash: str | None
 
 
+class ReloadOut(BaseModel):
+    keys: int = Field(description="API keys now configured.")
+    schedules: list[str] = Field(description="Scheduled sources now running.")
+    restart_needed: list[str] = Field(description="Changed settings sections a reload does not apply.")
+
+
 class EntityMatch(BaseModel):
     id: str
     name: str
