@@ -8,13 +8,14 @@ import bisect
 from typing import Literal
 
 from hopgraph.core.text import normalize_name
-from retrieval.snapshot import Snapshot
+from retrieval.index.state import IndexState
 
 NameMatch = Literal["exact", "normalized", "prefix"]
 
 
-def find_entities(snap: Snapshot, name: str, match: NameMatch = "normalized", limit: int = 20) -> list[int]:
-    """Entity rows whose name matches ``name``, most mentioned first, then by name."""
+def find_entities(state: IndexState, name: str, match: NameMatch = "normalized", limit: int = 20) -> list[int]:
+    """Entity rows of ``state``'s snapshot whose name matches ``name``, most mentioned first, then by name."""
+    snap = state.snapshot
     key = normalize_name(name)
     if not key:
         return []
@@ -23,7 +24,7 @@ def find_entities(snap: Snapshot, name: str, match: NameMatch = "normalized", li
     elif match == "normalized":
         rows = list(snap.name_index.get(key, []))
     else:
-        keys = sorted(snap.name_index)  # names are few enough per state to sort per call (48k: ~10 ms)
+        keys: list[str] = state.memo(("sorted names",), lambda: sorted(snap.name_index))  # once per state
         rows = []
         for k in keys[bisect.bisect_left(keys, key):]:
             if not k.startswith(key):

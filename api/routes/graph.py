@@ -36,9 +36,10 @@ def find_entities(request: Request, name: str = Query(min_length=1, max_length=5
     """Entities of the served index state (see ``GET /ready`` for its version), most mentioned first."""
     from retrieval.entity_lookup import find_entities as lookup
 
-    snap = state(request).platform.retriever.snapshot()
+    served = state(request).platform.retriever.state()
+    snap = served.snapshot
     return [EntityMatch(id=snap.entity_ids[e], name=snap.entity_names[e], type=snap.entity_types[e],
-                        chunks=int(snap.entity_df[e])) for e in lookup(snap, name, match, limit)]
+                        chunks=int(snap.entity_df[e])) for e in lookup(served, name, match, limit)]
 
 
 @router.get("/entities/{entity_id}", response_model=EntityOut, responses=problems(401, 403, 404),
