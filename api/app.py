@@ -20,7 +20,7 @@ from api.job_work import work_for
 from api.jobs import JobManager
 from api.limits import BodyLimit
 from api.metrics import Metrics
-from api.routes import admin, documents, export, graph, ops, query
+from api.routes import admin, answer, documents, export, graph, ops, query
 from api.schemas import JobOut
 from hopgraph.app.platform import Platform
 from hopgraph.core.config import load_settings
@@ -95,7 +95,8 @@ def create_app(settings: Settings | None = None, platform: Platform | None = Non
                   responses={500: {"description": "Internal error (problem JSON)"}}, docs_url=None, redoc_url=None)
     problems.install(app)
     docs_pages.install(app)
-    for router in (query.router, documents.router, graph.router, export.router, admin.router, ops.router):
+    for router in (query.router, answer.router, documents.router, graph.router, export.router, admin.router,
+                   ops.router):
         app.include_router(router)
     app.middleware("http")(metrics.middleware)
     if cfg.cors_origins:

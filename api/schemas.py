@@ -5,10 +5,18 @@ from __future__ import annotations
 from enum import Enum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, WithJsonSchema, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    WithJsonSchema,
+    model_validator,
+)
 
 from hopgraph.core.limits import CYPHER_MAX_ROWS, CYPHER_MAX_TIMEOUT_S, CYPHER_MIN_TIMEOUT_S, TOP_K_MAX
-from hopgraph.core.records import QueryFilters, QueryResult
+from hopgraph.core.records import Answer, QueryFilters, QueryResult
 from hopgraph.core.times import iso_time
 from retrieval.registry import REGISTRY
 
@@ -27,6 +35,16 @@ class Problem(BaseModel):
     errors: list[dict[str, Any]] | None = Field(default=None, description="Field errors of a 422.")
 
 
+def _not_blank(v: str) -> str:
+    if not v.strip():
+        raise ValueError("the text is blank")
+    return v
+
+
+#: the text of a query or a question: 1 to 4,000 characters, not all blank
+QueryText = Annotated[str, Field(min_length=1, max_length=4000), AfterValidator(_not_blank)]
+
+
 class QueryRequest(BaseModel):
     """A retrieval query."""
 
@@ -37,7 +55,7 @@ class QueryRequest(BaseModel):
          "filters": {"source_prefix": "/data/books/"}, "token_budget": 800, "explain": True},
     ]})
 
-    text: str = Field(min_length=1, max_length=4000, description="The question or search text.")
+    text: QueryText = Field(description="The question or search text.")
     mode: Mode = Field(default=Mode("graph"), description="Retrieval mode; 'graph' is the strongest.")
     top_k: int = Field(default=5, ge=1, le=TOP_K_MAX)
     filters: QueryFilters | None = None
@@ -45,12 +63,25 @@ class QueryRequest(BaseModel):
     rerank: bool | None = Field(default=None, description="Rerank the fused candidates (default: settings).")
     explain: bool = Field(default=False, description="Include seeds, paths and per-signal scores.")
 
-    @field_validator("text")
-    @classmethod
-    def _not_blank(cls, v: str) -> str:
-        if not v.strip():
-            raise ValueError("the query text is blank")
-        return v
+
+class AnswerRequest(BaseModel):
+    """A question for the LLM, answered from a retrieval mode's cited context."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"text": "Who was Marley to Scrooge?", "mode": "graph", "top_k": 6},
+    ]})
+
+    text: QueryText = Field(description="The question.")
+    mode: Mode | None = Field(default=None, description="Retrieval mode of the context (default: answer.mode).")
+    top_k: int | None = Field(default=None, ge=1, le=TOP_K_MAX,
+                              description="Passages retrieved (default: answer.top_k).")
+    filters: QueryFilters | None = None
+    token_budget: int | None = Field(default=None, ge=100, le=64000, description="Tokens of context sent.")
+
+
+class AnswerResponse(Answer):
+    """The LLM's answer, its citations (checked: ``invalid_citations`` name labels that are not in the
+    context), the sentences that cite nothing, and the retrieval whose context it was given."""
 
 
 class QueryResponse(QueryResult):

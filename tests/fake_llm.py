@@ -3,9 +3,13 @@
 
 Replay by content: an extraction prompt gets the recorded extraction whose entity names occur most
 in the prompt's text; a community-report prompt gets the recorded report sharing the most words
-with it; a gleaning prompt gets ``<|COMPLETE|>`` and the Y/N check ``N``. Knobs for failure tests:
-``fail_next`` (HTTP statuses to answer first), ``malformed_next`` (answers of prose), ``delay_s``;
-it records every request and the most requests it saw in flight at once.
+with it; a gleaning prompt gets ``<|COMPLETE|>`` and the Y/N check ``N``. An answer prompt (a
+``# Question`` after a cited context) gets, computed from the prompt alone, the first sentence of each
+of the two context passages sharing the most words with the question, each cited by its label;
+``stream: true`` is answered as OpenAI's server-sent chunks. Knobs for failure tests: ``fail_next``
+(HTTP statuses to answer first), ``malformed_next`` (answers of prose), ``foreign_citation`` (a label
+not in the context, cited once), ``delay_s``; it records every request and the most requests it saw
+in flight at once.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 
 from api.server import background_server
 from tests.conftest import free_port
@@ -29,6 +33,8 @@ from tests.paths import SHARED_DATA
 RECORDED = SHARED_DATA / "christmas-carol" / "recorded-llm-responses.json"
 _NAME = re.compile(r'\("entity"<\|>"?([^"<]+)"?<\|>')
 _WORD = re.compile(r"[a-z]{4,}")
+_QUESTION = re.compile(r"# Question\n(.*?)\n\n# Answer", re.DOTALL)
+_PASSAGE = re.compile(r"^\[([^\]]+)\] (.+)$", re.MULTILINE)
 
 
 @dataclass
@@ -38,6 +44,7 @@ class FakeLlm:
     requests: list[list[dict[str, str]]] = field(default_factory=list)
     fail_next: list[int] = field(default_factory=list)
     malformed_next: int = 0
+    foreign_citation: str | None = None
     delay_s: float = 0.0
     in_flight: int = 0
     max_in_flight: int = 0
@@ -58,6 +65,9 @@ class FakeLlm:
 
     def answer(self, messages: list[dict[str, str]]) -> str:
         last = messages[-1]["content"]
+        question = _QUESTION.search(last)
+        if question:
+            return self._cited_answer(question.group(1), last[:question.start()])
         if last.startswith("MANY entities"):
             return "<|COMPLETE|>"
         if "Answer Y if there are still" in last:
@@ -68,6 +78,18 @@ class FakeLlm:
         m = re.search(r"Text: (.*)\n#+\nOutput:", last, re.DOTALL)
         text = (m.group(1) if m else last).lower()
         return max(self.extractions, key=lambda e: sum(text.count(n.lower()) for n in set(e[1])))[0]
+
+    def _cited_answer(self, question: str, context: str) -> str:
+        asked = set(_WORD.findall(question.lower()))
+        passages = _PASSAGE.findall(context)
+        if not passages:
+            return "The context does not say."
+        best = sorted(passages, key=lambda p: -len(asked & set(_WORD.findall(p[1].lower()))))[:2]
+        out = [f"{re.split(r'(?<=[.!?]) ', text.strip())[0].rstrip('.')}. [{label}]" for label, text in best]
+        if self.foreign_citation:
+            out.append(f"This is also said elsewhere. [{self.foreign_citation}]")
+            self.foreign_citation = None
+        return " ".join(out)
 
     def app(self) -> FastAPI:
         app = FastAPI()
@@ -90,6 +112,8 @@ class FakeLlm:
                     return JSONResponse({"error": {"message": f"injected {status}", "type": "test"}},
                                         status_code=status, headers={"retry-after-ms": "10"})
                 content = "I am sorry, I cannot help with that." if prose else self.answer(body["messages"])
+                if body.get("stream"):
+                    return StreamingResponse(_chunks(content), media_type="text/event-stream")
                 return {"id": "fake", "object": "chat.completion", "created": 0, "model": body.get("model", "fake"),
                         "choices": [{"index": 0, "finish_reason": "stop",
                                      "message": {"role": "assistant", "content": content}}],
@@ -99,6 +123,18 @@ class FakeLlm:
                     self.in_flight -= 1
 
         return app
+
+
+def _chunks(content: str) -> Iterator[str]:
+    """``content`` as OpenAI's streamed chat chunks, a few words each, then ``[DONE]``."""
+    words = content.split(" ")
+    for i in range(0, len(words), 3):
+        piece = " ".join(words[i:i + 3]) + (" " if i + 3 < len(words) else "")
+        delta = {"index": 0, "delta": {"content": piece}, "finish_reason": None}
+        yield f"data: {json.dumps({'id': 'fake', 'object': 'chat.completion.chunk', 'choices': [delta]})}\n\n"
+    end = {"index": 0, "delta": {}, "finish_reason": "stop"}
+    yield f"data: {json.dumps({'id': 'fake', 'object': 'chat.completion.chunk', 'choices': [end]})}\n\n"
+    yield "data: [DONE]\n\n"
 
 
 @contextlib.contextmanager

@@ -12,11 +12,13 @@ from typing import Any
 from graphdb.bolt import BoltGraphStore
 from graphdb.factory import open_graph_store
 from graphdb.store import DocumentState, GraphBrowser, IngestRun
+from hopgraph.app.answers import Answerer, require_llm
 from hopgraph.core.records import IngestReport, QueryFilters, QueryResult
 from hopgraph.core.service_settings import ScheduledSource
 from hopgraph.core.settings import RetrievalSettings, Settings
 from ingest.community_plan import CommunityReport
 from ingest.control import IngestControl
+from ingest.llm_client import ChatClient
 from ingest.pipeline import Ingestor
 from ingest.scheduler import run_source
 from ingest.selectors import select_documents
@@ -45,6 +47,7 @@ class Platform:
         self._vectors: VectorStore | None = None
         self._retriever: Retriever | None = None
         self._ingest: Ingestor | None = None
+        self._answerer: Answerer | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
     def __enter__(self) -> Platform:
@@ -60,6 +63,9 @@ class Platform:
             self._retriever.keeper.close()
         self._retriever = None
         self._ingest = None
+        if self._answerer is not None:
+            self._answerer.client.close()
+            self._answerer = None
         if self._vectors is not None:
             self._vectors.close()
             self._vectors = None
@@ -183,6 +189,18 @@ class Platform:
               retrieval: RetrievalSettings | None = None, filters: QueryFilters | None = None) -> QueryResult:
         """Ranked chunks with citations and a cited context (``retrieval`` overrides the settings)."""
         return self.retriever.query(text, mode, top_k, explain=explain, cfg=retrieval, filters=filters)
+
+    @property
+    def answerer(self) -> Answerer:
+        """Answers from a mode's cited context by the LLM of the ``llm`` settings (ConflictError when
+        none is configured)."""
+        require_llm(self.settings.llm)
+        if self._answerer is None:
+            cfg = self.settings
+            client = ChatClient(cfg.llm, cfg.llm.cache_dir or cfg.data_dir / "llm-cache")
+            self._answerer = Answerer(lambda q, mode, k, r, f: self.query(q, mode, k, False, r, f), client,
+                                      cfg.retrieval, cfg.answer)
+        return self._answerer
 
     def query_image(self, path: str, top_k: int | None = None) -> QueryResult:
         """Images similar to the image at ``path`` (needs CLIP)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from hopgraph.cli import documents, explore, gnn, query, service
+from hopgraph.cli import ask, documents, explore, gnn, query, service
 from hopgraph.cli.db import db_app
 
 app = typer.Typer(
@@ -17,7 +17,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(db_app, name="db")
-for command in (documents.ingest, query.query, documents.delete, documents.documents, documents.status,
+for command in (documents.ingest, query.query, ask.ask, documents.delete, documents.documents, documents.status,
                 documents.doctor, documents.communities, documents.migrate, query.modes, explore.cypher, explore.export,
                 service.serve, service.worker, service.api_key):
     app.command(command.__name__.replace("_", "-"))(command)

@@ -15,7 +15,7 @@ from hopgraph.core.errors import (
     StoreUnavailableError,
     TimeLimitError,
 )
-from hopgraph.core.records import QueryResult
+from hopgraph.core.records import Answer, QueryResult
 
 KEY_ENV = "HOPGRAPH_API_KEY"
 _BY_STATUS: dict[int, type[HopgraphError]] = {401: BadInputError, 403: BadInputError, 404: NotFoundError,
@@ -46,6 +46,15 @@ def query(base: str, text: str, mode: str, top_k: int, explain: bool) -> QueryRe
     body = _call("POST", f"{base}/query", json={"text": text, "mode": mode, "top_k": top_k, "explain": explain})
     body.pop("degraded", None)
     return QueryResult.model_validate(body)
+
+
+def answer(base: str, question: str, mode: str | None, top_k: int | None) -> Answer:
+    """The running server's answer (``POST /answer``), as a local ``ask`` gives it."""
+    request = {"text": question, **({"mode": mode} if mode else {}), **({"top_k": top_k} if top_k else {})}
+    body = _call("POST", f"{base}/answer", timeout=600.0, json=request)
+    body.pop("citations_valid", None)
+    body["retrieval"].pop("degraded", None)
+    return Answer.model_validate(body)
 
 
 def delete(base: str, doc_ids: list[str], timeout_s: float = 600.0) -> int:

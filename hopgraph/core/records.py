@@ -195,3 +195,23 @@ class IngestReport(BaseModel):
                                      description="source -> what was left out (e.g. an unreadable image file)")
     seconds: float = 0.0
     stage_seconds: dict[str, float] = Field(default_factory=dict, description="time per pipeline stage")
+
+
+class Answer(BaseModel):
+    """An LLM's answer from a mode's cited context, with its citations checked against that context."""
+
+    question: str
+    answer: str
+    mode: str
+    model: str = Field(description="The LLM that answered.")
+    citations: list[Citation] = Field(default_factory=list, description="Cited passages, in first-cited order.")
+    invalid_citations: list[str] = Field(
+        default_factory=list, description="Labels the answer cites that name nothing in the context it was given.")
+    uncited_sentences: list[str] = Field(default_factory=list, description="Sentences that cite nothing.")
+    retrieval: QueryResult = Field(description="The retrieval whose context the LLM was given.")
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+
+    @computed_field(description="Every citation names a passage of the context.")  # type: ignore[prop-decorator]
+    @property
+    def citations_valid(self) -> bool:
+        return not self.invalid_citations

@@ -22,6 +22,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from hopgraph.core.answer_settings import AnswerSettings
 from hopgraph.core.gpu_settings import GpuSettings
 from hopgraph.core.limits import TOP_K_MAX
 from hopgraph.core.service_settings import ApiSettings, SchedulerSettings
@@ -155,7 +156,7 @@ class ExtractionSettings(BaseModel):
 
 class LlmSettings(BaseModel):
     """An OpenAI-compatible chat endpoint, used only when asked for (extraction.method = 'llm',
-    communities.llm_summaries)."""
+    communities.llm_summaries, answers)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -170,6 +171,11 @@ class LlmSettings(BaseModel):
     gleaning: int = Field(default=1, ge=0, le=5, description="Extra 'anything missed?' rounds per chunk.")
     entity_types: list[str] = Field(default_factory=lambda: ["organization", "person", "geo", "event"])
     cache_dir: Path | None = Field(default=None, description="Response cache (default: <data_dir>/llm-cache).")
+
+    @property
+    def configured(self) -> bool:
+        """An endpoint is named: ``base_url``, ``api_key`` or ``OPENAI_API_KEY`` (the default OpenAI one)."""
+        return bool(self.base_url or self.api_key or os.environ.get("OPENAI_API_KEY"))
 
 
 class ResolutionSettings(BaseModel):
@@ -341,6 +347,7 @@ class Settings(BaseSettings):
     extraction: ExtractionSettings = Field(default_factory=ExtractionSettings)
     resolution: ResolutionSettings = Field(default_factory=ResolutionSettings)
     llm: LlmSettings = Field(default_factory=LlmSettings)
+    answer: AnswerSettings = Field(default_factory=AnswerSettings)
     communities: CommunitySettings = Field(default_factory=CommunitySettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
