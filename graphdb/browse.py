@@ -113,6 +113,13 @@ class BrowseMixin:
         row["communities"] = sorted(c for c in row["communities"] if c)
         return row
 
+    def document_graph(self, document_id: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """A document's own graph: the entities its chunks mention (id, name, type, description) and
+        the relations among them (source, target, type, description, id), both in id order."""
+        nodes = self.read(cypher.DOCUMENT_NODES, {"id": document_id})
+        edges = self.read(cypher.RELATIONS_AMONG, {"ids": [n["id"] for n in nodes]}) if nodes else []
+        return nodes, edges
+
     def entity_neighbours(self, entity_id: str, skip: int = 0, limit: int = 50) -> list[dict[str, Any]]:
         """Related entities, strongest relation first, with the relation's type and direction."""
         return self.read(cypher.ENTITY_NEIGHBOURS, {"id": entity_id, "skip": skip, "limit": limit})

@@ -52,6 +52,19 @@ RETURN e.id AS id, e.name AS name, e.type AS type, e.description AS description,
        chunks, mentions, collect(k.id) AS communities
 """
 
+DOCUMENT_NODES = """
+MATCH (:Document {id: $id})-[:HAS_CHUNK]->(:Chunk)-[:MENTIONS]->(e:Entity)
+RETURN DISTINCT e.id AS id, e.name AS name, e.type AS type, e.description AS description
+ORDER BY id
+"""
+
+RELATIONS_AMONG = """
+MATCH (a:Entity)-[r:RELATED]->(b:Entity)
+WHERE a.id IN $ids AND b.id IN $ids
+RETURN a.id AS source, b.id AS target, r.type AS type, r.description AS description, r.id AS id
+ORDER BY id
+"""
+
 ENTITY_NEIGHBOURS = """
 MATCH (e:Entity {id: $id})-[r:RELATED]-(n:Entity)
 RETURN n.id AS id, n.name AS name, n.type AS type, r.type AS relation, r.weight AS weight,

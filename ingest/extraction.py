@@ -48,6 +48,12 @@ class Extraction:
     mentions: list[Mention] = field(default_factory=list)
     relations: list[Relation] = field(default_factory=list)
 
+    def add(self, other: Extraction) -> None:
+        """Take in what ``other`` found (its entities are distinct from ours: a graph document's own)."""
+        self.entities.update(other.entities)
+        self.mentions += other.mentions
+        self.relations += other.relations
+
 
 class Extractor(Protocol):
     """What the pipeline needs of an extractor (spaCy here, or ``ingest.llm_extraction.LlmExtractor``)."""

@@ -30,6 +30,7 @@ from ingest.community_plan import CommunityReport
 from ingest.control import IngestCancelled, IngestControl, check_free_space, unattended
 from ingest.extraction import CO_OCCURS, Extraction, Extractor, SpacyExtractor
 from ingest.forgetting import forget_removed_text
+from ingest.graph_docs import graph_extraction
 from ingest.graph_edits import plan_removal
 from ingest.llm_client import ChatClient
 from ingest.llm_extraction import LlmExtractor
@@ -304,7 +305,10 @@ class Ingestor:
             return
         self._checkpoint(ctl, report)
         with stage(report, "extract"):
-            extraction = self.extractor.extract(chunks)
+            graphs = {s.document.id: s.graph for s in todo if s.graph is not None}
+            extraction = self.extractor.extract([c for c in chunks if c.document_id not in graphs])
+            for doc_id, graph in graphs.items():  # a graph document brings its own entities and relations
+                extraction.add(graph_extraction(doc_id, graph, [c for c in chunks if c.document_id == doc_id]))
         relations = merge_relations(extraction.relations)
         self._checkpoint(ctl, report)
         with stage(report, "embed"):

@@ -19,6 +19,7 @@ from typing import Any
 from hopgraph.core.records import Document, content_hash, document_id
 from hopgraph.core.settings import CsvSettings
 from ingest.formats import html_to_text, markdown_title, markdown_to_text
+from ingest.graph_docs import GraphRecord, graph_text, is_graph_record, parse_graph
 
 log = logging.getLogger(__name__)
 
@@ -32,10 +33,11 @@ _IMAGE_MAGIC = (b"\xff\xd8\xff", b"\x89PNG", b"GIF8", b"RIFF", b"BM")
 
 @dataclass(frozen=True)
 class SourceText:
-    """A document and its full text."""
+    """A document and its full text (and, for a graph document, its checked graph)."""
 
     document: Document
     text: str
+    graph: GraphRecord | None = None
 
 
 @dataclass(frozen=True)
@@ -168,12 +170,14 @@ def read_jsonl(path: Path, max_bytes: int) -> Iterator[SourceText | Skipped]:
 
 
 def record_to_source(base: str, rec: dict[str, Any], where: str) -> SourceText | Skipped:
-    """A BEIR / generic text record or an image record with captions."""
+    """A BEIR / generic text record, an image record with captions, or a graph document."""
     rid = rec.get("_id", rec.get("id"))
     if rid is None or str(rid) == "":
         return Skipped(where, "record has no '_id' or 'id'")
     source = f"{base}#{rid}"
     meta: dict[str, Any] = rec["metadata"] if isinstance(rec.get("metadata"), dict) else {}
+    if is_graph_record(rec):
+        return graph_document(source, str(rid), rec, meta, where)
     image = rec.get("image") or meta.get("image")
     captions = rec.get("captions") or meta.get("captions")
     title = str(rec.get("title") or "")
@@ -188,6 +192,20 @@ def record_to_source(base: str, rec: dict[str, Any], where: str) -> SourceText |
         return Skipped(where, f"record {rid!r} has no 'text' string")
     text = f"{title}\n{body}" if title and not body.startswith(title) else body
     return text_document(source, title, text, metadata={"corpus_id": str(rid)})
+
+
+def graph_document(source: str, rid: str, rec: dict[str, Any], meta: dict[str, Any],
+                   where: str) -> SourceText | Skipped:
+    """A graph record: its text is the graph verbalized (after its ``text``, if it has one)."""
+    graph = parse_graph(rec)
+    if isinstance(graph, str):
+        return Skipped(where, f"record {rid!r} is {graph}")
+    preface = rec.get("text") if isinstance(rec.get("text"), str) else ""
+    text = graph_text(graph, str(rec.get("title") or "") + "\n" + str(preface or ""))
+    meta = {**meta, "corpus_id": rid, "nodes": len(graph.nodes), "edges": len(graph.edges)}
+    doc = Document(id=document_id(source), source=source, title=str(rec.get("title") or ""), kind="graph",
+                   content_hash=content_hash(graph.model_dump_json() + text), metadata=meta)
+    return SourceText(doc, text, graph)
 
 
 def read_image_file(path: Path, max_bytes: int) -> SourceText | Skipped:

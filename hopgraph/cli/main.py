@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from hopgraph.cli import ask, documents, explore, gnn, query, service
+from hopgraph.cli import ask, documents, explore, gnn, graphqa, query, service
 from hopgraph.cli.db import db_app
 
 app = typer.Typer(
@@ -23,6 +23,7 @@ for command in (documents.ingest, query.query, ask.ask, documents.delete, docume
     app.command(command.__name__.replace("_", "-"))(command)
 app.command("eval")(query.eval_cmd)
 app.command("train-gnn")(gnn.train_gnn)
+app.command("bench-graphqa")(graphqa.bench_graphqa)
 
 if __name__ == "__main__":
     app()

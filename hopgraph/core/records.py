@@ -21,6 +21,10 @@ def stable_id(prefix: str, *parts: str) -> str:
     return f"{prefix}_{digest}"
 
 
+#: the entity type of a graph document's own nodes (scoped to it, never merged with other entities)
+GRAPH_NODE = "GRAPH_NODE"
+
+
 def content_hash(text: str | bytes) -> str:
     """SHA-256 of a document's content (text is hashed as UTF-8)."""
     data = text.encode("utf-8") if isinstance(text, str) else text
@@ -48,13 +52,13 @@ def relation_id(source_id: str, type_: str, target_id: str) -> str:
 
 
 class Document(BaseModel):
-    """A source document (a text file, a corpus record or an image with captions)."""
+    """A source document (a text file, a corpus record, an image with captions or a graph)."""
 
     id: str
     source: str
     title: str = ""
     content_hash: str
-    kind: Literal["text", "image"] = "text"
+    kind: Literal["text", "image", "graph"] = "text"
     uri: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
