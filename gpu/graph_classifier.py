@@ -19,8 +19,9 @@ from gpu.gnn import focal_loss
 
 @dataclass
 class GraphExample:
-    """One graph with its question: node vectors, ``edge_index`` (2, m), edge vectors, the question
-    vector and the answer as 0/1."""
+    """One graph with its question: node vectors, ``edge_index`` (2, m), edge features (the relation
+    type's text vector, and its one-hot: types that embed alike, "desires" and "not desires", stay
+    apart), the question vector and the answer as 0/1."""
 
     x: np.ndarray
     edge_index: np.ndarray
@@ -28,12 +29,16 @@ class GraphExample:
     question: np.ndarray
     label: int
 
+    @property
+    def edge_dim(self) -> int:
+        return int(self.edge_attr.shape[1])
+
     def data(self) -> Data:
         q = torch.as_tensor(self.question, dtype=torch.float32)
         x = torch.as_tensor(self.x, dtype=torch.float32)
         return Data(x=torch.cat([x, q.expand(x.shape[0], -1)], 1),  # question-aware nodes
                     edge_index=torch.as_tensor(self.edge_index, dtype=torch.long).reshape(2, -1),
-                    edge_attr=torch.as_tensor(self.edge_attr, dtype=torch.float32).reshape(-1, x.shape[1]),
+                    edge_attr=torch.as_tensor(self.edge_attr, dtype=torch.float32).reshape(-1, self.edge_dim),
                     q=q[None, :], y=torch.tensor([float(self.label)]))
 
 
@@ -52,15 +57,17 @@ class ClassifierConfig:
 
 
 class GraphClassifier(nn.Module):
-    """GATv2 layers over question-aware nodes, mean+max pooling, the question, an MLP to one logit."""
+    """GATv2 layers over question-aware nodes; mean+max pooling of the nodes, mean of the edges'
+    features (GATv2 lets edge features steer attention only), the question; an MLP to one logit."""
 
-    def __init__(self, dim: int, cfg: ClassifierConfig) -> None:
+    def __init__(self, dim: int, edge_dim: int, cfg: ClassifierConfig) -> None:
         super().__init__()
         h = cfg.hidden
         self.inp = nn.Linear(2 * dim, h)
-        self.convs = nn.ModuleList(GATv2Conv(h, h // cfg.heads, heads=cfg.heads, edge_dim=dim, add_self_loops=True)
-                                   for _ in range(cfg.layers))
-        self.head = nn.Sequential(nn.Linear(2 * h + dim, h), nn.ReLU(), nn.Dropout(cfg.dropout), nn.Linear(h, 1))
+        self.convs = nn.ModuleList(GATv2Conv(h, h // cfg.heads, heads=cfg.heads, edge_dim=edge_dim,
+                                             add_self_loops=True, fill_value=0.0) for _ in range(cfg.layers))
+        self.edge = nn.Linear(edge_dim, h)
+        self.head = nn.Sequential(nn.Linear(3 * h + dim, h), nn.ReLU(), nn.Dropout(cfg.dropout), nn.Linear(h, 1))
         self.dropout = cfg.dropout
 
     def forward(self, batch: Batch, attention: bool = False) -> tuple[Tensor, list[tuple[Tensor, Tensor]]]:
@@ -73,7 +80,11 @@ class GraphClassifier(nn.Module):
             else:
                 out = conv(h, batch.edge_index, batch.edge_attr)
             h = nn.functional.dropout(torch.relu(out) + h, self.dropout, self.training)
-        pooled = torch.cat([global_mean_pool(h, batch.batch), global_max_pool(h, batch.batch), batch.q], 1)
+        graphs = batch.q.shape[0]
+        edges = torch.relu(self.edge(batch.edge_attr))
+        edge_pool = global_mean_pool(edges, batch.batch[batch.edge_index[0]], size=graphs)
+        pooled = torch.cat([global_mean_pool(h, batch.batch, size=graphs), global_max_pool(h, batch.batch, size=graphs),
+                            edge_pool, batch.q], 1)
         return self.head(pooled).squeeze(-1), kept
 
 
@@ -84,13 +95,17 @@ def _batches(items: list[Data], size: int, shuffle: bool, rng: random.Random) ->
     return [Batch.from_data_list([items[i] for i in order[k:k + size]]) for k in range(0, len(order), size)]
 
 
-def train_classifier(examples: list[GraphExample], cfg: ClassifierConfig, device: torch.device) -> GraphClassifier:
-    """Fit on ``examples`` (focal loss, Adam, fixed seed: the same data gives the same model on CPU)."""
+def train_classifier(examples: list[GraphExample], cfg: ClassifierConfig, device: torch.device,
+                     val: list[GraphExample] | None = None) -> GraphClassifier:
+    """Fit on ``examples`` (focal loss, Adam, fixed seed: the same data gives the same model on CPU);
+    with ``val``, keep the weights of the epoch with the best validation accuracy (early stopping)."""
     torch.manual_seed(cfg.seed)
     rng = random.Random(cfg.seed)
-    model = GraphClassifier(examples[0].x.shape[1], cfg).to(device)
+    model = GraphClassifier(examples[0].x.shape[1], examples[0].edge_dim, cfg).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=1e-4)
     data = [e.data() for e in examples]
+    truth = np.array([e.label for e in val or []])
+    best, best_state = -1.0, None
     for _ in range(cfg.epochs):
         model.train()
         for batch in _batches(data, cfg.batch_size, True, rng):
@@ -99,6 +114,12 @@ def train_classifier(examples: list[GraphExample], cfg: ClassifierConfig, device
             logits, _ = model(batch)
             focal_loss(logits, batch.y, cfg.gamma, cfg.alpha).backward()
             opt.step()
+        if val:
+            accuracy = float(np.mean((predict(model, val, device) >= 0.5) == truth))
+            if accuracy > best:
+                best, best_state = accuracy, {k: v.detach().clone() for k, v in model.state_dict().items()}
+    if best_state is not None:
+        model.load_state_dict(best_state)
     return model.eval()
 
 

@@ -5,7 +5,8 @@ Replay by content: an extraction prompt gets the recorded extraction whose entit
 in the prompt's text; a community-report prompt gets the recorded report sharing the most words
 with it; a gleaning prompt gets ``<|COMPLETE|>`` and the Y/N check ``N``. An answer prompt (a
 ``# Question`` after a cited context) gets, computed from the prompt alone, the first sentence of each
-of the two context passages sharing the most words with the question, each cited by its label;
+of the two context passages sharing the most words with the question, each cited by its label; a
+graph-QA prompt gets its last allowed answer when the graph holds a negated relation, else its first;
 ``stream: true`` is answered as OpenAI's server-sent chunks. Knobs for failure tests: ``fail_next``
 (HTTP statuses to answer first), ``malformed_next`` (answers of prose), ``foreign_citation`` (a label
 not in the context, cited once), ``delay_s``; it records every request and the most requests it saw
@@ -65,6 +66,10 @@ class FakeLlm:
 
     def answer(self, messages: list[dict[str, str]]) -> str:
         last = messages[-1]["content"]
+        choice = re.search(r"Reply with one answer only: (.+)\.$", messages[0]["content"])
+        if choice:  # a graph-QA prompt: a negated relation in the graph means the second answer
+            options = choice.group(1).split(" or ")
+            return options[-1] if re.search(r"\bnot\b|antonym", last) else options[0]
         question = _QUESTION.search(last)
         if question:
             return self._cited_answer(question.group(1), last[:question.start()])

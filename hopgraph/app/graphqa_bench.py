@@ -150,9 +150,13 @@ class GraphQaBench:
             report.accuracy["question_only"] = round(float(np.mean(clf.predict(qvecs[test]) == y[test])), 4)
             types = sorted({t for g in graphs for _, t, _ in g.edges})
             tvec = dict(zip(types, self.p.embedder.embed(types), strict=True)) if types else {}
-            examples = [self._example(g, qv, int(yy), tvec) for g, qv, yy in zip(graphs, qvecs, y, strict=True)]
-            device = torch.device("cpu") if not torch.cuda.is_available() else torch.device("cuda")
-            model = train_classifier([examples[i] for i in train], self.cfg.classifier, device)
+            onehot = {t: np.eye(len(types), dtype=np.float32)[k] for k, t in enumerate(types)}
+            examples = [self._example(g, qv, int(yy), tvec, onehot)
+                        for g, qv, yy in zip(graphs, qvecs, y, strict=True)]
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            held = max(1, len(train) // 10)  # the last tenth of the training split picks the epoch
+            model = train_classifier([examples[i] for i in train[:-held]], self.cfg.classifier, device,
+                                     val=[examples[i] for i in train[-held:]])
             probs = predict(model, [examples[i] for i in test], device)
             report.accuracy["gnn"] = round(float(np.mean((probs >= 0.5).astype(int) == y[test])), 4)
             attention = {i: edge_attention(model, examples[i], device) for i in test[: self.cfg.llm_questions]}
@@ -166,10 +170,13 @@ class GraphQaBench:
                                     "gnn_triples": self._ranked(graphs[i], attention.get(i))})
 
     @staticmethod
-    def _example(g: doc_graph.DocGraph, qv: np.ndarray, label: int, tvec: dict[str, np.ndarray]) -> GraphExample:
-        dim = g.x.shape[1]
+    def _example(g: doc_graph.DocGraph, qv: np.ndarray, label: int, tvec: dict[str, np.ndarray],
+                 onehot: dict[str, np.ndarray]) -> GraphExample:
+        """Node label vectors; edge features = the relation type's vector and its one-hot."""
+        width = g.x.shape[1] + len(onehot)
         ei = np.array([[s for s, _, _ in g.edges], [d for _, _, d in g.edges]], dtype=np.int64).reshape(2, -1)
-        attr = np.stack([tvec[t] for _, t, _ in g.edges]) if g.edges else np.zeros((0, dim), np.float32)
+        attr = (np.stack([np.concatenate([tvec[t], onehot[t]]) for _, t, _ in g.edges]) if g.edges
+                else np.zeros((0, width), np.float32))
         return GraphExample(g.x, ei, attr, qv, label)
 
     def _ranked(self, g: doc_graph.DocGraph, att: np.ndarray | None) -> str:
