@@ -145,3 +145,20 @@ def test_bench_graphqa_on_expla_graphs(platform: Platform, tmp_path: Path, with_
     assert r["document_hit@5"] >= r["document_hit@1"] > 0
     assert report.examples and report.examples[0]["gnn_triples"]
     assert np.isfinite(r["mean_nodes"])
+
+
+def test_bench_reports_gold_hit_rate_and_attention_precision(platform: Platform, tmp_path: Path) -> None:
+    lines = []
+    for i in range(12):  # a generic graph-QA JSONL whose questions name the nodes they need
+        food, place = ["bread", "rice", "soup"][i % 3], ["kitchen", "garden"][i % 2]
+        lines.append({"id": f"q{i}", "question": f"Where is the {food}?", "answer": place, "gold_nodes": [food],
+                      "nodes": [{"id": "a", "label": food}, {"id": "b", "label": place}, {"id": "c", "label": "cat"}],
+                      "edges": [{"source": "a", "target": "b", "type": "at location"},
+                                {"source": "c", "target": "b", "type": "not at location"}]})
+    questions = read_graphqa(_write(tmp_path / "qa.jsonl", *lines))
+    report = GraphQaBench(platform, BenchConfig(test_share=0.25, classifier=ClassifierConfig(epochs=2)),
+                          None).run(questions, tmp_path / "bench")
+    assert report.retrieval["gold_hit_rate"] == 1.0  # PCST keeps the node the question names
+    precision = report.retrieval["attention_precision@5"]
+    assert isinstance(precision, float) and 0 < precision <= 1
+    assert report.accuracy["gnn"] is not None and report.test == 3

@@ -163,6 +163,7 @@ class GraphQaBench:
         else:
             for key in ("question_only", "gnn"):
                 report.accuracy[key] = f"n/a ({len(answers)} distinct answers; the GNN head is binary)"
+        report.retrieval["attention_precision@5"] = _attention_precision(questions, graphs, attention)
         report.llm = self._llm(questions, graphs, subs, attention, test[: self.cfg.llm_questions], answers, progress)
         for i in test[:3]:
             report.examples.append({"question": questions[i].question, "answer": questions[i].answer,
@@ -209,6 +210,22 @@ class GraphQaBench:
         return {c: {"exact_match": round(float(np.mean([e for e, _ in v])), 4),
                     "token_f1": round(float(np.mean([f for _, f in v])), 4), "questions": len(v)}
                 for c, v in scores.items()}
+
+
+def _attention_precision(questions: list[GraphQuestion], graphs: list[doc_graph.DocGraph],
+                         attention: dict[int, np.ndarray]) -> float | str:
+    """Of the 5 edges the GNN attended to most, the share touching a gold node (questions with gold)."""
+    hits, total = 0, 0
+    for i, att in attention.items():
+        gold = {g.lower() for g in questions[i].gold_nodes}
+        if not gold or not len(att):
+            continue
+        g = graphs[i]
+        for e in np.argsort(-att, kind="stable")[:5]:
+            s, _, d = g.edges[int(e)]
+            hits += int(g.labels[s].lower() in gold or g.labels[d].lower() in gold)
+            total += 1
+    return round(hits / total, 4) if total else "n/a (the data names no gold nodes)"
 
 
 def _prompt(question: str, context: str, answers: list[str]) -> list[dict[str, str]]:

@@ -3,7 +3,7 @@
 Two layouts: ExplaGraphs (``train_dev.tsv``: ``arg1``, ``arg2``, ``label`` support/counter and the
 explanation graph as ``(head; relation; tail)`` triples), and a generic JSONL where every line is a
 graph document (``id``, ``nodes``, ``edges``) with ``question``, ``answer`` and optional
-``gold_nodes`` (node ids the answer needs).
+``gold_nodes`` (the labels of the nodes the answer needs).
 """
 
 from __future__ import annotations
