@@ -15,6 +15,7 @@ import httpx
 from graphdb.arcadedb_server import ServerInfo
 from tests.api_server import wait_job
 from tests.conftest import free_port
+from tests.fake_llm import fake_llm_server
 from tests.paths import empty_config
 from tests.serve_process import serve_process
 
@@ -33,32 +34,36 @@ def _cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[st
 
 def test_serve_owns_the_stores_and_cli_writes_point_to_its_api(arcadedb: ServerInfo, tmp_path: Path) -> None:
     port = free_port()
-    env = _env(arcadedb, tmp_path, port)
-    with serve_process(env, port) as (proc, url):
-        assert httpx.get(f"{url}/ready", timeout=60).status_code == 200
-        record = json.loads((tmp_path / "data" / "serve.json").read_text())
-        assert record == {"pid": proc.pid, "url": url}
-        doc = tmp_path / "a.txt"
-        doc.write_text("Grace Hopper wrote the first compiler.")
-        out = _cli(["ingest", str(doc)], env)
-        assert out.returncode == 5 and f"hopgraph serve (pid {proc.pid})" in out.stderr  # conflict
-        assert f"POST {url}/documents" in out.stderr
-        out = _cli(["serve", "--port", str(free_port())], env)
-        assert out.returncode == 5 and "already serves" in out.stderr
-        r = httpx.post(f"{url}/query", json={"text": "compiler"})
-        assert r.status_code == 200 and r.json()["results"] == []
-        job = httpx.post(f"{url}/documents", json={"documents": [{"id": "gh", "text": doc.read_text()}]}).json()
-        wait_job(httpx.Client(base_url=url, timeout=60), job["id"])
-        out = _cli(["query", "Who wrote the first compiler?", "--mode", "bm25", "--json"], env)  # asks the server
-        assert out.returncode == 0 and "Grace Hopper" in json.loads(out.stdout)["results"][0]["text"], out.stderr
-        doc_id = httpx.get(f"{url}/documents").json()[0]["id"]
-        out = _cli(["delete", str(doc)], env)  # a path needs the stores: by id while serve runs
-        assert out.returncode == 5 and "by document id" in out.stderr
-        out = _cli(["delete", doc_id], env)
-        assert out.returncode == 0 and f"deleted {doc_id}" in out.stdout, out.stderr
-        assert httpx.get(f"{url}/documents").json() == []
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=60)
+    with fake_llm_server() as (_, llm_url):  # `ask` is answered by the server, from its LLM
+        env = {**_env(arcadedb, tmp_path, port), "HOPGRAPH_LLM__BASE_URL": llm_url}
+        with serve_process(env, port) as (proc, url):
+            assert httpx.get(f"{url}/ready", timeout=60).status_code == 200
+            record = json.loads((tmp_path / "data" / "serve.json").read_text())
+            assert record == {"pid": proc.pid, "url": url}
+            doc = tmp_path / "a.txt"
+            doc.write_text("Grace Hopper wrote the first compiler.")
+            out = _cli(["ingest", str(doc)], env)
+            assert out.returncode == 5 and f"hopgraph serve (pid {proc.pid})" in out.stderr  # conflict
+            assert f"POST {url}/documents" in out.stderr
+            out = _cli(["serve", "--port", str(free_port())], env)
+            assert out.returncode == 5 and "already serves" in out.stderr
+            r = httpx.post(f"{url}/query", json={"text": "compiler"})
+            assert r.status_code == 200 and r.json()["results"] == []
+            job = httpx.post(f"{url}/documents", json={"documents": [{"id": "gh", "text": doc.read_text()}]}).json()
+            wait_job(httpx.Client(base_url=url, timeout=60), job["id"])
+            out = _cli(["query", "Who wrote the first compiler?", "--mode", "bm25", "--json"], env)  # asks the server
+            assert out.returncode == 0 and "Grace Hopper" in json.loads(out.stdout)["results"][0]["text"], out.stderr
+            out = _cli(["ask", "Who wrote the first compiler?", "--mode", "bm25", "--json"], env)  # the server answers
+            answer = json.loads(out.stdout) if out.returncode == 0 else {}
+            assert answer.get("citations_valid") and "Grace Hopper" in answer["answer"], out.stderr
+            doc_id = httpx.get(f"{url}/documents").json()[0]["id"]
+            out = _cli(["delete", str(doc)], env)  # a path needs the stores: by id while serve runs
+            assert out.returncode == 5 and "by document id" in out.stderr
+            out = _cli(["delete", doc_id], env)
+            assert out.returncode == 0 and f"deleted {doc_id}" in out.stdout, out.stderr
+            assert httpx.get(f"{url}/documents").json() == []
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=60)
     assert not (tmp_path / "data" / "serve.json").exists()
 
 
