@@ -61,6 +61,8 @@ class QueryRequest(BaseModel):
     filters: QueryFilters | None = None
     token_budget: int | None = Field(default=None, ge=50, le=32000, description="Tokens of cited context.")
     rerank: bool | None = Field(default=None, description="Rerank the fused candidates (default: settings).")
+    mmr_lambda: float | None = Field(default=None, ge=0, le=1, description="Diversify the top-k by maximal "
+                                     "marginal relevance (1 = relevance only; default: settings).")
     explain: bool = Field(default=False, description="Include seeds, paths and per-signal scores.")
 
 

@@ -13,16 +13,22 @@ import json
 import math
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from hopgraph.core.errors import BadInputError
 from hopgraph.core.records import QueryResult
 from hopgraph.core.settings import RetrievalSettings
+from retrieval.diversity import diversity_ratio, intra_list_diversity
 from retrieval.eval_stats import group_of
 from retrieval.registry import REGISTRY
+
+#: the top of each list whose diversity is measured
+DIVERSITY_K = 5
 
 
 def is_image_corpus(corpus: Path) -> bool:
@@ -99,6 +105,7 @@ class ModeReport:
     latency_ms: dict[str, float] = field(default_factory=dict)
     per_query: list[dict[str, Any]] = field(default_factory=list)
     notes: int = 0
+    diversity: dict[str, float] = field(default_factory=dict)  # ratio@5 over the query set, mean ILD@5
 
 
 def ranked_documents(result: QueryResult, corpus_ids: dict[str, str]) -> list[str]:
@@ -111,8 +118,10 @@ def ranked_documents(result: QueryResult, corpus_ids: dict[str, str]) -> list[st
 
 
 def evaluate(query: Callable[[str, str, RetrievalSettings], QueryResult], corpus_ids: dict[str, str],
-             ds: Dataset, modes: Sequence[str], base: RetrievalSettings, progress: bool = False) -> list[ModeReport]:
-    """Run every query in every mode (and ablation) and aggregate."""
+             ds: Dataset, modes: Sequence[str], base: RetrievalSettings, progress: bool = False,
+             vectors: Callable[[Sequence[str]], Mapping[str, np.ndarray]] | None = None) -> list[ModeReport]:
+    """Run every query in every mode (and ablation) and aggregate; with ``vectors`` (chunk id ->
+    vector), also the intra-list diversity of each top 5."""
     from tqdm import tqdm
 
     reports = []
@@ -122,11 +131,13 @@ def evaluate(query: Callable[[str, str, RetrievalSettings], QueryResult], corpus
         rep = ModeReport(mode)
         sums: dict[str, float] = {}
         lat: list[float] = []
+        tops: list[list[str]] = []
         for qid, text in tqdm(ds.queries.items(), desc=mode, disable=not progress, leave=False):
             t = time.perf_counter()
             res = query(text, real, cfg)
             lat.append((time.perf_counter() - t) * 1000)
             docs = ranked_documents(res, corpus_ids)
+            tops.append([r.citation.chunk_id for r in res.results[:DIVERSITY_K]])
             m = metrics(docs, ds.qrels[qid])
             for k, v in m.items():
                 sums[k] = sums.get(k, 0.0) + v
@@ -138,6 +149,10 @@ def evaluate(query: Callable[[str, str, RetrievalSettings], QueryResult], corpus
         ordered = sorted(lat)
         rep.latency_ms = {"p50": round(statistics.median(ordered), 1),
                           "p95": round(ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))], 1)}
+        rep.diversity = {f"ratio@{DIVERSITY_K}": round(diversity_ratio(tops, DIVERSITY_K), 4)}
+        if vectors is not None:
+            ild = [intra_list_diversity([v[c] for c in top if c in v]) for top in tops for v in [vectors(top)]]
+            rep.diversity[f"ild@{DIVERSITY_K}"] = round(float(np.mean(ild)) if ild else 0.0, 4)
         reports.append(rep)
     return reports
 
@@ -146,7 +161,8 @@ def write_report(path: Path, dataset: Path, reports: list[ModeReport], extra: di
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({
         "dataset": str(dataset), **extra,
-        "modes": {r.mode: {"metrics": r.metrics, "latency_ms": r.latency_ms, "degraded_queries": r.notes}
+        "modes": {r.mode: {"metrics": r.metrics, "latency_ms": r.latency_ms, "degraded_queries": r.notes,
+                           "diversity": r.diversity}
                   for r in reports},
         "queries": {r.mode: r.per_query for r in reports},
     }, indent=1))

@@ -17,6 +17,7 @@ from hopgraph.core.records import Citation, QueryFilters, QueryResult, Retrieved
 from hopgraph.core.settings import RetrievalSettings
 from retrieval import subgraph
 from retrieval.context import build_context
+from retrieval.diversity import mmr
 from retrieval.fusion import normalize, ranked
 from retrieval.index.keeper import IndexKeeper
 from retrieval.index.state import IndexRecipe, IndexState
@@ -114,6 +115,11 @@ class Retriever:
             t = time.perf_counter()
             order = self._rerank(run, order)
             run.stage("rerank", t)
+        if cfg.mmr_lambda is not None and len(order) > 1:
+            t = time.perf_counter()
+            pool = order[:max(k, cfg.mmr_pool)]
+            order = mmr(pool, scores, self.res.vectors.vectors("chunks", pool), cfg.mmr_lambda, k) + order[len(pool):]
+            run.stage("mmr", t)
         results = [self._result(snap, i + 1, scores.get(c, 0.0), c, run) for i, c in enumerate(order[:k])]
         context = build_context(results, run.entities[:12], run.relations[:8], run.communities[:3], cfg.token_budget)
         run.timings["total"] = round((time.perf_counter() - t0) * 1000, 2)

@@ -138,9 +138,11 @@ def test_context_respects_the_token_budget(loaded: Platform) -> None:
 def test_evaluation_harness_on_any_beir_folder(loaded: Platform, tmp_path: Path) -> None:
     ds = load_dataset(tmp_path / "beir")
     reps = evaluate(lambda q, m, c: loaded.query(q, mode=m, retrieval=c), loaded.corpus_ids(), ds,
-                    ["bm25", "dense", "graph", "graph-0-hops"], loaded.settings.retrieval)
+                    ["bm25", "dense", "graph", "graph-0-hops"], loaded.settings.retrieval,
+                    vectors=lambda ids: loaded.vectors.vectors("chunks", ids))
     by = {r.mode: r for r in reps}
     assert by["graph"].metrics["R@2"] == 100.0
+    assert 0 < by["graph"].diversity["ratio@5"] <= 1 and 0 < by["dense"].diversity["ild@5"] <= 2
     assert set(by["graph"].metrics) >= {"R@2", "R@5", "R@10", "nDCG@10", "MRR@10"}
     assert by["dense"].latency_ms["p50"] > 0 and len(by["bm25"].per_query) == 2
 

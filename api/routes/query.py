@@ -28,6 +28,8 @@ async def query(body: QueryRequest, request: Request) -> QueryResponse:
         overrides["token_budget"] = body.token_budget
     if body.rerank is not None:
         overrides["rerank"] = body.rerank
+    if body.mmr_lambda is not None:
+        overrides["mmr_lambda"] = body.mmr_lambda
     cfg = hg.settings.retrieval.model_copy(update=overrides) if overrides else None
     timeout = hg.settings.api.query_timeout_s
     try:

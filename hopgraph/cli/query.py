@@ -120,6 +120,8 @@ def eval_cmd(
     stage_caps: Annotated[bool, typer.Option(help="Keep retrieval.stage_cap_ms (off by default: a degraded "
                                                   "stage would make the figures depend on the machine's load).")
                           ] = False,
+    mmr: Annotated[float | None, typer.Option(min=0, max=1, help="retrieval.mmr_lambda for every mode "
+                                                                 "(diversify each top-k).")] = None,
 ) -> None:
     """Ingest a BEIR corpus (once; reruns reuse it) and report R@2/5/10, nDCG@10, MRR@10 and latency
     for every mode, the BM25/dense/RRF baselines and the ablations of graph mode, in one run."""
@@ -155,13 +157,16 @@ def eval_cmd(
         console.print(f"query embeddings computed up front ({per_query:.1f} ms per query, batched); "
                       "the latencies below exclude them")
         base = s.retrieval if stage_caps else s.retrieval.model_copy(update={"stage_cap_ms": None})
-        reps = evaluate(lambda q, m, c: p.query(q, mode=m, retrieval=c), ids, ds, chosen, base, progress=True)
+        if mmr is not None:
+            base = base.model_copy(update={"mmr_lambda": mmr})
+        reps = evaluate(lambda q, m, c: p.query(q, mode=m, retrieval=c), ids, ds, chosen, base, progress=True,
+                        vectors=lambda chunk_ids: p.vectors.vectors("chunks", chunk_ids))
     cols = ("R@1", "R@5", "R@10", "MRR@10") if images else ("R@2", "R@5", "R@10", "nDCG@10", "MRR@10")
-    table = Table("mode", *cols, "p50 ms", "p95 ms", title=str(dataset))
+    table = Table("mode", *cols, "p50 ms", "p95 ms", "div@5", "ILD@5", title=str(dataset))
     for r in reps:
-        m = r.metrics
+        m, d = r.metrics, r.diversity
         table.add_row(r.mode, *(f"{m[k]:.1f}" for k in cols), f"{r.latency_ms['p50']:.1f}",
-                      f"{r.latency_ms['p95']:.1f}")
+                      f"{r.latency_ms['p95']:.1f}", f"{d.get('ratio@5', 0):.3f}", f"{d.get('ild@5', 0):.3f}")
     console.print(table)
     extra = _print_stats(reps, ds.groups, images)
     by_mode = {r.mode: r for r in reps}

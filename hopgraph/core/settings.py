@@ -321,6 +321,9 @@ class RetrievalSettings(BaseModel):
     weights: dict[str, float] = Field(default_factory=lambda: {"dense": 1.0, "bm25": 0.6, "graph": 1.0})
     rrf_k: int = Field(default=60, ge=1)
     rerank: bool = Field(default=False, description="Rerank the fused top candidates.")
+    mmr_lambda: float | None = Field(default=None, ge=0, le=1, description="Re-rank the top mmr_pool by maximal "
+                                     "marginal relevance (1 = relevance only, lower = more diverse); None = off.")
+    mmr_pool: int = Field(default=30, ge=2, le=500, description="Candidates MMR chooses the top-k from.")
     rerank_k: int = Field(default=20, ge=1)
     reranker: str = Field(default="minilm-maxsim", description="'minilm-maxsim' or a cross-encoder name/path.")
     stage_cap_ms: float | None = Field(
