@@ -12,6 +12,7 @@ their types, attributes in the description. Re-ingest and deletion are those of 
 from __future__ import annotations
 
 import json
+from functools import cached_property
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -78,7 +79,7 @@ class GraphRecord(BaseModel):
     def label(self, node_id: str) -> str:
         return self._labels[node_id]
 
-    @property
+    @cached_property
     def _labels(self) -> dict[str, str]:
         return {n.id: n.label for n in self.nodes}
 
