@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 from tqdm import tqdm
 
+from gpu.device import resolve
 from gpu.graph_classifier import ClassifierConfig, GraphExample, edge_attention, predict, train_classifier
 from hopgraph.app.graphqa_data import GraphQuestion
 from hopgraph.app.platform import Platform
@@ -153,7 +153,7 @@ class GraphQaBench:
             onehot = {t: np.eye(len(types), dtype=np.float32)[k] for k, t in enumerate(types)}
             examples = [self._example(g, qv, int(yy), tvec, onehot)
                         for g, qv, yy in zip(graphs, qvecs, y, strict=True)]
-            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            device = resolve(self.p.settings.gpu.device)  # gpu.device: auto = cuda when torch sees one
             held = max(1, len(train) // 10)  # the last tenth of the training split picks the epoch
             model = train_classifier([examples[i] for i in train[:-held]], self.cfg.classifier, device,
                                      val=[examples[i] for i in train[-held:]])
