@@ -99,7 +99,7 @@ class Retriever:
         t0 = time.perf_counter()
         state = self.keeper.current()
         snap = state.snapshot
-        run = Run(text.strip(), np.zeros(0), k, cfg, state)
+        run = Run(text.strip(), np.zeros(0), k, cfg, state, explaining=explain)
         run.stage("snapshot", t0)
         t = time.perf_counter()
         run.qvec = self.embedder.embed([run.text])[0]

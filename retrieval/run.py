@@ -31,6 +31,7 @@ class Run:
     relations: list[str] = field(default_factory=list)
     communities: list[str] = field(default_factory=list)
     seed_weights: dict[int, float] = field(default_factory=dict)
+    explaining: bool = False  # the caller asked for --explain: work done only for it may run
 
     @property
     def snap(self) -> Snapshot:

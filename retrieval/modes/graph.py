@@ -11,6 +11,7 @@ from collections.abc import Callable
 import numpy as np
 
 from retrieval import bridges, signals
+from retrieval.explain_paths import expansion_paths
 from retrieval.fusion import ranked, rrf, weighted
 from retrieval.modes.baseline import bm25, dense
 from retrieval.modes.lightrag import seeds_of
@@ -94,7 +95,11 @@ def fuse(run: Run, res: Resources, gp: GraphPass, extra: dict[str, dict[str, flo
         fused = rrf({name: ranked(v) for name, v in sig.items()}, k=cfg.rrf_k, weights=weights)
     else:
         fused = weighted(sig, weights)
-    return with_bridges(run, gp, fused)
+    final = with_bridges(run, gp, fused)
+    if run.explaining and cfg.expansion != "beam":  # beam expansion lists the paths it walked itself
+        run.explain["paths"] = expansion_paths(run.snap, ranked(final)[: run.k], gp.seeds.weights, gp.entity_mass,
+                                               cfg.damping)
+    return final
 
 
 def with_bridges(run: Run, gp: GraphPass, fused: dict[str, float]) -> dict[str, float]:
