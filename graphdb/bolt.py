@@ -195,7 +195,7 @@ class BoltGraphStore(IndexReadsMixin, CommunityEditsMixin, BrowseMixin):
             merged[r.id] = r if old is None else old.merged(r)
         rows = [{"id": r.id, "source_id": r.source_id, "target_id": r.target_id, "type": r.type,
                  "description": r.description, "description_chunk": r.description_chunk, "weight": r.weight,
-                 "chunk_ids": r.chunk_ids} for r in merged.values()]
+                 "chunk_ids": r.chunk_ids, "label": r.label} for r in merged.values()]
         self._write_rows(cypher.UPSERT_RELATIONS, rows)
 
     def upsert_communities(self, communities: Sequence[Community]) -> None:
@@ -285,6 +285,7 @@ class BoltGraphStore(IndexReadsMixin, CommunityEditsMixin, BrowseMixin):
         dst: list[int] = []
         edge_ids: list[str] = []
         types: list[str] = []
+        labels: list[str] = []
         weights: list[float] = []
         for r in self.read(cypher.TOPOLOGY_EDGES):
             if r["source"] in index and r["target"] in index:
@@ -292,9 +293,10 @@ class BoltGraphStore(IndexReadsMixin, CommunityEditsMixin, BrowseMixin):
                 dst.append(index[r["target"]])
                 edge_ids.append(r["id"])
                 types.append(r["type"] or "RELATED")
+                labels.append(r["label"] or (r["type"] or "related").replace("_", " "))
                 weights.append(float(r["weight"] if r["weight"] is not None else 1.0))
         return Topology(version, ids, [r["name"] or "" for r in nodes], [r["type"] or "" for r in nodes],
-                        src, dst, edge_ids, types, weights)
+                        src, dst, edge_ids, types, weights, labels)
 
     def relation_descriptions(self, refs: Sequence[RelationRef]) -> dict[str, str]:
         out: dict[str, str] = {}
@@ -369,7 +371,8 @@ class BoltGraphStore(IndexReadsMixin, CommunityEditsMixin, BrowseMixin):
         found = {r["id"]: r for b in batches(ids, self.cfg.batch_size)
                  for r in self.read(cypher.RELATIONS_OF_ENTITIES, {"ids": list(b)})}
         return [Relation(id=r["id"], source_id=r["source_id"], target_id=r["target_id"], type=r["type"],
-                         description=r["description"] or "", chunk_ids=list(r["chunk_ids"] or []))
+                         description=r["description"] or "", chunk_ids=list(r["chunk_ids"] or []),
+                         label=r["label"] or "")
                 for _, r in sorted(found.items())]
 
     def add_mentions(self, mentions: Sequence[Mention]) -> None:

@@ -144,10 +144,13 @@ UNWIND $rows AS r
 MATCH (a:Entity {id: r.source_id})
 MATCH (b:Entity {id: r.target_id})
 MERGE (a)-[x:RELATED {id: r.id}]->(b)
-ON CREATE SET x.type = r.type, x.description = r.description, x.chunk_ids = r.chunk_ids
-ON MATCH SET x.description = CASE WHEN r.description_chunk <> ''
-                             AND all(c IN x.chunk_ids WHERE r.description_chunk <= c)
-                             THEN r.description ELSE x.description END,
+ON CREATE SET x.type = r.type, x.description = r.description, x.label = r.label, x.chunk_ids = r.chunk_ids
+ON MATCH SET x.label = CASE WHEN r.description_chunk <> ''
+                       AND all(c IN x.chunk_ids WHERE r.description_chunk <= c)
+                       THEN r.label ELSE x.label END,
+    x.description = CASE WHEN r.description_chunk <> ''
+                    AND all(c IN x.chunk_ids WHERE r.description_chunk <= c)
+                    THEN r.description ELSE x.description END,
     x.chunk_ids = [c IN x.chunk_ids WHERE NOT c IN r.chunk_ids] + r.chunk_ids
 SET x.weight = size(x.chunk_ids)
 """
@@ -272,7 +275,7 @@ TOPOLOGY_NODES = "MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.type AS 
 
 TOPOLOGY_EDGES = """
 MATCH (a:Entity)-[r:RELATED]->(b:Entity)
-RETURN a.id AS source, b.id AS target, r.id AS id, r.type AS type, r.weight AS weight
+RETURN a.id AS source, b.id AS target, r.id AS id, r.type AS type, r.weight AS weight, r.label AS label
 """
 
 RELATION_DESCRIPTIONS = """
@@ -309,7 +312,7 @@ RELATIONS_OF_ENTITIES = """
 UNWIND $ids AS eid
 MATCH (e:Entity {id: eid})-[r:RELATED]-(:Entity)
 RETURN DISTINCT r.id AS id, startNode(r).id AS source_id, endNode(r).id AS target_id, r.type AS type,
-       r.description AS description, r.chunk_ids AS chunk_ids
+       r.description AS description, r.chunk_ids AS chunk_ids, r.label AS label
 """
 
 ADD_MENTIONS = """

@@ -43,7 +43,7 @@ ENTITIES = "MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.type AS type"
 
 EDGES = """
 MATCH (a:Entity)-[r:RELATED]->(b:Entity)
-RETURN a.id AS source, b.id AS target, r.id AS id, r.type AS type, r.weight AS weight
+RETURN a.id AS source, b.id AS target, r.id AS id, r.type AS type, r.weight AS weight, r.label AS label
 """
 
 MEMBERSHIPS = """
@@ -81,13 +81,13 @@ RETURN e.id AS id, e.name AS name, e.type AS type
 EDGES_FROM = """
 UNWIND $ids AS id
 MATCH (a:Entity {id: id})-[r:RELATED]->(b:Entity)
-RETURN a.id AS source, b.id AS target, r.id AS id, r.type AS type, r.weight AS weight
+RETURN a.id AS source, b.id AS target, r.id AS id, r.type AS type, r.weight AS weight, r.label AS label
 """
 
 EDGES_TO = """
 UNWIND $ids AS id
 MATCH (a:Entity)-[r:RELATED]->(b:Entity {id: id})
-RETURN a.id AS source, b.id AS target, r.id AS id, r.type AS type, r.weight AS weight
+RETURN a.id AS source, b.id AS target, r.id AS id, r.type AS type, r.weight AS weight, r.label AS label
 """
 
 MEMBERSHIPS_OF = """

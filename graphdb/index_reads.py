@@ -28,7 +28,7 @@ def complete_log(changes: Sequence[GraphChange], since: int, current: int) -> bo
 
 def _edge(r: Mapping[str, Any]) -> EdgeRow:
     return EdgeRow(r["source"], r["target"], r["type"] or "RELATED",
-                   float(r["weight"] if r["weight"] is not None else 1.0), r["id"])
+                   float(r["weight"] if r["weight"] is not None else 1.0), r["id"], r.get("label") or "")
 
 
 class IndexReadsMixin:

@@ -116,6 +116,11 @@ class Topology:
     edge_ids: list[str]
     edge_types: list[str]
     weights: list[float]
+    edge_labels: list[str] = field(default_factory=list)  # the predicates as written ("born in")
+
+    def shown(self, k: int) -> str:
+        """Edge ``k``'s predicate as people read it: its label, else its type with spaces."""
+        return self.edge_labels[k] if k < len(self.edge_labels) else self.edge_types[k].replace("_", " ")
 
 
 @dataclass(frozen=True)
@@ -139,6 +144,7 @@ class EdgeRow:
     type: str
     weight: float
     id: str
+    label: str = ""  # the predicate as written ("born in"), when extraction kept it
 
 
 @dataclass(frozen=True)

@@ -154,12 +154,16 @@ class CommunityBuilder:
             c.summary = "Key entities: " + ", ".join(f"{topo.names[n]} ({topo.types[n]})" for n in key_nodes) + "."
         descriptions = self.graph.relation_descriptions(list(wanted.values())) if wanted else {}
         for c in communities:
-            rels = [f"{topo.names[topo.sources[k]]} {topo.edge_types[k].replace('_', ' ')} "
-                    f"{topo.names[topo.targets[k]]}" for k in tops[c.id]]
+            rels = list(dict.fromkeys(f"{topo.names[topo.sources[k]]} {topo.shown(k)} {topo.names[topo.targets[k]]}"
+                                      for k in tops[c.id]))
             if rels:
                 c.summary += " Key relations: " + "; ".join(rels) + "."
-            quoted = [k for k in tops[c.id][:2] if descriptions.get(topo.edge_ids[k])]
-            quotes = [descriptions[topo.edge_ids[k]] for k in quoted]
+            quoted, quotes = [], []  # two relations stated by one sentence: that sentence once
+            for k in tops[c.id][:2]:
+                said = descriptions.get(topo.edge_ids[k])
+                if said and said not in quotes:
+                    quoted.append(k)
+                    quotes.append(said)
             c.quoted = [f"{topo.edge_ids[k]} {topo.entity_ids[topo.sources[k]]} {topo.entity_ids[topo.targets[k]]}"
                         for k in quoted]
             if quotes:
@@ -167,7 +171,7 @@ class CommunityBuilder:
         if self.reporter is not None:
             contexts = {c.id: ([f"{topo.names[index[m]]} ({topo.types[index[m]]})" for m in c.member_ids[:30]
                                 if m in index],
-                               [f"{topo.names[topo.sources[k]]}, {topo.edge_types[k].replace('_', ' ')}, "
+                               [f"{topo.names[topo.sources[k]]}, {topo.shown(k)}, "
                                 f"{topo.names[topo.targets[k]]}: {descriptions.get(topo.edge_ids[k], '')}"
                                 for k in tops[c.id]]) for c in communities}
             self.reporter.describe(communities, contexts, self.max_concurrency)

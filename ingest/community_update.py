@@ -34,7 +34,8 @@ def topology_of(entities: Sequence[tuple[str, str, str]], edges: Sequence[EdgeRo
     return Topology(version=0, entity_ids=ids, names=[rows[i][1] for i in ids], types=[rows[i][2] for i in ids],
                     sources=[index[e.source] for e in inside], targets=[index[e.target] for e in inside],
                     edge_ids=[e.id for e in inside], edge_types=[e.type for e in inside],
-                    weights=[e.weight for e in inside])
+                    weights=[e.weight for e in inside],
+                    edge_labels=[e.label or e.type.replace("_", " ") for e in inside])
 
 
 class IncrementalUpdate:

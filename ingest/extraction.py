@@ -158,11 +158,11 @@ class SpacyExtractor:
                     return by_token[t.i]
             return None
 
-        def add(src: str | None, type_: str, dst: str | None, sentence: str) -> None:
+        def add(src: str | None, type_: str, dst: str | None, sentence: str, label: str = "") -> None:
             if src and dst and src != dst:
                 out.relations.append(Relation(id=relation_id(src, type_, dst), source_id=src, target_id=dst,
                                               type=type_, description=sentence[:240], chunk_ids=[chunk.id],
-                                              description_chunk=chunk.id))
+                                              description_chunk=chunk.id, label=label))
 
         for sent in doc.sents:
             text = sent.text.strip()
@@ -173,17 +173,20 @@ class SpacyExtractor:
                         subjects = [c for c in tok.head.children if c.dep_ in _SUBJ]
                     if not subjects and tok.dep_ == "acl":  # "a periodical published in X"
                         subjects = [tok.head]
-                    objects: list[tuple[Any, str]] = [(c, tok.lemma_.lower()) for c in tok.children if c.dep_ in _OBJ]
+                    # (object, type as lemmas, label as written): "born in" is the label of bear_in
+                    objects: list[tuple[Any, str, str]] = [(c, tok.lemma_.lower(), tok.text.lower())
+                                                           for c in tok.children if c.dep_ in _OBJ]
                     for prep in (c for c in tok.children if c.dep_ in ("prep", "agent")):
-                        objects += [(p, f"{tok.lemma_.lower()}_{prep.lemma_.lower()}")
+                        objects += [(p, f"{tok.lemma_.lower()}_{prep.lemma_.lower()}",
+                                     f"{tok.text.lower()} {prep.text.lower()}")
                                     for p in prep.children if p.dep_ == "pobj"]
                     for s in subjects:
-                        for o, rel in objects:
-                            add(ent_of(s), rel, ent_of(o), text)
+                        for o, rel, label in objects:
+                            add(ent_of(s), rel, ent_of(o), text, label)
                 elif tok.i in by_token and tok.pos_ in ("NOUN", "PROPN"):
                     for prep in (c for c in tok.children if c.dep_ == "prep"):
                         for p in (c for c in prep.children if c.dep_ == "pobj"):
-                            add(by_token[tok.i], prep.lemma_.lower(), ent_of(p), text)
+                            add(by_token[tok.i], prep.lemma_.lower(), ent_of(p), text, prep.text.lower())
             in_sent = sorted({by_token[i] for i in range(sent.start, sent.end) if i in by_token})
             named = {by_token[i] for i in range(sent.start, sent.end) if i in named_at}
             for a, b in itertools.combinations(in_sent[: self.cfg.max_cooccurring], 2):

@@ -30,4 +30,5 @@ def relation_text(r: Relation, names: dict[str, str], max_words: int) -> str:
 
 def relation_point(r: Relation, vector: np.ndarray) -> VectorPoint:
     """The relationship vector of a relation, with the payload retrieval filters and reads."""
-    return VectorPoint(r.id, vector, {"source_id": r.source_id, "target_id": r.target_id, "type": r.type})
+    return VectorPoint(r.id, vector, {"source_id": r.source_id, "target_id": r.target_id, "type": r.type,
+                                      "label": r.shown})

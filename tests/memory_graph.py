@@ -279,7 +279,7 @@ class MemoryGraphStore:
         return Topology(self.graph_version, ids, [self.entities[e].name for e in ids],
                         [self.entities[e].type for e in ids], [index[r.source_id] for r in rels],
                         [index[r.target_id] for r in rels], [r.id for r in rels], [r.type for r in rels],
-                        [r.weight for r in rels])
+                        [r.weight for r in rels], [r.shown for r in rels])
 
     def snapshot_chunks(self, document_ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
         wanted = None if document_ids is None else set(document_ids)

@@ -135,3 +135,22 @@ def test_markdown_and_html_headings_are_sentences_and_titles(platform: Platform,
     entities = [r["name"] for r in platform.graph.read("MATCH (e:Entity) RETURN e.name AS name")]
     doubled = [e for e in entities if any(e.count(n) > 1 for n in [*names, "Tarnhollow Mill"])]
     assert doubled == [] and {"Marrowind Engineering", "Tarnhollow Mill"} <= set(entities)
+
+
+def test_relations_and_summaries_read_as_written(platform: Platform, tmp_path: Path) -> None:
+    """Relation labels and community summaries use the predicate as written ("born in", not the
+    lemma "bear in"), and a sentence that states two key relations is quoted once."""
+    (tmp_path / "vane.md").write_text(
+        "# Rosalind Vane\n\nThe composer Rosalind Vane was born in Tarnhollow. Rosalind Vane was mayor of "
+        "Tarnhollow and lived in Caldermouth with Pell Avery.\n")
+    platform.ingest([tmp_path])
+    rels = {(r["type"], r["label"]) for r in platform.graph.read(
+        "MATCH ()-[r:RELATED]->() RETURN r.type AS type, r.label AS label")}
+    assert ("bear_in", "born in") in rels and ("live_in", "lived in") in rels
+    summaries = " ".join(r["summary"] for r in platform.graph.read("MATCH (c:Community) RETURN c.summary AS summary"))
+    assert "born in Tarnhollow" in summaries and "bear in" not in summaries
+    for quote in {q for q in summaries.split('"')[1::2]}:  # each quoted sentence once per summary
+        assert all(s.count(f'"{quote}"') <= 1 for s in (r["summary"] for r in platform.graph.read(
+            "MATCH (c:Community) RETURN c.summary AS summary")))
+    context = platform.query("Where was Rosalind Vane born?", mode="global", top_k=3).context
+    assert "born in" in context and "bear in" not in context

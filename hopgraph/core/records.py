@@ -104,6 +104,13 @@ class Relation(BaseModel):
     chunk_ids: list[str] = Field(default_factory=list)
     description_chunk: str = Field(default="", description="As for entities: the supporting chunk with the "
                                    "smallest id gives the description.")
+    label: str = Field(default="", description="The predicate as written (\"born in\"; the type is its lemma, "
+                       "\"bear_in\"), from the same chunk as the description.")
+
+    @property
+    def shown(self) -> str:
+        """What people read: the surface label, else the type with spaces."""
+        return self.label or self.type.replace("_", " ")
 
     def merged(self, other: Relation) -> Relation:
         """The same relation stated again: support is the union, the description the one from the
@@ -111,7 +118,7 @@ class Relation(BaseModel):
         take = other if other.description_chunk and (
             not self.description_chunk or other.description_chunk < self.description_chunk) else self
         return self.model_copy(update={"chunk_ids": sorted(set(self.chunk_ids) | set(other.chunk_ids)),
-                                       "description": take.description,
+                                       "description": take.description, "label": take.label,
                                        "description_chunk": take.description_chunk})
 
 

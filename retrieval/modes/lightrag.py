@@ -54,7 +54,8 @@ def global_(run: Run, res: Resources) -> dict[str, float]:
         dst = snap.entity_index.get(str(h.payload.get("target_id")))
         if src is None or dst is None:
             continue
-        run.relations.append(f"{snap.entity_names[src]} {str(h.payload.get('type', '')).replace('_', ' ')} "
+        shown = h.payload.get("label") or str(h.payload.get("type", "")).replace("_", " ")
+        run.relations.append(f"{snap.entity_names[src]} {shown} "
                              f"{snap.entity_names[dst]} ({h.score:.2f})")
         for e in (src, dst):
             weights[e] = max(weights.get(e, 0.0), h.score)
