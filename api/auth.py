@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import secrets
 from collections.abc import Callable, Coroutine
 from typing import Any, Literal
@@ -73,3 +74,13 @@ def require(scope: Scope) -> Callable[..., Coroutine[Any, Any, Scope]]:
         return got
 
     return check
+
+
+def is_loopback(host: str) -> bool:
+    """``localhost`` or a loopback IP address."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -112,6 +112,16 @@ class DocumentIn(BaseModel):
         return self
 
 
+class LocalPathsRequest(BaseModel):
+    """Files and folders on the server's own disk to ingest (what ``hopgraph ingest`` sends while
+    ``hopgraph serve`` owns the stores on the same machine)."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"paths": ["/home/me/notes"]}]})
+
+    paths: list[str] = Field(min_length=1, max_length=1000, description="Absolute paths on the server; "
+                             "documents once ingested from them whose file is gone are deleted.")
+
+
 class IngestRequest(BaseModel):
     """Documents to ingest as JSON (files go as multipart/form-data field ``files``)."""
 

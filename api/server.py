@@ -6,7 +6,6 @@ In the embedded mode one process owns the stores: ``hopgraph.app.ownership`` rec
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import logging
 import signal
 import threading
@@ -17,6 +16,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from api.app import create_app
+from api.auth import is_loopback
 from hopgraph.app.ownership import owner_record, running_server
 from hopgraph.core.errors import BadInputError, ConflictError
 from hopgraph.core.settings import Settings
@@ -28,18 +28,9 @@ class ServeError(ConflictError):
     """The service cannot start as configured, or another process serves the stores."""
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def check_config(settings: Settings) -> None:
     """Refuse an open API (no keys) on a non-loopback address."""
-    if not settings.api.api_keys and not _is_loopback(settings.api.host):
+    if not settings.api.api_keys and not is_loopback(settings.api.host):
         raise BadInputError(f"refusing to serve on {settings.api.host} without API keys: add keys to "
                          "settings (hopgraph api-key makes one) or bind to 127.0.0.1")
 

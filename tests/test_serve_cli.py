@@ -13,7 +13,9 @@ from pathlib import Path
 import httpx
 
 from graphdb.arcadedb_server import ServerInfo
-from tests.api_server import wait_job
+from hopgraph.app.platform import Platform
+from hopgraph.core.settings import Settings
+from tests.api_server import ADMIN_KEY, KEYS, READ_KEY, running_api, wait_job
 from tests.conftest import free_port
 from tests.fake_llm import fake_llm_server
 from tests.paths import empty_config
@@ -42,13 +44,12 @@ def test_serve_owns_the_stores_and_cli_writes_point_to_its_api(arcadedb: ServerI
             assert record == {"pid": proc.pid, "url": url}
             doc = tmp_path / "a.txt"
             doc.write_text("Grace Hopper wrote the first compiler.")
-            out = _cli(["ingest", str(doc)], env)
-            assert out.returncode == 5 and f"hopgraph serve (pid {proc.pid})" in out.stderr  # conflict
-            assert f"POST {url}/documents" in out.stderr
-            out = _cli(["serve", "--port", str(free_port())], env)
-            assert out.returncode == 5 and "already serves" in out.stderr
             r = httpx.post(f"{url}/query", json={"text": "compiler"})
             assert r.status_code == 200 and r.json()["results"] == []
+            out = _cli(["ingest", str(doc)], env)  # the server ingests the file of this machine
+            assert out.returncode == 0 and f"pid {proc.pid}" in out.stdout and "1 ingested" in out.stdout, out.stderr
+            out = _cli(["serve", "--port", str(free_port())], env)
+            assert out.returncode == 5 and "already serves" in out.stderr
             job = httpx.post(f"{url}/documents", json={"documents": [{"id": "gh", "text": doc.read_text()}]}).json()
             wait_job(httpx.Client(base_url=url, timeout=60), job["id"])
             out = _cli(["query", "Who wrote the first compiler?", "--mode", "bm25", "--json"], env)  # asks the server
@@ -56,11 +57,12 @@ def test_serve_owns_the_stores_and_cli_writes_point_to_its_api(arcadedb: ServerI
             out = _cli(["ask", "Who wrote the first compiler?", "--mode", "bm25", "--json"], env)  # the server answers
             answer = json.loads(out.stdout) if out.returncode == 0 else {}
             assert answer.get("citations_valid") and "Grace Hopper" in answer["answer"], out.stderr
-            doc_id = httpx.get(f"{url}/documents").json()[0]["id"]
+            docs = {d["source"]: d["id"] for d in httpx.get(f"{url}/documents").json()}
+            assert set(docs) == {str(doc.resolve()), "api#gh"}
             out = _cli(["delete", str(doc)], env)  # a path needs the stores: by id while serve runs
             assert out.returncode == 5 and "by document id" in out.stderr
-            out = _cli(["delete", doc_id], env)
-            assert out.returncode == 0 and f"deleted {doc_id}" in out.stdout, out.stderr
+            out = _cli(["delete", *docs.values()], env)
+            assert out.returncode == 0 and "deleted 2 documents" in out.stdout, out.stderr
             assert httpx.get(f"{url}/documents").json() == []
             proc.send_signal(signal.SIGINT)
             proc.wait(timeout=60)
@@ -80,3 +82,24 @@ def test_api_key_prints_a_hash_for_the_settings() -> None:
     assert out.returncode == 0
     key = next(w for w in out.stdout.split() if w.startswith("hg_"))
     assert f'sha256 = "{hash_key(key)}"' in out.stdout and 'scope = "admin"' in out.stdout
+
+
+def test_local_paths_are_ingested_only_by_a_loopback_server(settings: Settings, platform: Platform,
+                                                            tmp_path: Path) -> None:
+    note = tmp_path / "note.txt"
+    note.write_text("Ada Lovelace wrote the first published algorithm.")
+    admin = {"X-API-Key": ADMIN_KEY}
+    api = settings.api.model_copy(update={"api_keys": KEYS})
+    with running_api(settings.model_copy(update={"api": api}), platform, scheduler=False) as url:
+        assert httpx.post(f"{url}/documents/paths", json={"paths": ["note.txt"]}, headers=admin).status_code == 400
+        r = httpx.post(f"{url}/documents/paths", json={"paths": [str(tmp_path / "gone.txt")]}, headers=admin)
+        assert r.status_code == 404 and "gone.txt" in r.json()["detail"]
+        assert httpx.post(f"{url}/documents/paths", json={"paths": [str(note)]},
+                          headers={"X-API-Key": READ_KEY}).status_code == 403  # an admin's work
+        job = httpx.post(f"{url}/documents/paths", json={"paths": [str(note)]}, headers=admin).json()
+        done = wait_job(httpx.Client(base_url=url, headers=admin, timeout=60), job["id"])
+        assert done["status"] == "succeeded" and done["result"]["documents_ingested"] == 1
+    public = settings.model_copy(update={"api": api.model_copy(update={"host": "0.0.0.0"})})
+    with running_api(public, platform, scheduler=False) as url:  # (bound to loopback, configured as public)
+        r = httpx.post(f"{url}/documents/paths", json={"paths": [str(note)]}, headers=admin)
+        assert r.status_code == 403 and "loopback" in r.json()["detail"]

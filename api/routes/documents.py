@@ -17,11 +17,11 @@ from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from api.auth import require
+from api.auth import is_loopback, require
 from api.deps import AppState, problems, state
 from api.job_work import records_file, work_for
 from api.problems import ProblemError
-from api.schemas import DocumentOut, IngestRequest, JobList, JobOut
+from api.schemas import DocumentOut, IngestRequest, JobList, JobOut, LocalPathsRequest
 from hopgraph.core.records import document_id
 
 router = APIRouter(tags=["documents"])
@@ -126,6 +126,28 @@ async def add_documents(request: Request, replace: bool = Query(
     if ctype == "multipart/form-data":
         return await _uploaded_files(request, hg, replace)
     raise ProblemError(415, "send application/json (IngestRequest) or multipart/form-data with 'files'")
+
+
+@router.post("/documents/paths", status_code=202, response_model=JobOut, dependencies=[Depends(require("admin"))],
+             responses=problems(400, 401, 403, 404, 422),
+             summary="Ingest files and folders from the server's own disk (a server on loopback only)")
+async def add_local_paths(body: LocalPathsRequest, request: Request) -> JobOut:
+    """Queue an ingest of absolute paths the server itself reads: how ``hopgraph ingest`` works while
+    ``hopgraph serve`` owns the stores of the same machine. Refused (403) unless the server listens on
+    a loopback address, so a remote client can never have it read its disk; 404 names a missing path."""
+    hg = state(request)
+    if not is_loopback(hg.settings.api.host):
+        raise ProblemError(403, f"this server listens on {hg.settings.api.host}: it ingests paths on its own "
+                                "disk only when it listens on a loopback address; upload the files instead")
+    paths = [Path(p) for p in body.paths]
+    relative = [str(p) for p in paths if not p.is_absolute()]
+    if relative:
+        raise ProblemError(400, f"paths must be absolute: {', '.join(relative[:5])}")
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise ProblemError(404, f"no such file or directory on the server: {', '.join(missing[:5])}")
+    return _submit(hg, "ingest", f"{len(paths)} local path(s): {', '.join(p.name for p in paths[:5])}",
+                   {"op": "ingest_paths", "paths": [str(p) for p in paths]})
 
 
 @router.get("/documents", response_model=list[DocumentOut], dependencies=[Depends(require("read"))],

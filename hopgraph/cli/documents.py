@@ -18,16 +18,26 @@ def ingest(
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
 ) -> None:
     """Ingest documents. Unchanged documents are skipped; changed ones are re-extracted; an
-    interrupted run is completed by running it again."""
-    from hopgraph.app.platform import Platform
+    interrupted run is completed by running it again. While `hopgraph serve` owns the stores, the
+    server ingests the paths (a job; key from HOPGRAPH_API_KEY)."""
+    from hopgraph.app.ownership import embedded_owner
 
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise fail(NotFoundError(f"no such file or directory: {', '.join(missing)}"))
     s = load_settings()
-    not_served(s)
-    with reported(), Platform(s) as p:
-        report = p.ingest(paths, progress=progress)
+    server = embedded_owner(s)
+    if server is not None:
+        from hopgraph.cli import remote
+
+        console.print(f"hopgraph serve (pid {server.pid}) owns the stores: it ingests the paths")
+        with reported():
+            report = remote.ingest(server.url, [str(p.resolve()) for p in paths])
+    else:
+        from hopgraph.app.platform import Platform
+
+        with reported(), Platform(s) as p:
+            report = p.ingest(paths, progress=progress)
     console.print(
         f"[bold]{report.documents_ingested}[/] ingested, {report.documents_unchanged} unchanged, "
         f"{len(report.skipped)} skipped of {report.documents_seen} documents; {report.chunks} chunks, "

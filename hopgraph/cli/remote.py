@@ -1,5 +1,6 @@
-"""While ``hopgraph serve`` owns the embedded stores, ``hopgraph query`` and ``hopgraph delete`` ask
-it over HTTP instead of refusing: the key comes from ``HOPGRAPH_API_KEY`` (never the command line)."""
+"""While ``hopgraph serve`` owns the embedded stores, ``hopgraph query``, ``ask``, ``ingest`` and
+``delete`` ask it over HTTP instead of refusing: the key comes from ``HOPGRAPH_API_KEY`` (never the
+command line)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from hopgraph.core.errors import (
     StoreUnavailableError,
     TimeLimitError,
 )
-from hopgraph.core.records import Answer, QueryResult
+from hopgraph.core.records import Answer, IngestReport, QueryResult
 
 KEY_ENV = "HOPGRAPH_API_KEY"
 _BY_STATUS: dict[int, type[HopgraphError]] = {401: BadInputError, 403: BadInputError, 404: NotFoundError,
@@ -57,18 +58,30 @@ def answer(base: str, question: str, mode: str | None, top_k: int | None) -> Ans
     return Answer.model_validate(body)
 
 
+def _finished(base: str, job: dict[str, Any], doing: str, timeout_s: float) -> dict[str, Any]:
+    """Poll a job of the server until it ends; its result, or why it failed."""
+    deadline = time.monotonic() + timeout_s
+    while job["status"] in ("queued", "running", "cancelling"):
+        if time.monotonic() > deadline:
+            raise TimeLimitError(f"hopgraph serve is still {doing} (job {job['id']}; see GET /jobs/{job['id']})")
+        time.sleep(0.2)
+        job = _call("GET", f"{base}/jobs/{job['id']}")
+    if job["status"] != "succeeded":
+        raise ConflictError(f"hopgraph serve failed {doing}: {job.get('error')}")
+    result: dict[str, Any] = job.get("result") or {}
+    return result
+
+
 def delete(base: str, doc_ids: list[str], timeout_s: float = 600.0) -> int:
     """Delete documents through the server's jobs; return how many it deleted."""
     done = 0
     for doc_id in doc_ids:
         job = _call("DELETE", f"{base}/documents/{doc_id}")
-        deadline = time.monotonic() + timeout_s
-        while job["status"] in ("queued", "running", "cancelling"):
-            if time.monotonic() > deadline:
-                raise TimeLimitError(f"hopgraph serve is still deleting {doc_id} (job {job['id']})")
-            time.sleep(0.2)
-            job = _call("GET", f"{base}/jobs/{job['id']}")
-        if job["status"] != "succeeded":
-            raise ConflictError(f"hopgraph serve could not delete {doc_id}: {job.get('error')}")
-        done += int(job["result"].get("deleted", 0))
+        done += int(_finished(base, job, f"deleting {doc_id}", timeout_s).get("deleted", 0))
     return done
+
+
+def ingest(base: str, paths: list[str], timeout_s: float = 24 * 3600.0) -> IngestReport:
+    """Ingest files and folders of this machine through the server (``POST /documents/paths``)."""
+    job = _call("POST", f"{base}/documents/paths", json={"paths": paths})
+    return IngestReport.model_validate(_finished(base, job, f"ingesting {len(paths)} path(s)", timeout_s))
