@@ -115,6 +115,9 @@ REGISTRY = Registry([
                          "graph-no-walk": {"expansion": "none"}, "graph-no-bridges": {"bridge_weight": 0.0},
                          "graph-beam": {"expansion": "beam"}, "graph+rerank": {"rerank": True}},
               evaluated_on=frozenset({TEXT})),
+    ModeEntry("auto", "picks graph, rrf, hybrid or global per query from its features (a search for an exact "
+              "phrase or identifier, a connection question, a thematic question naming nothing) and says why",
+              "retrieval.modes.auto:AutoMode", evaluated_on=frozenset({TEXT})),
     ModeEntry("naive", "chunk vectors nearest to the query (= dense)", "retrieval.modes.baseline:DenseMode"),
     ModeEntry("dense", "chunk vectors nearest to the query", "retrieval.modes.baseline:DenseMode",
               evaluated_on=_BOTH),

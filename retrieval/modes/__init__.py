@@ -4,7 +4,8 @@
 - ``lightrag``: local, global, hybrid and mix (LightRAG's modes);
 - ``graph``: the first pass, entity seeding and expansion (PPR, beam or none), fused;
 - ``subgraph``: pcst and gnn, on graph mode's expansion candidates;
-- ``image``: text -> images through captions (or CLIP) and the entity graph.
+- ``image``: text -> images through captions (or CLIP) and the entity graph;
+- ``auto``: one of the above per query, chosen from the query's features.
 
 Every mode runs on the in-memory snapshot and degrades to a cheaper mode when a stage overruns
 ``stage_cap_ms``, saying so in the result's notes.

@@ -1,0 +1,73 @@
+"""``auto``: pick a mode per query from what the query looks like, and say why (``--explain`` and the
+result's notes). Rules, in order:
+
+1. a short search (not a question, at most 12 words) with an exact phrase in quotes or an
+   identifier (``ERR-1234``, ``v2.3``, ``snake_case``) -> ``rrf`` (keywords must match as written; in
+   a question, quotes usually mark a title, which the graph walk handles);
+2. "how are X and Y connected / related", "relationship between" -> ``hybrid`` (entities and the
+   relations between them);
+3. a thematic, whole-corpus question (themes, trends, "often", "most frequently", "overview") that
+   names nothing (no proper name, no quoted title, no document title) -> ``global``
+   (relationship and community vectors);
+4. anything else (questions about named things, multi-hop questions) -> ``graph``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from retrieval import signals
+from retrieval.registry import REGISTRY
+from retrieval.resources import Resources
+from retrieval.run import Run
+
+_QUOTED = re.compile(r"[\"“”]([^\"“”]{2,})[\"“”]")
+_IDENTIFIER = re.compile(r"\b(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z])[A-Za-z][\w.-]*-?\d[\w.-]*\b|\b[a-z]+_[a-z_]+\b"
+                         r"|\b[a-z]+[A-Z][A-Za-z]+\b")
+_CONNECTION = re.compile(r"\bhow (?:are|is|were|was|do|does|did)\b.{3,120}\b(?:connected|related|linked|"
+                         r"associated)\b|\brelationships? between\b|\bconnections? between\b", re.IGNORECASE)
+_THEMATIC = re.compile(r"\b(?:themes?|topics?|trends?|patterns?|recurring|common(?:ly)?|often|frequently|"
+                       r"typically|usually|generally|overview|summari[sz]e|across (?:the|all))\b", re.IGNORECASE)
+#: a capitalized word after the first (a proper name); all-capital acronyms ("AI", "NASA") are not names
+_NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z][\w'-]*")
+_WH = re.compile(r"^\s*(who|what|when|where|which|why|how)\b", re.IGNORECASE)
+
+
+@dataclass
+class Route:
+    """The chosen mode, the rule that chose it and the features it read."""
+
+    mode: str
+    rule: str
+    features: dict[str, Any] = field(default_factory=dict)
+
+
+def route(text: str, titles_named: int) -> Route:
+    """The mode for a query (pure: ``titles_named`` = documents whose title the query names)."""
+    quoted = _QUOTED.findall(text)
+    identifiers = _IDENTIFIER.findall(text)
+    wh = _WH.match(text)
+    features: dict[str, Any] = {
+        "quoted": quoted, "identifiers": identifiers, "connection": bool(_CONNECTION.search(text)),
+        "thematic": bool(_THEMATIC.search(text)), "titles_named": titles_named,
+        "question_word": wh.group(1).lower() if wh else None, "words": len(text.split())}
+    features["names"] = _NAME.findall(text.strip())
+    question = bool(wh) or text.strip().endswith("?")
+    if (quoted or identifiers) and not question and features["words"] <= 12:
+        return Route("rrf", "a search for an exact phrase or identifier: keywords must match as written", features)
+    if features["connection"]:
+        return Route("hybrid", "asks how things are connected: entities and the relations between them", features)
+    if features["thematic"] and not (titles_named or quoted or features["names"]):
+        return Route("global", "a thematic question naming no document: relationship and community vectors",
+                     features)
+    return Route("graph", "about named things or several hops: the graph walk", features)
+
+
+class AutoMode:
+    def run(self, run: Run, res: Resources) -> dict[str, float]:
+        chosen = route(run.text, len(signals.titles_in_query(run.snap, run.text)))
+        run.explain["auto"] = {"mode": chosen.mode, "rule": chosen.rule, "features": chosen.features}
+        run.notes.append(f"auto chose {chosen.mode}: {chosen.rule}")
+        return REGISTRY.mode(chosen.mode).run(run, res)
