@@ -4,8 +4,9 @@ result's notes). Rules, in order:
 1. a short search (not a question, at most 12 words) with an exact phrase in quotes or an
    identifier (``ERR-1234``, ``v2.3``, ``snake_case``) -> ``rrf`` (keywords must match as written; in
    a question, quotes usually mark a title, which the graph walk handles);
-2. "how are X and Y connected / related", "relationship between" -> ``hybrid`` (entities and the
-   relations between them);
+2. "how are X and Y connected / related", "relationship between" about things that are not proper
+   names ("privacy and innovation") -> ``hybrid`` (entities and the relations between them; between
+   named things the graph walk finds the chain);
 3. a thematic, whole-corpus question (themes, trends, "often", "most frequently", "overview") that
    names nothing (no proper name, no quoted title, no document title) -> ``global``
    (relationship and community vectors);
@@ -52,14 +53,15 @@ def route(text: str, titles_named: int) -> Route:
     features: dict[str, Any] = {
         "quoted": quoted, "identifiers": identifiers, "connection": bool(_CONNECTION.search(text)),
         "thematic": bool(_THEMATIC.search(text)), "titles_named": titles_named,
-        "question_word": wh.group(1).lower() if wh else None, "words": len(text.split())}
-    features["names"] = _NAME.findall(text.strip())
+        "question_word": wh.group(1).lower() if wh else None, "words": len(text.split()),
+        "names": _NAME.findall(text.strip())}
     question = bool(wh) or text.strip().endswith("?")
     if (quoted or identifiers) and not question and features["words"] <= 12:
         return Route("rrf", "a search for an exact phrase or identifier: keywords must match as written", features)
-    if features["connection"]:
+    named = bool(titles_named or quoted or features["names"])
+    if features["connection"] and not named:
         return Route("hybrid", "asks how things are connected: entities and the relations between them", features)
-    if features["thematic"] and not (titles_named or quoted or features["names"]):
+    if features["thematic"] and not named:
         return Route("global", "a thematic question naming no document: relationship and community vectors",
                      features)
     return Route("graph", "about named things or several hops: the graph walk", features)
