@@ -50,6 +50,27 @@ class DocGraph:
         s, t, d = self.edges[e]
         return f"{self.labels[s]} {t} {self.labels[d]}"
 
+    def triples(self, edge_ids: Sequence[int], budget: int | None = None) -> list[str]:
+        """The triples of ``edge_ids`` in that order, cut before the first that would pass ``budget``
+        tokens (all of them when ``budget`` is None)."""
+        lines, used = [], 0
+        for e in edge_ids:
+            line = self.triple(int(e))
+            used += estimate_tokens(line)
+            if budget is not None and used > budget:
+                break
+            lines.append(line)
+        return lines
+
+    def adjacency(self, edge_ids: Sequence[int] | None = None) -> dict[int, set[int]]:
+        """Undirected neighbours over ``edge_ids`` (default: every edge), every node present."""
+        adj: dict[int, set[int]] = {i: set() for i in range(len(self.labels))}
+        for e in range(len(self.edges)) if edge_ids is None else edge_ids:
+            s, _, d = self.edges[e]
+            adj[s].add(d)
+            adj[d].add(s)
+        return adj
+
 
 @dataclass
 class DocSubgraph:
@@ -66,23 +87,14 @@ class DocSubgraph:
         """Its nodes form one component over its own edges."""
         if len(self.nodes) <= 1:
             return True
-        adj: dict[int, set[int]] = {n: set() for n in self.nodes}
-        for e in self.edges:
-            s, _, d = graph.edges[e]
-            adj[s].add(d)
-            adj[d].add(s)
-        return len(_reach(adj, self.nodes[0], len(self.nodes))) == len(self.nodes)
+        reached = _reach(graph.adjacency(self.edges), self.nodes[0], len(graph.labels))
+        return set(self.nodes) <= set(reached)
 
     def verbalize(self, graph: DocGraph, budget: int | None = None) -> str:
-        """The subgraph's triples, one per line (best first), under ``budget`` tokens when given."""
-        lines, used = [], 0
-        for e in self.edges:
-            line = graph.triple(e)
-            used += estimate_tokens(line)
-            if budget is not None and used > budget:
-                break
-            lines.append(line)
-        lines += [graph.labels[n] for n in self.nodes if not any(n in graph.edges[e][::2] for e in self.edges)]
+        """The subgraph's triples, one per line (best first), under ``budget`` tokens when given, then
+        its nodes that no edge of it touches."""
+        touched = {end for e in self.edges for end in graph.edges[e][::2]}
+        lines = graph.triples(self.edges, budget) + [graph.labels[n] for n in self.nodes if n not in touched]
         return "\n".join(lines)
 
 
@@ -123,11 +135,7 @@ def retrieve(graph: DocGraph, query: np.ndarray, budget: int = 50, seeds: int = 
     if picked and len(picked) <= budget and seed[0] in picked:
         return DocSubgraph(graph.document_id, sorted(picked), by_query([int(e) for e in chosen]), seed,
                            seconds=time.perf_counter() - t0)
-    adj: dict[int, set[int]] = {i: set() for i in range(n)}  # BFS from the best seed, up to the budget
-    for s, _, d in graph.edges:
-        adj[s].add(d)
-        adj[d].add(s)
-    keep = set(_reach(adj, seed[0], budget))
+    keep = set(_reach(graph.adjacency(), seed[0], budget))  # BFS from the best seed, up to the budget
     inside = [e for e, (s, _, d) in enumerate(graph.edges) if s in keep and d in keep]
     return DocSubgraph(graph.document_id, sorted(keep), by_query(inside), seed, fallback=True,
                        seconds=time.perf_counter() - t0)

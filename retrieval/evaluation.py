@@ -151,7 +151,10 @@ def evaluate(query: Callable[[str, str, RetrievalSettings], QueryResult], corpus
                           "p95": round(ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))], 1)}
         rep.diversity = {f"ratio@{DIVERSITY_K}": round(diversity_ratio(tops, DIVERSITY_K), 4)}
         if vectors is not None:
-            ild = [intra_list_diversity([v[c] for c in top if c in v]) for top in tops for v in [vectors(top)]]
+            ild = []
+            for top in tops:
+                found = vectors(top)
+                ild.append(intra_list_diversity([found[c] for c in top if c in found]))
             rep.diversity[f"ild@{DIVERSITY_K}"] = round(float(np.mean(ild)) if ild else 0.0, 4)
         reports.append(rep)
     return reports

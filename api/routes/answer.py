@@ -11,9 +11,8 @@ from starlette.concurrency import run_in_threadpool
 
 from api.auth import require
 from api.deps import problems, state
-from api.problems import ProblemError
 from api.schemas import AnswerRequest, AnswerResponse
-from hopgraph.app.answers import NO_LLM, Answerer
+from hopgraph.app.answers import Answerer
 from hopgraph.core.errors import HopgraphError, classify
 
 log = logging.getLogger(__name__)
@@ -21,11 +20,9 @@ router = APIRouter(tags=["answer"])
 
 
 def answerer(request: Request) -> Answerer:
-    """The platform's answerer; 409 before anything is streamed when no LLM is configured."""
-    hg = state(request)
-    if not hg.settings.llm.configured:
-        raise ProblemError(409, NO_LLM)
-    return hg.platform.answerer
+    """The platform's answerer. As a dependency it runs before the response starts, so "no LLM is
+    configured" (``ConflictError``) is a 409 problem, never an event inside a begun stream."""
+    return state(request).platform.answerer
 
 
 def _args(body: AnswerRequest) -> dict[str, object]:

@@ -11,7 +11,6 @@ names gold nodes, hit rate and attention precision.
 from __future__ import annotations
 
 import json
-import logging
 import random
 import re
 from collections import Counter
@@ -27,11 +26,9 @@ from gpu.graph_classifier import ClassifierConfig, GraphExample, edge_attention,
 from hopgraph.app.graphqa_data import GraphQuestion
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import document_id
-from hopgraph.core.text import estimate_tokens
 from ingest.llm_client import ChatClient
 from retrieval import doc_graph
 
-log = logging.getLogger(__name__)
 _WORDS = re.compile(r"\w+")
 
 
@@ -181,16 +178,10 @@ class GraphQaBench:
         return GraphExample(g.x, ei, attr, qv, label)
 
     def _ranked(self, g: doc_graph.DocGraph, att: np.ndarray | None) -> str:
+        """The triples the GNN attended to most, best first, under ``triple_budget`` tokens."""
         if att is None or not len(att):
             return ""
-        lines, used = [], 0
-        for e in np.argsort(-att, kind="stable"):
-            line = g.triple(int(e))
-            used += estimate_tokens(line)
-            if used > self.cfg.triple_budget:
-                break
-            lines.append(line)
-        return "\n".join(lines)
+        return "\n".join(g.triples(np.argsort(-att, kind="stable").tolist(), self.cfg.triple_budget))
 
     def _llm(self, questions: list[GraphQuestion], graphs: list[doc_graph.DocGraph],
              subs: list[doc_graph.DocSubgraph], attention: dict[int, np.ndarray], asked: list[int],
@@ -201,7 +192,7 @@ class GraphQaBench:
         scores: dict[str, list[tuple[bool, float]]] = {c: [] for c in columns}
         for i in tqdm(asked, desc="llm", disable=not progress):
             q, g = questions[i], graphs[i]
-            contexts = {"llm_raw_text": "\n".join(g.triple(e) for e in range(len(g.edges))),
+            contexts = {"llm_raw_text": "\n".join(g.triples(range(len(g.edges)))),
                         "llm_pcst_subgraph": subs[i].verbalize(g),
                         "llm_gnn_triples": self._ranked(g, attention.get(i)) if attention else "n/a"}
             for col, ctx in contexts.items():
