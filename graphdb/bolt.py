@@ -26,6 +26,7 @@ from graphdb.store import (
     StaleDescription,
     Topology,
 )
+from graphdb.tree_edits import TreeEditsMixin
 from hopgraph.core.errors import StoreUnavailableError
 from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation
 from hopgraph.core.settings import GraphSettings
@@ -46,7 +47,7 @@ def _dedupe(rows: Iterable[dict[str, Any]], key: str = "id") -> list[dict[str, A
     return list(out.values())
 
 
-class BoltGraphStore(IndexReadsMixin, CommunityEditsMixin, BrowseMixin):
+class BoltGraphStore(IndexReadsMixin, CommunityEditsMixin, TreeEditsMixin, BrowseMixin):
     """GraphStore over Bolt. Writes are UNWIND batches in managed write transactions."""
 
     def __init__(self, uri: str, auth: tuple[str, str], cfg: GraphSettings, dialect: Dialect) -> None:

@@ -4,43 +4,17 @@ neighbourhood changed, community chains and members, and membership edits."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
-
-import neo4j
+from collections.abc import Sequence
 
 from graphdb import cypher
 from graphdb import cypher_communities as q
-from graphdb.batches import batches
+from graphdb.bolt_access import BoltAccess
 from graphdb.community_protocol import ChainLink
 from hopgraph.core.records import Community
-from hopgraph.core.settings import GraphSettings
-
-T = TypeVar("T")
 
 
-class CommunityEditsMixin:
+class CommunityEditsMixin(BoltAccess):
     """Incremental community reads and writes, for ``BoltGraphStore``."""
-
-    cfg: GraphSettings
-
-    def read(self, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-        raise NotImplementedError
-
-    def _write(self, work: Callable[[neo4j.ManagedTransaction], T]) -> T:
-        raise NotImplementedError
-
-    def _write_rows(self, query: str, rows: Sequence[dict[str, Any]]) -> None:
-        raise NotImplementedError
-
-    def _write_ids(self, query: str, ids: Sequence[str]) -> None:
-        raise NotImplementedError
-
-    def _read_ids(self, query: str, ids: Sequence[str]) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        for batch in batches(list(dict.fromkeys(ids)), self.cfg.batch_size):
-            out += self.read(query, {"ids": batch})
-        return out
 
     def unclustered_entities(self) -> list[str]:
         return sorted(r["id"] for r in self.read(q.UNCLUSTERED))

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import neo4j
 
 from graphdb import cypher
 from graphdb import cypher_index as q
-from graphdb.batches import batches
+from graphdb.bolt_access import BoltAccess
 from graphdb.store import EdgeRow, GraphChange
-from hopgraph.core.settings import GraphSettings
 
-T = TypeVar("T")
 #: how many committed changes the log keeps; a reader further behind rebuilds from scratch
 CHANGE_LOG_KEEP = 5000
 
@@ -31,16 +29,8 @@ def _edge(r: Mapping[str, Any]) -> EdgeRow:
                    float(r["weight"] if r["weight"] is not None else 1.0), r["id"], r.get("label") or "")
 
 
-class IndexReadsMixin:
+class IndexReadsMixin(BoltAccess):
     """Commit markers, the change log and the exports, for ``BoltGraphStore``."""
-
-    cfg: GraphSettings
-
-    def read(self, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-        raise NotImplementedError
-
-    def _write(self, work: Callable[[neo4j.ManagedTransaction], T]) -> T:
-        raise NotImplementedError
 
     # -- commit markers ------------------------------------------------------------------------
     def commit(self, documents: Sequence[str] = (), entities: Sequence[str] = (), communities: bool = False,
@@ -77,29 +67,23 @@ class IndexReadsMixin:
         return changes if complete_log(changes, version, current) else None
 
     # -- exports -------------------------------------------------------------------------------
-    def _each(self, query: str, ids: Sequence[str]) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        for batch in batches(list(dict.fromkeys(ids)), self.cfg.batch_size):
-            out += self.read(query, {"ids": batch})
-        return out
-
     def snapshot_chunks(self, document_ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
         if document_ids is None:
             return self.read(q.CHUNKS)
-        return self._each(q.CHUNKS_OF_DOCUMENTS, document_ids)
+        return self._read_ids(q.CHUNKS_OF_DOCUMENTS, document_ids)
 
     def snapshot_mentions(self, chunk_ids: Sequence[str] | None = None,
                           entity_ids: Sequence[str] | None = None) -> list[tuple[str, str, int]]:
         if chunk_ids is None and entity_ids is None:
             rows = self.read(q.MENTIONS)
         else:
-            rows = self._each(q.MENTIONS_OF_CHUNKS, chunk_ids or []) + self._each(q.MENTIONS_OF_ENTITIES,
+            rows = self._read_ids(q.MENTIONS_OF_CHUNKS, chunk_ids or []) + self._read_ids(q.MENTIONS_OF_ENTITIES,
                                                                                   entity_ids or [])
         found = {(r["chunk_id"], r["entity_id"]): int(r["count"] or 1) for r in rows}
         return [(c, e, n) for (c, e), n in found.items()]
 
     def snapshot_entities(self, ids: Sequence[str] | None = None) -> list[tuple[str, str, str]]:
-        rows = self.read(q.ENTITIES) if ids is None else self._each(q.ENTITIES_OF, ids)
+        rows = self.read(q.ENTITIES) if ids is None else self._read_ids(q.ENTITIES_OF, ids)
         return [(r["id"], r["name"] or "", r["type"] or "") for r in rows]
 
     def snapshot_edges(self, entity_ids: Sequence[str] | None = None, within: bool = False) -> list[EdgeRow]:
@@ -107,11 +91,11 @@ class IndexReadsMixin:
             return [_edge(r) for r in self.read(q.EDGES)]
         if within:  # filtered here: ``WHERE b.id IN $all`` on the server is 5x slower (ArcadeDB 26.10)
             everyone = set(entity_ids)
-            rows = [r for r in self._each(q.EDGES_FROM, sorted(everyone)) if r["target"] in everyone]
+            rows = [r for r in self._read_ids(q.EDGES_FROM, sorted(everyone)) if r["target"] in everyone]
         else:
-            rows = self._each(q.EDGES_FROM, entity_ids) + self._each(q.EDGES_TO, entity_ids)
+            rows = self._read_ids(q.EDGES_FROM, entity_ids) + self._read_ids(q.EDGES_TO, entity_ids)
         return list({r["id"]: _edge(r) for r in rows}.values())
 
     def snapshot_memberships(self, entity_ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
-        rows = self.read(q.MEMBERSHIPS) if entity_ids is None else self._each(q.MEMBERSHIPS_OF, entity_ids)
+        rows = self.read(q.MEMBERSHIPS) if entity_ids is None else self._read_ids(q.MEMBERSHIPS_OF, entity_ids)
         return [(r["entity_id"], r["community_id"]) for r in rows]

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from graphdb.community_protocol import IncrementalCommunities
+from graphdb.tree_protocol import SummaryTree
 from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation
 
 #: a document whose writes are under way (or were interrupted)
@@ -178,7 +179,7 @@ class IngestRun:
     error: str | None = None
 
 
-class GraphStore(IncrementalCommunities, Protocol):
+class GraphStore(IncrementalCommunities, SummaryTree, Protocol):
     """What ingest and retrieval need from the graph database. Implementations only run statements:
     the domain decisions (removal plans, entity merges) are made in ``ingest.graph_edits``."""
 

@@ -35,6 +35,8 @@ from ingest.graph_edits import plan_removal
 from ingest.llm_client import ChatClient
 from ingest.llm_extraction import LlmExtractor
 from ingest.llm_reports import LlmReporter
+from ingest.raptor import TreeBuilder, TreeReport
+from ingest.raptor_summary import LlmSummarizer
 from ingest.resolution import EntityResolver
 from ingest.sources import Skipped, SourceText, read_sources
 from ingest.texts import merge_relations, relation_point, relation_text
@@ -88,6 +90,9 @@ class Ingestor:
         reporter = LlmReporter(self._chat()) if settings.communities.llm_summaries else None
         self.communities = CommunityBuilder(graph, vectors, embedder, settings.communities, reporter=reporter,
                                             max_concurrency=settings.llm.max_concurrency)
+        summarizer = (LlmSummarizer(self._chat(), settings.llm.max_concurrency)
+                      if settings.raptor.llm_summaries else None)
+        self.tree = TreeBuilder(graph, vectors, embedder, settings.raptor, llm=summarizer)
 
     def _extractor(self) -> Extractor:
         """spaCy by default; the OpenAI-compatible LLM when ``extraction.method = "llm"``."""
@@ -204,10 +209,20 @@ class Ingestor:
         if self.settings.communities.enabled and self.graph.communities_stale():
             with stage(report, "communities"):
                 report.communities = self.update_communities().communities
+        if self.settings.raptor.enabled:
+            with stage(report, "tree"):
+                self.tree.update()
+                report.summaries = self.vectors.count("summaries")
         with stage(report, "vector_write"):
             if report.documents_ingested:
                 self.vectors.optimize()
             self.vectors.flush()
+
+    def update_tree(self, rebuild: bool = False) -> TreeReport:
+        """Bring the RAPTOR tree up to date now (``rebuild``: re-partition and rebuild every branch)."""
+        built = self.tree.update(rebuild=rebuild)
+        self.vectors.flush()
+        return built
 
     def update_communities(self, rebuild: bool = False) -> CommunityReport:
         """Bring the communities up to date now (``rebuild``: re-cluster everything) and commit them."""

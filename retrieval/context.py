@@ -1,15 +1,18 @@
-"""Context synthesis: entities, relations, community summaries and chunks under a token budget,
+"""Context synthesis: entities, relations, community and tree summaries and chunks under a token budget,
 each item cited with its document and chunk id."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from hopgraph.core.records import RetrievedChunk
 from hopgraph.core.text import estimate_tokens, words_for_tokens
 
 
 def build_context(results: list[RetrievedChunk], entities: list[str], relations: list[str],
-                  communities: list[str], budget: int) -> str:
-    """Sections in order of density (entities, relations, communities, then passages), cut at ``budget``."""
+                  communities: list[str], budget: int, summaries: Sequence[str] = ()) -> str:
+    """Sections in order of density (entities, relations, communities, tree summaries, then passages),
+    cut at ``budget``."""
     lines: list[str] = []
     used = 0
 
@@ -22,7 +25,8 @@ def build_context(results: list[RetrievedChunk], entities: list[str], relations:
         used += cost
         return True
 
-    for title, items in (("Entities", entities), ("Relations", relations), ("Communities", communities)):
+    for title, items in (("Entities", entities), ("Relations", relations), ("Communities", communities),
+                         ("Summaries", summaries)):
         if items and take(f"## {title}"):
             for item in items:
                 if not take(f"- {item}"):

@@ -118,6 +118,9 @@ REGISTRY = Registry([
     ModeEntry("auto", "picks graph, rrf, hybrid or global per query from its features (a search for an exact "
               "phrase or identifier, a connection question, a thematic question naming nothing) and says why",
               "retrieval.modes.auto:AutoMode", evaluated_on=frozenset({TEXT})),
+    ModeEntry("raptor", "RAPTOR's collapsed tree: chunk vectors and the summary tree's vectors searched together, "
+              "summaries expanded to their most central chunks (hopgraph tree builds the tree)",
+              "retrieval.modes.raptor:RaptorMode", evaluated_on=frozenset({TEXT})),
     ModeEntry("naive", "chunk vectors nearest to the query (= dense)", "retrieval.modes.baseline:DenseMode"),
     ModeEntry("dense", "chunk vectors nearest to the query", "retrieval.modes.baseline:DenseMode",
               evaluated_on=_BOTH),

@@ -121,7 +121,8 @@ class Retriever:
             order = mmr(pool, scores, self.res.vectors.vectors("chunks", pool), cfg.mmr_lambda, k) + order[len(pool):]
             run.stage("mmr", t)
         results = [self._result(snap, i + 1, scores.get(c, 0.0), c, run) for i, c in enumerate(order[:k])]
-        context = build_context(results, run.entities[:12], run.relations[:8], run.communities[:3], cfg.token_budget)
+        context = build_context(results, run.entities[:12], run.relations[:8], run.communities[:3], cfg.token_budget,
+                                summaries=run.summaries[:3])
         run.timings["total"] = round((time.perf_counter() - t0) * 1000, 2)
         if explain:
             run.explain["signals"] = {name: {c: round(v, 4) for c, v in sorted(

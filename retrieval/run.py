@@ -30,6 +30,7 @@ class Run:
     entities: list[str] = field(default_factory=list)
     relations: list[str] = field(default_factory=list)
     communities: list[str] = field(default_factory=list)
+    summaries: list[str] = field(default_factory=list)  # tree summaries for the context (mode raptor)
     seed_weights: dict[int, float] = field(default_factory=dict)
     explaining: bool = False  # the caller asked for --explain: work done only for it may run
 

@@ -24,6 +24,7 @@ COLLECTIONS: dict[str, dict[str, FieldKind]] = {
     "relationships": {"id": "keyword", "type": "keyword", "source_id": "keyword", "target_id": "keyword"},
     "communities": {"id": "keyword", "level": "integer"},
     "images": {"id": "keyword", "document_id": "keyword"},
+    "summaries": {"id": "keyword", "branch": "keyword", "level": "integer"},
 }
 
 

@@ -20,6 +20,7 @@ from ingest.community_plan import CommunityReport
 from ingest.control import IngestControl
 from ingest.llm_client import ChatClient
 from ingest.pipeline import Ingestor
+from ingest.raptor import TreeReport
 from ingest.scheduler import run_source
 from ingest.selectors import select_documents
 from ingest.sources import record_to_source
@@ -151,6 +152,11 @@ class Platform:
             return self._ingestor().update_communities(rebuild=rebuild)
         finally:
             self._refresh_index()
+
+    def update_tree(self, rebuild: bool = False) -> TreeReport:
+        """Build or update the RAPTOR tree now (whether or not ``raptor.enabled`` builds it at ingest):
+        only the branches that gained or lost chunks, or (``rebuild``) every branch."""
+        return self._ingestor().update_tree(rebuild=rebuild)
 
     def recover(self) -> int:
         """Repair what a killed process left: finish deletions, drop vectors of pending documents."""

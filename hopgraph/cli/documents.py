@@ -174,6 +174,22 @@ def communities(
                   f"{report.deleted} deleted, {report.unchanged} unchanged in {report.seconds:.1f}s")
 
 
+def tree(
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Re-partition the chunks and rebuild every branch "
+                                          "instead of only the branches that gained or lost chunks.")] = False,
+) -> None:
+    """Build or update the RAPTOR tree of chunk-cluster summaries that mode raptor searches (an ingest
+    does this at its end when raptor.enabled is set). Branches untouched since the last update are kept."""
+    from hopgraph.app.platform import Platform
+
+    s = load_settings()
+    not_served(s)
+    with reported(), Platform(s) as p:
+        report = p.update_tree(rebuild=rebuild)
+    console.print(f"tree: {report.branches} branch(es): {report.built} built ({report.summaries_written} "
+                  f"summaries), {report.dropped} dropped, {report.unchanged} unchanged in {report.seconds:.1f}s")
+
+
 def migrate() -> None:
     """Apply pending graph migrations (also done whenever the graph is opened)."""
     from graphdb.factory import open_graph_store

@@ -150,6 +150,9 @@ def eval_cmd(
         report = p.ingest([ds.corpus], progress=True)
         console.print(f"corpus: {report.documents_ingested} ingested, {report.documents_unchanged} unchanged "
                       f"({report.seconds:.0f}s); {len(ds.queries)} queries")
+        if any(REGISTRY.settings_for(m, s.retrieval)[0] == "raptor" for m in chosen):
+            tree = p.update_tree()
+            console.print(f"RAPTOR tree: {tree.branches} branch(es), {tree.built} built ({tree.seconds:.0f}s)")
         ids = p.corpus_ids()
         t = time.perf_counter()
         p.embedder.embed(list(ds.queries.values()))  # cached: every mode is timed on its own work

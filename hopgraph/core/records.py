@@ -137,6 +137,22 @@ class Community(BaseModel):
                               "'relation_id source_id target_id'.")
 
 
+class SummaryNode(BaseModel):
+    """A node of the RAPTOR tree: the summary of a cluster of chunks (level 1) or of summaries (level > 1),
+    in one branch of the forest; a branch's root also carries the branch's leaves and centroid."""
+
+    id: str
+    branch: str
+    level: int = Field(ge=1)
+    text: str = ""
+    children: list[str] = Field(default_factory=list, description="Chunk ids (level 1) or summary ids.")
+    size: int = Field(default=0, ge=0, description="Chunks under the node.")
+    central: list[str] = Field(default_factory=list, description="Its most central chunks, most central first.")
+    root: bool = False
+    leaves: list[str] = Field(default_factory=list, description="Root only: every chunk of the branch.")
+    centroid: list[float] = Field(default_factory=list, description="Root only: mean chunk vector of the branch.")
+
+
 class Citation(BaseModel):
     """Where a retrieved passage comes from."""
 
@@ -200,6 +216,7 @@ class IngestReport(BaseModel):
     relations: int = 0
     entities_merged: int = 0
     communities: int = 0
+    summaries: int = Field(default=0, description="Nodes of the RAPTOR tree after the run (0: not built).")
     documents_deleted: int = 0
     skipped: dict[str, str] = Field(default_factory=dict, description="source -> reason")
     warnings: dict[str, str] = Field(default_factory=dict,

@@ -26,6 +26,7 @@ from hopgraph.core.answer_settings import AnswerSettings
 from hopgraph.core.gpu_settings import GpuSettings
 from hopgraph.core.limits import TOP_K_MAX
 from hopgraph.core.service_settings import ApiSettings, SchedulerSettings
+from hopgraph.core.summary_settings import CommunitySettings, RaptorSettings
 
 
 class GraphSettings(BaseModel):
@@ -192,35 +193,6 @@ class ResolutionSettings(BaseModel):
     concepts: bool = Field(default=False, description="Also resolve CONCEPT entities (noun phrases).")
 
 
-class CommunitySettings(BaseModel):
-    """Hierarchical Leiden communities, recomputed after each ingest that changed the graph."""
-
-    model_config = ConfigDict(frozen=True)
-
-    enabled: bool = True
-    max_cluster_size: int = Field(default=25, ge=2, description="Larger clusters are split into a finer level.")
-    min_size: int = Field(default=2, ge=1, description="Smaller communities are not stored.")
-    resolution: float = Field(default=1.0, gt=0)
-    typed_weight: float = Field(default=2.0, ge=0, description="Weight of a typed relation vs a co-occurrence.")
-    summary_relations: int = Field(default=6, ge=0)
-    embed_chars: int = Field(default=200, ge=0, description="Characters of the summary in a community's "
-                             "embedded text (after its title).")
-    llm_summaries: bool = Field(default=False, description="Community reports by the LLM of the llm settings.")
-    warm_start: bool = Field(
-        default=True, description="Start Leiden from the previous assignment: a small change keeps most "
-        "communities (and their ids); the result then depends on the ingest history, not only on the graph.")
-    incremental: bool = Field(
-        default=True, description="After an ingest, re-cluster only around the entities whose neighbourhood "
-        "changed (new leaf communities under their old parents); false re-clusters everything every time.")
-    incremental_max_fraction: float = Field(
-        default=0.2, ge=0, le=1, description="Above this share of changed entities the update is a full "
-        "re-clustering.")
-    redescribe_change: float = Field(
-        default=0.2, gt=0, description="An ancestor community is re-described when this share of its members "
-        "changed in one update (or a key entity it names left it, or its summary quotes removed text).")
-    seed: int = 42
-
-
 class CsvSettings(BaseModel):
     """How a CSV (or TSV) file's rows become documents: one per row."""
 
@@ -292,6 +264,8 @@ class RetrievalSettings(BaseModel):
     candidate_k: int = Field(default=50, ge=1, description="Dense and BM25 candidates fused by graph modes.")
     entity_k: int = Field(default=20, ge=1, description="Entities seeded by similarity to the query.")
     min_entity_score: float = Field(default=0.45, ge=-1.0, le=1.0)
+    raptor_k: int = Field(default=10, ge=1, le=200, description="Summary nodes of the RAPTOR tree mode raptor "
+                          "searches beside the chunks.")
     enrichment: bool = Field(default=True, description="Seed entities of the first-pass top chunks too.")
     enrich_chunks: int = Field(default=3, ge=0)
     enrich_entities_per_chunk: int = Field(default=5, ge=0)
@@ -352,6 +326,7 @@ class Settings(BaseSettings):
     llm: LlmSettings = Field(default_factory=LlmSettings)
     answer: AnswerSettings = Field(default_factory=AnswerSettings)
     communities: CommunitySettings = Field(default_factory=CommunitySettings)
+    raptor: RaptorSettings = Field(default_factory=RaptorSettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     index: IndexSettings = Field(default_factory=IndexSettings)

@@ -11,6 +11,8 @@ _LEADING_ARTICLE = re.compile(r"^(the|a|an)\s+", re.IGNORECASE)
 _EDGE_PUNCT = re.compile(r"^[\W_]+|[\W_]+$")
 #: a word of a query or a name: letters, digits, apostrophes and hyphens
 WORD = re.compile(r"[\w'\u2019-]+")
+#: a sentence ends at . ! or ? (and closing quotes) before whitespace and a capital, digit or quote
+_SENTENCE_END = re.compile(r"[.!?][\"'\u201d)]*(?=\s+[A-Z0-9\"'\u201c(])")
 #: words -> tokens, for budgets (MiniLM word-pieces per English word, roughly)
 TOKENS_PER_WORD = 1.3
 
@@ -40,3 +42,13 @@ def estimate_tokens(text: str) -> int:
 def words_for_tokens(tokens: int) -> int:
     """How many words fit in ``tokens`` by the same estimate."""
     return int(tokens / TOKENS_PER_WORD)
+
+
+def split_sentences(text: str) -> list[str]:
+    """``text`` cut into sentences by punctuation (cheap: for extractive summaries, not for chunking)."""
+    out, start = [], 0
+    for m in _SENTENCE_END.finditer(text):
+        out.append(text[start:m.end()].strip())
+        start = m.end()
+    out.append(text[start:].strip())
+    return [s for s in out if s]

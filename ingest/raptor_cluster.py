@@ -1,0 +1,123 @@
+"""RAPTOR's clustering (Sarthi et al., 2024) as pure functions of vectors.
+
+- ``soft_clusters``: UMAP to a few dimensions, then a Gaussian mixture whose component count the BIC
+  picks; a node joins every cluster it belongs to with probability >= ``membership_threshold``
+  (soft membership), and always its most likely one. As in RAPTOR, a global pass (UMAP with
+  ``sqrt(n)`` neighbours) is followed by a local pass inside each global cluster, and a cluster that
+  is still too big to summarise is clustered again.
+- ``partition``: the forest's branches, k-means over unit chunk vectors (hard membership, so that a
+  change touches few branches); a branch stays a pure function of its chunks.
+
+Every result depends only on the input vectors, their order and the seed: callers sort by id.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from hopgraph.core.summary_settings import RaptorSettings
+
+#: children of one summary, at most (RAPTOR caps a cluster by its tokens; chunks here are ~256 tokens)
+CLUSTER_MAX = 10
+
+
+def unit(vecs: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (zero rows stay zero)."""
+    v = np.asarray(vecs, dtype=np.float32)
+    norms = np.linalg.norm(v, axis=1, keepdims=True)
+    return v / np.where(norms == 0, 1.0, norms)
+
+
+def _reduce(vecs: np.ndarray, neighbours: int, cfg: RaptorSettings) -> np.ndarray:
+    """UMAP to ``cfg.umap_dim`` dimensions (cosine metric), deterministic for a seed."""
+    import umap
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # spectral init falling back to random on tiny sets, numba notes
+        reducer = umap.UMAP(n_neighbors=max(2, min(neighbours, len(vecs) - 1)), n_components=cfg.umap_dim,
+                            metric="cosine", random_state=cfg.seed, n_jobs=1)
+        return np.asarray(reducer.fit_transform(vecs), dtype=np.float64)
+
+
+def _mixture(points: np.ndarray, cfg: RaptorSettings) -> list[list[int]]:
+    """Gaussian mixture with the BIC-best component count; soft memberships."""
+    from sklearn.mixture import GaussianMixture
+
+    most = min(cfg.max_clusters, len(points) - 1)
+    best, best_bic = None, math.inf
+    for k in range(1, most + 1):
+        gm = GaussianMixture(n_components=k, random_state=cfg.seed).fit(points)
+        bic = float(gm.bic(points))
+        if bic < best_bic:
+            best, best_bic = gm, bic
+    assert best is not None
+    probs = best.predict_proba(points)
+    clusters: list[list[int]] = [[] for _ in range(probs.shape[1])]
+    top = probs.argmax(axis=1)
+    for i, row in enumerate(probs):
+        for c in np.flatnonzero(row >= cfg.membership_threshold):
+            clusters[int(c)].append(i)
+        if row[top[i]] < cfg.membership_threshold:
+            clusters[int(top[i])].append(i)
+    return [c for c in clusters if c]
+
+
+def _dedupe(clusters: list[list[int]]) -> list[list[int]]:
+    """Distinct member lists, sorted, in a stable order."""
+    return sorted({tuple(sorted(set(c))) for c in clusters if c}, key=lambda c: (c[0], len(c), c))  # type: ignore[misc]
+
+
+def soft_clusters(vecs: np.ndarray, cfg: RaptorSettings, cluster_max: int = CLUSTER_MAX,
+                  depth: int = 0) -> list[list[int]]:
+    """Clusters of the rows of ``vecs`` (indices), overlapping where membership is soft."""
+    n = len(vecs)
+    if n <= cluster_max or n <= cfg.umap_dim + 1:
+        return [list(range(n))]
+    glob = _mixture(_reduce(vecs, int(math.sqrt(n - 1)), cfg), cfg)
+    out: list[list[int]] = []
+    for members in glob:
+        sub = vecs[members]
+        if len(members) <= cluster_max or len(members) <= cfg.umap_dim + 1:
+            out.append(members)
+            continue
+        for local in _mixture(_reduce(sub, cfg.umap_neighbors, cfg), cfg):
+            idx = [members[i] for i in local]
+            if len(idx) > cluster_max and len(idx) < n and depth < 3:  # still too big: cluster it again
+                out += [[idx[j] for j in c] for c in soft_clusters(vecs[idx], cfg, cluster_max, depth + 1)]
+            else:
+                out.append(idx)
+    return [list(c) for c in _dedupe(out)]
+
+
+def partition(vecs: np.ndarray, size: int, seed: int) -> list[list[int]]:
+    """Disjoint groups of about ``size`` rows (k-means over unit vectors), none larger than ``2 * size``."""
+    n = len(vecs)
+    if n <= size:
+        return [list(range(n))] if n else []
+    from sklearn.cluster import KMeans
+
+    k = math.ceil(n / size)
+    labels = KMeans(n_clusters=k, n_init=4, random_state=seed).fit_predict(unit(vecs))
+    groups = [np.flatnonzero(labels == c).tolist() for c in range(k)]
+    out: list[list[int]] = []
+    for g in groups:
+        if not g:
+            continue
+        if len(g) > 2 * size and len(g) < n:
+            out += [[g[i] for i in sub] for sub in partition(vecs[g], size, seed)]
+        elif len(g) > 2 * size:  # k-means would not split it: cut it in order
+            out += [g[i:i + size] for i in range(0, len(g), size)]
+        else:
+            out.append(g)
+    return sorted(out, key=lambda g: g[0])
+
+
+def centrality(vecs: np.ndarray) -> np.ndarray:
+    """Cosine of each row with the mean direction of all rows (the cluster's centre)."""
+    u = unit(vecs)
+    centre = u.mean(axis=0)
+    norm = float(np.linalg.norm(centre))
+    return u @ (centre / norm) if norm else np.zeros(len(u), dtype=np.float32)

@@ -1,0 +1,63 @@
+"""Mode ``raptor``: RAPTOR's collapsed-tree retrieval over the chunks and the tree's summaries
+(``ingest.raptor``), summaries expanded to their most central chunks.
+
+Chunks and summaries are searched side by side (the collapsed tree: every level at once). A chunk
+scores its own cosine with the query, or, when it is among the central chunks of a matching summary,
+the mean of the summary's cosine and its own, whichever is higher: a passage rises when the cluster
+it belongs to matches the question as a whole. The matching summaries go to the context.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from retrieval.modes.baseline import dense
+from retrieval.registry import QueryError
+from retrieval.resources import Resources
+from retrieval.run import Run
+
+NO_TREE = ("mode raptor needs the RAPTOR tree, which this store does not have yet: run `hopgraph tree` "
+           "(or set raptor.enabled = true and ingest)")
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    n = float(np.linalg.norm(v))
+    return v / n if n else v
+
+
+def raptor(run: Run, res: Resources) -> dict[str, float]:
+    direct = dense(run, res)
+    t = time.perf_counter()
+    hits = res.vectors.search("summaries", run.qvec, limit=run.cfg.raptor_k)
+    if not hits and res.vectors.count("summaries") == 0:
+        raise QueryError(NO_TREE)
+    members = {h.id: [str(c) for c in h.payload.get("chunks") or []] for h in hits}
+    wanted = sorted({c for cs in members.values() for c in cs if c in run.snap.chunk_index})
+    vecs = res.vectors.vectors("chunks", wanted) if wanted else {}
+    q = _unit(np.asarray(run.qvec, dtype=np.float32))
+    own = {c: float(_unit(np.asarray(v, dtype=np.float32)) @ q) for c, v in vecs.items()}
+    lifted: dict[str, float] = {}
+    via: dict[str, str] = {}
+    for h in hits:
+        for c in members[h.id]:
+            if c in own and (s := (h.score + own[c]) / 2) > lifted.get(c, -1.0):
+                lifted[c], via[c] = s, h.id
+    out = dict(direct)
+    for c, s in lifted.items():
+        if s > out.get(c, -1.0):
+            out[c] = s
+    run.stage("tree", t)
+    run.signals["tree"] = lifted
+    run.summaries = [f"{h.payload.get('text', '')}".strip() or f"(summary {h.id})" for h in hits[:3]]
+    run.explain["tree"] = [{"summary": h.id, "level": h.payload.get("level"), "score": round(h.score, 4),
+                            "chunks": len(members[h.id]),
+                            "lifted": sorted((c for c, v in via.items() if v == h.id), key=lambda c: -lifted[c])[:5]}
+                           for h in hits]
+    return run.keep_known(out)
+
+
+class RaptorMode:
+    def run(self, run: Run, res: Resources) -> dict[str, float]:
+        return raptor(run, res)

@@ -1,0 +1,153 @@
+"""The RAPTOR tree: clustering and extractive summaries (pure), and the stored forest on the real
+engines: built at ingest, kept by an incremental re-ingest where untouched, rebuilt where touched,
+free of deleted chunks after a deletion, and searched by mode raptor."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
+from hopgraph.app.platform import Platform
+from hopgraph.core.summary_settings import RaptorSettings
+from ingest.raptor_cluster import partition, soft_clusters
+from ingest.raptor_summary import extractive
+from retrieval.registry import QueryError
+from tests.conftest import settings_for
+from tests.paths import SHARED_DATA
+from vectors.embedders import SentenceTransformerEmbedder
+from vectors.store import VectorPoint
+
+TREE = RaptorSettings(enabled=True, branch_size=20, branch_max=40)
+
+
+def _blobs(n: int = 14, seed: int = 0) -> tuple[np.ndarray, list[int]]:
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(3, 64)) * 5
+    vecs = np.concatenate([c + rng.normal(size=(n, 64)) * 0.3 for c in centres]).astype(np.float32)
+    return vecs, [i // n for i in range(3 * n)]
+
+
+def test_soft_clusters_recover_separated_groups_and_are_deterministic() -> None:
+    vecs, label = _blobs()
+    cfg = RaptorSettings(umap_dim=4)
+    clusters = soft_clusters(vecs, cfg)
+    assert clusters == soft_clusters(vecs, cfg)
+    assert sorted({i for c in clusters for i in c}) == list(range(len(vecs)))  # every node somewhere
+    for c in clusters:  # no cluster mixes two groups, and none is larger than a summary's children
+        assert len({label[i] for i in c}) == 1 and len(c) <= 10
+
+
+def test_partition_covers_every_row_once_in_bounded_groups() -> None:
+    vecs, _ = _blobs(n=30)
+    groups = partition(vecs, size=20, seed=1)
+    flat = sorted(i for g in groups for i in g)
+    assert flat == list(range(len(vecs))) and all(len(g) <= 40 for g in groups) and len(groups) >= 3
+    assert partition(vecs[:5], size=20, seed=1) == [[0, 1, 2, 3, 4]] and partition(vecs[:0], 20, 1) == []
+
+
+def test_extractive_summary_takes_central_sentences_once_within_the_limits() -> None:
+    texts = ["The comet returned in 1910. The comet was seen from the observatory. Bread is baked daily.",
+             "Astronomers at the observatory tracked the comet. The comet returned in 1910."]
+    out = extractive(texts, sentences=2, chars=200)
+    assert out.count("The comet returned in 1910.") <= 1 and "Bread" not in out
+    assert len(out) <= 200 and out.count(".") == 2
+    assert extractive(["One sentence only"], 3, 100) == "One sentence only" and extractive([], 3, 100) == ""
+    with pytest.raises(ValidationError, match="branch_max"):
+        RaptorSettings(branch_size=50, branch_max=20)
+
+
+def _tree(p: Platform) -> dict[str, Any]:
+    """Branches (root id -> leaves), every summary's children, and the summary vectors' payloads."""
+    nodes = {r["id"]: r for r in p.graph.read(
+        "MATCH (s:Summary) OPTIONAL MATCH (s)-[:SUMMARIZES]->(c) RETURN s.id AS id, s.branch AS branch, "
+        "s.level AS level, s.root AS root, s.leaves AS leaves, collect(c.id) AS children")}
+    payloads, offset = {}, None
+    while True:
+        page, offset = p.vectors.scroll("summaries", limit=500, offset=offset)
+        payloads.update({h.id: h.payload for h in page})
+        if offset is None:
+            break
+    return {"nodes": nodes, "payloads": payloads,
+            "branches": {n["branch"]: sorted(n["leaves"]) for n in nodes.values() if n["root"]}}
+
+
+def _by_branch(tree: dict[str, Any]) -> dict[str, dict[str, list[str]]]:
+    out: dict[str, dict[str, list[str]]] = {}
+    for n in tree["nodes"].values():
+        out.setdefault(n["branch"], {})[n["id"]] = sorted(n["children"])
+    return out
+
+
+@pytest.mark.timeout(900)
+def test_tree_is_built_kept_where_untouched_and_free_of_deleted_chunks(
+        arcadedb: Any, embedder: SentenceTransformerEmbedder, tmp_path: Path) -> None:
+    lines = (SHARED_DATA / "2wiki-corpus" / "corpus.jsonl").read_text().splitlines()[:90]
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("\n".join(lines))
+    with Platform(settings_for(arcadedb, tmp_path / "data", raptor=TREE), embedder=embedder) as p:
+        report = p.ingest([corpus])
+        tree = _tree(p)
+        chunks = set(p.graph.chunk_ids())
+        assert len(tree["branches"]) >= 3 and report.summaries == len(tree["nodes"]) == len(tree["payloads"])
+        leaves = [c for ls in tree["branches"].values() for c in ls]
+        assert sorted(leaves) == sorted(chunks)  # every chunk in exactly one branch
+        assert any(n["level"] >= 2 for n in tree["nodes"].values())  # clusters of clusters
+        for n in tree["nodes"].values():
+            assert n["children"] and (n["level"] > 1 or set(n["children"]) <= chunks)
+
+        # edit one passage: only the branches that held it (and the one its new chunk joins) change
+        recs = [json.loads(x) for x in lines]
+        recs[10]["text"] += " It was later restored by the Vexmoor Trust of Kelderwick."
+        corpus.write_text("\n".join(json.dumps(r) for r in recs))
+        p.ingest([corpus])
+        after = _tree(p)
+        gone = chunks - set(p.graph.chunk_ids())
+        assert gone and sorted(c for ls in after["branches"].values() for c in ls) == sorted(p.graph.chunk_ids())
+        before_b, after_b = _by_branch(tree), _by_branch(after)
+        touched = {b for b, ls in tree["branches"].items() if gone & set(ls)}
+        kept = set(before_b) & set(after_b)
+        assert kept and kept.isdisjoint(touched) and len(kept) >= len(before_b) - 2
+        assert all(before_b[b] == after_b[b] for b in kept)  # untouched subtrees: same nodes and members
+        for b in set(after_b) - kept:  # rebuilt ones equal a fresh build of their chunks
+            ids = after["branches"][b]
+            vecs = p.vectors.vectors("chunks", ids)
+            texts = p.graph.chunk_texts(ids)
+            fresh = p._ingestor().tree.build_branch(ids, np.stack([vecs[c] for c in ids]), [texts[c] for c in ids])
+            assert {n.id: n.children for n in fresh.nodes} == after_b[b]
+
+        # delete a document: no summary, root or summary vector keeps one of its chunks
+        before = set(p.graph.chunk_ids())
+        victim = sorted(d.id for d in p.documents(limit=1000))[40]
+        assert p.delete_documents([victim]) == 1
+        removed = before - set(p.graph.chunk_ids())
+        final = _tree(p)
+        assert removed
+        for n in final["nodes"].values():
+            assert removed.isdisjoint(n["children"]) and removed.isdisjoint(n["leaves"] or [])
+        for payload in final["payloads"].values():
+            assert removed.isdisjoint(payload["chunks"])
+        assert set(final["payloads"]) == set(final["nodes"])
+
+        # a summary vector of a branch the graph lacks (a killed update) is swept by the next update
+        p.vectors.upsert("summaries", [VectorPoint("sum1_orphan", np.ones(384, dtype=np.float32),
+                                                   {"branch": "br_orphan", "level": 1, "chunks": []})])
+        assert p.update_tree().built == 0
+        assert "sum1_orphan" not in _tree(p)["payloads"]
+
+        res = p.query("Who restored it, the Vexmoor Trust of Kelderwick?", mode="raptor", explain=True)
+        assert res.results and res.explain["tree"] and res.explain["tree"][0]["level"] >= 1
+        assert "## Summaries" in res.context
+
+
+def test_mode_raptor_without_a_tree_says_how_to_build_one(platform: Platform, tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("The Vexmoor Observatory stands above Kelderwick.")
+    platform.ingest([tmp_path / "a.txt"])
+    with pytest.raises(QueryError, match="hopgraph tree"):
+        platform.query("observatory", mode="raptor")
+    assert platform.update_tree().built == 1
+    assert platform.query("observatory", mode="raptor").results
