@@ -4,7 +4,7 @@ mode's top 10 covers: distinct source groups (episodes, books: a document's titl
 mode ``auto`` routed each question to.
 
     python -m benchmarks.global_coverage ../shared/data/podcasts --data-dir /tmp/podcasts \\
-        [--modes global,auto,graph,dense] [--out coverage.json]
+        [--modes global,raptor,auto,graph,dense] [--out coverage.json]
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dataset", type=Path, help="A folder with corpus.jsonl and queries.jsonl.")
     ap.add_argument("--data-dir", type=Path, required=True, help="Where the corpus is (or gets) ingested.")
-    ap.add_argument("--modes", default="global,auto,graph,dense")
+    ap.add_argument("--modes", default="global,raptor,auto,graph,dense")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     base = Settings()
@@ -44,6 +44,9 @@ def main() -> None:
         ingested = p.ingest([args.dataset / "corpus.jsonl"])
         print(f"corpus: {ingested.documents_ingested} ingested, {ingested.documents_unchanged} unchanged "
               f"({time.perf_counter() - t:.0f}s); {len(questions)} questions", flush=True)
+        if "raptor" in args.modes.split(",") or "auto" in args.modes.split(","):
+            tree = p.update_tree()
+            print(f"RAPTOR tree: {tree.branches} branch(es), {tree.built} built ({tree.seconds:.0f}s)", flush=True)
         snap = p.retriever.snapshot()
         group = {r["id"]: _PART.sub("", r["title"] or r["id"])
                  for r in p.graph.read("MATCH (d:Document) RETURN d.id AS id, d.title AS title")}

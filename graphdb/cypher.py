@@ -17,7 +17,7 @@ GET_VERSION = "MATCH (m:GraphMeta {id: 'graph'}) RETURN m.version AS version"
 
 COUNT_LABEL = {
     label: f"MATCH (n:{label}) RETURN count(n) AS n"
-    for label in ("Document", "Chunk", "Entity", "Community")
+    for label in ("Document", "Chunk", "Entity", "Community", "Summary")
 }
 COUNT_REL = {
     rel: f"MATCH ()-[r:{rel}]->() RETURN count(r) AS n"

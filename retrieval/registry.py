@@ -115,12 +115,14 @@ REGISTRY = Registry([
                          "graph-no-walk": {"expansion": "none"}, "graph-no-bridges": {"bridge_weight": 0.0},
                          "graph-beam": {"expansion": "beam"}, "graph+rerank": {"rerank": True}},
               evaluated_on=frozenset({TEXT})),
-    ModeEntry("auto", "picks graph, rrf, hybrid or global per query from its features (a search for an exact "
-              "phrase or identifier, a connection question, a thematic question naming nothing) and says why",
+    ModeEntry("auto", "picks graph, rrf, hybrid, raptor or global per query from its features (a search for an "
+              "exact phrase or identifier, a connection question, an overview or a thematic question naming "
+              "nothing) and says why",
               "retrieval.modes.auto:AutoMode", evaluated_on=frozenset({TEXT})),
     ModeEntry("raptor", "RAPTOR's collapsed tree: chunk vectors and the summary tree's vectors searched together, "
               "summaries expanded to their most central chunks (hopgraph tree builds the tree)",
-              "retrieval.modes.raptor:RaptorMode", evaluated_on=frozenset({TEXT})),
+              "retrieval.modes.raptor:RaptorMode", evaluated_on=frozenset({TEXT}),
+              ablations={"raptor-rrf": {"raptor_fusion": "rrf"}, "raptor-tree-only": {"raptor_fusion": "tree"}}),
     ModeEntry("naive", "chunk vectors nearest to the query (= dense)", "retrieval.modes.baseline:DenseMode"),
     ModeEntry("dense", "chunk vectors nearest to the query", "retrieval.modes.baseline:DenseMode",
               evaluated_on=_BOTH),

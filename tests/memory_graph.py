@@ -83,7 +83,7 @@ class MemoryGraphStore:
     def counts(self) -> dict[str, int]:
         return {"Document": len(self.docs), "Chunk": len(self.chunks), "Entity": len(self.entities),
                 "Community": len(self.communities), "HAS_CHUNK": len(self.chunks), "MENTIONS": len(self.mentions),
-                "RELATED": len(self.relations), "IN_COMMUNITY": len(self.members)}
+                "RELATED": len(self.relations), "IN_COMMUNITY": len(self.members), "Summary": 0}
 
     # -- documents ---------------------------------------------------------------------------------
     def upsert_documents(self, docs: Sequence[Document], status: str) -> None:

@@ -27,6 +27,17 @@ def test_routing_rules(text: str, mode: str) -> None:
     assert got.rule and {"quoted", "identifiers", "connection", "thematic", "names"} <= set(got.features)
 
 
+@pytest.mark.parametrize(("text", "with_tree", "without"), [
+    ("Give me an overview of what these talks cover.", "raptor", "global"),
+    ("What is this collection about?", "raptor", "graph"),
+    ("Summarize the main points of the interviews.", "raptor", "global"),
+    ("Give an overview of Marie Curie's work.", "graph", "graph"),   # names someone: the walk
+])
+def test_overviews_go_to_the_tree_when_there_is_one(text: str, with_tree: str, without: str) -> None:
+    assert route(text, titles_named=0, tree=True).mode == with_tree
+    assert route(text, titles_named=0, tree=False).mode == without
+
+
 def test_a_named_title_keeps_a_thematic_question_on_the_graph() -> None:
     assert route("What are the main themes of it?", titles_named=0).mode == "global"
     assert route("What are the main themes of it?", titles_named=1).mode == "graph"

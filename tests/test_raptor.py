@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
+from hopgraph.app.doctor import diagnose
 from hopgraph.app.platform import Platform
 from hopgraph.core.summary_settings import RaptorSettings
 from ingest.raptor_cluster import partition, soft_clusters
@@ -132,6 +133,7 @@ def test_tree_is_built_kept_where_untouched_and_free_of_deleted_chunks(
         for payload in final["payloads"].values():
             assert removed.isdisjoint(payload["chunks"])
         assert set(final["payloads"]) == set(final["nodes"])
+        assert {c.name: c.ok for c in diagnose(p)}["tree"]  # summaries and their vectors agree
 
         # a summary vector of a branch the graph lacks (a killed update) is swept by the next update
         p.vectors.upsert("summaries", [VectorPoint("sum1_orphan", np.ones(384, dtype=np.float32),
@@ -147,7 +149,10 @@ def test_tree_is_built_kept_where_untouched_and_free_of_deleted_chunks(
 def test_mode_raptor_without_a_tree_says_how_to_build_one(platform: Platform, tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("The Vexmoor Observatory stands above Kelderwick.")
     platform.ingest([tmp_path / "a.txt"])
+    overview = "Give me an overview of what these documents cover."
     with pytest.raises(QueryError, match="hopgraph tree"):
         platform.query("observatory", mode="raptor")
+    assert platform.query(overview, mode="auto", explain=True).explain["auto"]["mode"] == "global"
     assert platform.update_tree().built == 1
     assert platform.query("observatory", mode="raptor").results
+    assert platform.query(overview, mode="auto", explain=True).explain["auto"]["mode"] == "raptor"

@@ -54,6 +54,8 @@ def diagnose(platform: Platform) -> list[Check]:
     embedded = health["all_relations"] if platform.settings.extraction.embed_cooccurrence else health["typed_relations"]
     checks.append(_agree("relationships", embedded, vectors.count("relationships"), "embedded relations"))
     checks.append(_agree("communities", counts["Community"], vectors.count("communities"), "communities"))
+    if counts["Summary"] or vectors.count("summaries"):
+        checks.append(_agree("tree", counts["Summary"], vectors.count("summaries"), "tree summaries"))
     if platform.settings.clip.enabled:
         checks.append(_agree("images", health["image_documents"], vectors.count("images"), "image documents"))
     unfinished = graph.unfinished_documents()

@@ -266,6 +266,10 @@ class RetrievalSettings(BaseModel):
     min_entity_score: float = Field(default=0.45, ge=-1.0, le=1.0)
     raptor_k: int = Field(default=10, ge=1, le=200, description="Summary nodes of the RAPTOR tree mode raptor "
                           "searches beside the chunks.")
+    raptor_fusion: Literal["lift", "rrf", "tree"] = Field(
+        default="lift", description="How mode raptor combines chunk hits with the chunks of summary hits: lift "
+        "(a chunk scores the higher of its cosine and the mean of its summary's cosine and its own), rrf "
+        "(reciprocal-rank fusion of the two lists), tree (the summaries' chunks alone: an ablation).")
     enrichment: bool = Field(default=True, description="Seed entities of the first-pass top chunks too.")
     enrich_chunks: int = Field(default=3, ge=0)
     enrich_entities_per_chunk: int = Field(default=5, ge=0)

@@ -7,10 +7,13 @@ result's notes). Rules, in order:
 2. "how are X and Y connected / related", "relationship between" about things that are not proper
    names ("privacy and innovation") -> ``hybrid`` (entities and the relations between them; between
    named things the graph walk finds the chain);
-3. a thematic, whole-corpus question (themes, trends, "often", "most frequently", "overview") that
-   names nothing (no proper name, no quoted title, no document title) -> ``global``
-   (relationship and community vectors);
-4. anything else (questions about named things, multi-hop questions) -> ``graph``.
+3. an abstract or overview request ("give an overview", "summarize", "what is ... about", "in
+   general") that names nothing -> ``raptor`` when the store has the RAPTOR tree (summaries of
+   clusters of passages), else rule 4;
+4. a thematic, whole-corpus question (themes, trends, "often", "most frequently") that names nothing
+   (no proper name, no quoted title, no document title) -> ``global`` (relationship and community
+   vectors);
+5. anything else (questions about named things, multi-hop questions) -> ``graph``.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ _CONNECTION = re.compile(r"\bhow (?:are|is|were|was|do|does|did)\b.{3,120}\b(?:c
                          r"associated)\b|\brelationships? between\b|\bconnections? between\b", re.IGNORECASE)
 _THEMATIC = re.compile(r"\b(?:themes?|topics?|trends?|patterns?|recurring|common(?:ly)?|often|frequently|"
                        r"typically|usually|generally|overview|summari[sz]e|across (?:the|all))\b", re.IGNORECASE)
+_OVERVIEW = re.compile(r"\b(?:overview|summar(?:y|i[sz]e)|in general|broadly|gist|big picture|main (?:ideas?|points?)|"
+                       r"what (?:is|are) (?:the )?[\w\s]{0,40}\babout)\b", re.IGNORECASE)
 #: a capitalized word after the first (a proper name); all-capital acronyms ("AI", "NASA") are not names
 _NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z][\w'-]*")
 _WH = re.compile(r"^\s*(who|what|when|where|which|why|how)\b", re.IGNORECASE)
@@ -45,14 +50,16 @@ class Route:
     features: dict[str, Any] = field(default_factory=dict)
 
 
-def route(text: str, titles_named: int) -> Route:
-    """The mode for a query (pure: ``titles_named`` = documents whose title the query names)."""
+def route(text: str, titles_named: int, tree: bool = False) -> Route:
+    """The mode for a query (pure: ``titles_named`` = documents whose title the query names, ``tree`` =
+    whether the RAPTOR tree exists)."""
     quoted = _QUOTED.findall(text)
     identifiers = _IDENTIFIER.findall(text)
     wh = _WH.match(text)
     features: dict[str, Any] = {
         "quoted": quoted, "identifiers": identifiers, "connection": bool(_CONNECTION.search(text)),
-        "thematic": bool(_THEMATIC.search(text)), "titles_named": titles_named,
+        "thematic": bool(_THEMATIC.search(text)), "overview": bool(_OVERVIEW.search(text)),
+        "titles_named": titles_named,
         "question_word": wh.group(1).lower() if wh else None, "words": len(text.split()),
         "names": _NAME.findall(text.strip())}
     question = bool(wh) or text.strip().endswith("?")
@@ -61,6 +68,8 @@ def route(text: str, titles_named: int) -> Route:
     named = bool(titles_named or quoted or features["names"])
     if features["connection"] and not named:
         return Route("hybrid", "asks how things are connected: entities and the relations between them", features)
+    if features["overview"] and not named and tree:
+        return Route("raptor", "an overview naming no document: the summary tree of passage clusters", features)
     if features["thematic"] and not named:
         return Route("global", "a thematic question naming no document: relationship and community vectors",
                      features)
@@ -69,7 +78,10 @@ def route(text: str, titles_named: int) -> Route:
 
 class AutoMode:
     def run(self, run: Run, res: Resources) -> dict[str, float]:
-        chosen = route(run.text, len(signals.titles_in_query(run.snap, run.text)))
+        titles = len(signals.titles_in_query(run.snap, run.text))
+        chosen = route(run.text, titles, tree=True)
+        if chosen.mode == "raptor" and not res.vectors.count("summaries"):  # looked for only when it would be chosen
+            chosen = route(run.text, titles, tree=False)
         run.explain["auto"] = {"mode": chosen.mode, "rule": chosen.rule, "features": chosen.features}
         run.notes.append(f"auto chose {chosen.mode}: {chosen.rule}")
         return REGISTRY.mode(chosen.mode).run(run, res)

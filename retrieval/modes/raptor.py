@@ -1,10 +1,12 @@
 """Mode ``raptor``: RAPTOR's collapsed-tree retrieval over the chunks and the tree's summaries
 (``ingest.raptor``), summaries expanded to their most central chunks.
 
-Chunks and summaries are searched side by side (the collapsed tree: every level at once). A chunk
-scores its own cosine with the query, or, when it is among the central chunks of a matching summary,
-the mean of the summary's cosine and its own, whichever is higher: a passage rises when the cluster
-it belongs to matches the question as a whole. The matching summaries go to the context.
+Chunks and summaries are searched side by side (the collapsed tree: every level at once). A summary
+hit stands for its central chunks, each scored by the mean of the summary's cosine with the query and
+its own. ``retrieval.raptor_fusion`` says how those meet the chunk hits: ``lift`` (default) keeps the
+higher of a chunk's own cosine and that mean, so a passage rises when the cluster it belongs to
+matches the question as a whole; ``rrf`` fuses the two rankings; ``tree`` keeps the summaries'
+chunks alone (an ablation). The matching summaries go to the context.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import time
 
 import numpy as np
 
+from retrieval.fusion import ranked, rrf
 from retrieval.modes.baseline import dense
 from retrieval.registry import QueryError
 from retrieval.resources import Resources
@@ -44,10 +47,15 @@ def raptor(run: Run, res: Resources) -> dict[str, float]:
         for c in members[h.id]:
             if c in own and (s := (h.score + own[c]) / 2) > lifted.get(c, -1.0):
                 lifted[c], via[c] = s, h.id
-    out = dict(direct)
-    for c, s in lifted.items():
-        if s > out.get(c, -1.0):
-            out[c] = s
+    if run.cfg.raptor_fusion == "tree":
+        out = dict(lifted)
+    elif run.cfg.raptor_fusion == "rrf":
+        out = rrf({"dense": ranked(direct), "tree": ranked(lifted)}, k=run.cfg.rrf_k)
+    else:
+        out = dict(direct)
+        for c, s in lifted.items():
+            if s > out.get(c, -1.0):
+                out[c] = s
     run.stage("tree", t)
     run.signals["tree"] = lifted
     run.summaries = [f"{h.payload.get('text', '')}".strip() or f"(summary {h.id})" for h in hits[:3]]
