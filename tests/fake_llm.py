@@ -7,6 +7,7 @@ with it; a gleaning prompt gets ``<|COMPLETE|>`` and the Y/N check ``N``. An ans
 ``# Question`` after a cited context) gets, computed from the prompt alone, the first sentence of each
 of the two context passages sharing the most words with the question, each cited by its label; a
 graph-QA prompt gets its last allowed answer when the graph holds a negated relation, else its first;
+a tree-summary prompt gets "In short: " and the first 25 words of its text;
 ``stream: true`` is answered as OpenAI's server-sent chunks. Knobs for failure tests: ``fail_next``
 (HTTP statuses to answer first), ``malformed_next`` (answers of prose), ``foreign_citation`` (a label
 not in the context, cited once), ``delay_s``; it records every request and the most requests it saw
@@ -77,6 +78,9 @@ class FakeLlm:
             return "<|COMPLETE|>"
         if "Answer Y if there are still" in last:
             return "N"
+        if last.startswith("Write a summary of the following"):  # a RAPTOR tree summary: the opening words
+            body = last.split(":", 1)[1].strip()
+            return "In short: " + " ".join(body.split()[:25])
         if "# Report Structure" in last:  # a community-report prompt
             words = set(_WORD.findall(last.lower()))
             return max(self.reports, key=lambda r: len(r[1] & words))[0]

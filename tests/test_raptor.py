@@ -14,11 +14,13 @@ from pydantic import ValidationError
 
 from hopgraph.app.doctor import diagnose
 from hopgraph.app.platform import Platform
+from hopgraph.core.settings import LlmSettings
 from hopgraph.core.summary_settings import RaptorSettings
 from ingest.raptor_cluster import partition, soft_clusters
 from ingest.raptor_summary import extractive
 from retrieval.registry import QueryError
 from tests.conftest import settings_for
+from tests.fake_llm import fake_llm_server
 from tests.paths import SHARED_DATA
 from vectors.embedders import SentenceTransformerEmbedder
 from vectors.store import VectorPoint
@@ -156,3 +158,22 @@ def test_mode_raptor_without_a_tree_says_how_to_build_one(platform: Platform, tm
     assert platform.update_tree().built == 1
     assert platform.query("observatory", mode="raptor").results
     assert platform.query(overview, mode="auto", explain=True).explain["auto"]["mode"] == "raptor"
+
+
+def test_llm_tree_summaries_and_a_failed_request_keeps_the_extractive_one(
+        arcadedb: Any, embedder: SentenceTransformerEmbedder, tmp_path: Path) -> None:
+    texts = [f"The Vexmoor Observatory catalogued variable star number {i}. It was seen from Kelderwick."
+             for i in range(14)] + [f"Salt mine {i} of Kelderwick paid for the telescope." for i in range(14)]
+    for i, t in enumerate(texts):
+        (tmp_path / f"d{i:02}.txt").write_text(t)
+    with fake_llm_server() as (fake, url):
+        s = settings_for(arcadedb, tmp_path / "data", llm=LlmSettings(base_url=url, api_key="k", model="m"),
+                         raptor=RaptorSettings(enabled=True, llm_summaries=True, branch_size=40, branch_max=80))
+        fake.fail_next.extend([400])  # not transient: that one summary stays extractive
+        with Platform(s, embedder=embedder) as p:
+            p.ingest([tmp_path / f"d{i:02}.txt" for i in range(len(texts))])
+            rows = p.graph.read("MATCH (s:Summary) RETURN s.text AS text")
+    asked = [m for m in fake.requests if m[-1]["content"].startswith("Write a summary of the following")]
+    written = [r["text"] for r in rows if r["text"].startswith("In short: ")]
+    assert len(rows) >= 3 and len(asked) == len(rows)
+    assert len(written) == len(rows) - 1  # the refused request kept its extractive summary
