@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.hopgraph-installed
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install clip-venv test lint typecheck unit demo bench clean distclean
+.PHONY: install clip-venv browser test lint typecheck unit demo bench clean distclean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
@@ -52,7 +52,17 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-unit: install clip-venv
+# the explorer's tests drive Debian's headless Chromium; without it (no root, no apt) they skip, saying why
+APT_BROWSER := apt-get install -y -q chromium chromium-driver >/dev/null 2>&1
+browser:  ## Debian's chromium + chromium-driver for the explorer's browser tests
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    $(APT_BROWSER) || { apt-get update -q >/dev/null 2>&1 && $(APT_BROWSER); } \
+	      || echo "no chromium could be installed: the browser tests will skip"; \
+	  else echo "no chromium (installing it needs root and apt): the browser tests will skip"; fi; \
+	fi
+
+unit: install clip-venv browser
 	$(BIN)/pytest -q -ra
 
 test: lint typecheck unit  ## ruff, mypy and the whole pytest suite (real engines, no mocks)

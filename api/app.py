@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from starlette.concurrency import run_in_threadpool
 
-from api import docs_pages, problems, reload
+from api import docs_pages, explorer, problems, reload
 from api.auth import Authenticator
 from api.deps import AppState
 from api.job_store import JobStore
@@ -37,7 +37,8 @@ database; embeddings in Qdrant) with graph-aware retrieval modes, ingest and del
 browse entities and communities, and explore the graph with read-only Cypher.
 
 **Auth**: send an API key as `X-API-Key` or `Authorization: Bearer`. `read` keys query and explore;
-`admin` keys also ingest and delete. `/health`, `/ready` and `/metrics` need no key.
+`admin` keys also ingest and delete. `/health`, `/ready` and `/metrics` need no key. The explorer page
+at `/ui` asks for a key when keys are configured.
 
 **Errors** are RFC 7807 problem documents (`application/problem+json`).
 """
@@ -95,6 +96,7 @@ def create_app(settings: Settings | None = None, platform: Platform | None = Non
                   responses={500: {"description": "Internal error (problem JSON)"}}, docs_url=None, redoc_url=None)
     problems.install(app)
     docs_pages.install(app)
+    explorer.install(app)
     for router in (query.router, answer.router, documents.router, graph.router, export.router, admin.router,
                    ops.router):
         app.include_router(router)

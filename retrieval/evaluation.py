@@ -160,12 +160,17 @@ def evaluate(query: Callable[[str, str, RetrievalSettings], QueryResult], corpus
     return reports
 
 
-def write_report(path: Path, dataset: Path, reports: list[ModeReport], extra: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({
+def report_data(dataset: Path, reports: list[ModeReport], extra: dict[str, Any]) -> dict[str, Any]:
+    """The report of one evaluation run, as ``--out`` writes it and ``--html`` draws it."""
+    return {
         "dataset": str(dataset), **extra,
         "modes": {r.mode: {"metrics": r.metrics, "latency_ms": r.latency_ms, "degraded_queries": r.notes,
                            "diversity": r.diversity}
                   for r in reports},
         "queries": {r.mode: r.per_query for r in reports},
-    }, indent=1))
+    }
+
+
+def write_report(path: Path, dataset: Path, reports: list[ModeReport], extra: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report_data(dataset, reports, extra), indent=1))

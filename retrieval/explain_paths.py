@@ -1,6 +1,8 @@
 """``--explain``'s expansion paths: for each top passage, the way the walk most plausibly reached it
 from the query's seeds (a seed it mentions, or a seed one relation away from an entity it mentions,
-whichever carries more walk mass; else its entity with the most mass, reached by the walk at large)."""
+whichever carries more walk mass; else its entity with the most mass, reached by the walk at large).
+Each path also comes as data (``entities``, the ``relations`` between them, the walk ``weight``) for
+the explorer's drawing."""
 
 from __future__ import annotations
 
@@ -13,9 +15,9 @@ import numpy as np
 from retrieval.snapshot import Snapshot
 
 
-def _hop(snap: Snapshot, a: int, b: int) -> str:
+def _label(snap: Snapshot, a: int, b: int) -> str:
     label = snap.edge_types.get((a, b)) or snap.edge_types.get((b, a)) or "co-occurs with"
-    return f" -[{label.replace('_', ' ')}]-> "
+    return label.replace("_", " ")
 
 
 def expansion_paths(snap: Snapshot, chunk_ids: Sequence[str], seeds: Mapping[int, float], mass: np.ndarray,
@@ -43,8 +45,11 @@ def expansion_paths(snap: Snapshot, chunk_ids: Sequence[str], seeds: Mapping[int
             nodes = [int(max(mentioned, key=lambda i: (float(mass[i]) if mass.size else 0.0, -int(i))))]
             how = " (reached by the walk, no seed within one relation)"
         text = snap.entity_names[nodes[0]]
+        relations = []
         for a, b in pairwise(nodes):
-            text += _hop(snap, a, b) + snap.entity_names[b]
+            relations.append(_label(snap, a, b))
+            text += f" -[{relations[-1]}]-> " + snap.entity_names[b]
         out.append({"chunk": cid, "document": snap.chunk_docs[j], "hops": len(nodes) - 1,
-                    "path": f"{text} => passage{how}"})
+                    "path": f"{text} => passage{how}", "entities": [snap.entity_names[e] for e in nodes],
+                    "relations": relations, "weight": round(best[0], 4)})
     return out

@@ -18,6 +18,7 @@ from hopgraph.core.settings import RetrievalSettings
 from retrieval import subgraph
 from retrieval.context import build_context
 from retrieval.diversity import mmr
+from retrieval.explain_graph import query_subgraph
 from retrieval.fusion import normalize, ranked
 from retrieval.index.keeper import IndexKeeper
 from retrieval.index.state import IndexRecipe, IndexState
@@ -127,6 +128,7 @@ class Retriever:
         if explain:
             run.explain["signals"] = {name: {c: round(v, 4) for c, v in sorted(
                 normalize(sig).items(), key=lambda kv: -kv[1])[:k * 2]} for name, sig in run.signals.items()}
+            run.explain["subgraph"] = query_subgraph(text, run.explain, results)
         return QueryResult(query=text, mode=mode, results=results, timings_ms=run.timings, notes=run.notes,
                            context=context, explain=run.explain if explain else {}, **self._versions(state))
 

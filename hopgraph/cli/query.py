@@ -122,6 +122,8 @@ def eval_cmd(
                           ] = False,
     mmr: Annotated[float | None, typer.Option(min=0, max=1, help="retrieval.mmr_lambda for every mode "
                                                                  "(diversify each top-k).")] = None,
+    html: Annotated[Path | None, typer.Option(help="Also write the report as one self-contained HTML page with "
+                                                   "plots (R@k curves, latencies, R@5 by question type).")] = None,
 ) -> None:
     """Ingest a BEIR corpus (once; reruns reuse it) and report R@2/5/10, nDCG@10, MRR@10 and latency
     for every mode, the BM25/dense/RRF baselines and the ablations of graph mode, in one run."""
@@ -179,3 +181,11 @@ def eval_cmd(
     if out:
         write_report(out, dataset, reps, {"queries_evaluated": len(ds.queries), **extra})
         console.print(f"per-query report: {out}")
+    if html:
+        from hopgraph.app.eval_html import report_html
+        from retrieval.evaluation import report_data
+
+        html.parent.mkdir(parents=True, exist_ok=True)
+        html.write_text(report_html(report_data(dataset, reps, {"queries_evaluated": len(ds.queries), **extra})),
+                        encoding="utf-8")
+        console.print(f"HTML report: {html}")

@@ -1,0 +1,40 @@
+"""The explorer at ``/ui``: a page to query, see the subgraph that produced a ranking, and browse
+entities, communities and jobs. Server-rendered HTML and a small script that calls the API with the
+user's key (kept in the tab's session storage, never in a URL); the graph drawing is vis-network,
+served from the ``pyvis`` package that bundles it (no CDN: the page works offline)."""
+
+from __future__ import annotations
+
+import html
+from importlib.resources import files
+from pathlib import Path
+from string import Template
+
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
+
+from retrieval.registry import REGISTRY
+
+ASSETS = Path(__file__).with_name("explorer_assets")
+VIS = Path(str(files("pyvis") / "lib" / "vis-9.1.2"))
+
+
+def page(modes: list[str], keys_required: bool) -> str:
+    """The explorer's HTML (modes in the selector, whether the API asks for a key)."""
+    options = "\n".join(f'<option value="{html.escape(m)}"{" selected" if m == "graph" else ""}>{html.escape(m)}'
+                        "</option>" for m in modes)
+    return Template((ASSETS / "index.html").read_text(encoding="utf-8")).substitute(
+        modes=options, auth="required" if keys_required else "open")
+
+
+def install(app: FastAPI) -> None:
+    """Serve ``/ui`` and its assets."""
+    app.mount("/ui/assets", StaticFiles(directory=ASSETS), name="explorer-assets")
+    app.mount("/ui/vendor", StaticFiles(directory=VIS), name="explorer-vendor")
+
+    @app.get("/ui", include_in_schema=False)
+    async def explorer(request: Request) -> HTMLResponse:
+        hg = request.app.state.hg
+        return HTMLResponse(page(list(REGISTRY.names), not hg.auth.open),
+                            headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})

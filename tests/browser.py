@@ -1,0 +1,81 @@
+"""Headless Chromium (Debian's chromium + chromium-driver) through Selenium, for the explorer's tests:
+the flags that keep it off the network, a performance log to read every request it made, and
+screenshots saved as test artefacts under ``test-artifacts/``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.paths import REPO_ROOT
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+ARTIFACTS = REPO_ROOT / "test-artifacts"
+needs_browser = pytest.mark.skipif(
+    not (CHROMIUM and CHROMEDRIVER),
+    reason="no headless browser: Debian's chromium and chromium-driver are not installed "
+           "(`make test` installs them when it runs as root with apt)")
+
+
+@contextmanager
+def chromium(profile: Path) -> Iterator[Any]:
+    """A headless Chromium driven by Selenium, with its network requests logged."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = str(CHROMIUM)
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage", "--window-size=1400,1000", f"--user-data-dir={profile}"):
+        opts.add_argument(flag)
+    opts.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+#: draws a 200-node subgraph on the explorer page (query, 20 seeds, 100 entities, 79 passages)
+DRAW_200_NODES = """
+window.explorer.lastRenderMs = null;
+const nodes = [{id: 'query', label: 'q', kind: 'query', level: 0}], edges = [];
+for (let i = 0; i < 199; i++) {
+  const kind = i < 20 ? 'seed' : (i < 120 ? 'entity' : 'chunk');
+  nodes.push({id: 'n' + i, label: 'node ' + i, kind, level: kind === 'seed' ? 1 : (kind === 'entity' ? 2 : 3),
+              weight: 0.5, signals: {dense: 0.5}, signal: 'dense'});
+  edges.push({from: i < 20 ? 'query' : 'n' + (i % 20), to: 'n' + i, label: 'r', weight: 0.5});
+}
+drawSubgraph({nodes, edges});"""
+#: the browser's own pages (its new-tab page before the first navigation): not requests of the page
+INTERNAL = ("chrome://", "chrome-untrusted://", "chrome-search://", "devtools://", "about:")
+
+
+def requested_urls(driver: Any) -> list[str]:
+    """Every URL requested since the last call (from the DevTools performance log), the browser's
+    own internal pages left out."""
+    urls = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message.get("method") == "Network.requestWillBeSent":
+            url = message["params"]["request"]["url"]
+            if not url.startswith(INTERNAL):
+                urls.append(url)
+    return urls
+
+
+def screenshot(driver: Any, name: str) -> Path:
+    """Save a screenshot under test-artifacts/ and return its path."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    driver.save_screenshot(str(path))
+    return path
