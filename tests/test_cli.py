@@ -107,3 +107,34 @@ def test_cypher_command(arcadedb: ServerInfo, tmp_path: Path) -> None:
     assert out.returncode == 2 and "rejected the statement" in out.stderr and "{" not in out.stderr
     out = _run(["cypher", "MATCH (m:Migration) WHERE m.version < 0 RETURN m.name AS name"], env)
     assert out.returncode == 0 and out.stdout.startswith("no rows")
+
+
+def test_eval_writes_json_and_html_reports_and_tree_builds_the_raptor_tree(arcadedb: ServerInfo,
+                                                                            tmp_path: Path) -> None:
+    data = tmp_path / "set"
+    (data / "qrels").mkdir(parents=True)
+    sample = sorted((Path(__file__).resolve().parents[1] / "hopgraph" / "sample").glob("*.txt"))
+    (data / "corpus.jsonl").write_text("\n".join(json.dumps({"_id": p.stem, "title": p.stem.title(),
+                                                             "text": p.read_text()}) for p in sample))
+    (data / "queries.jsonl").write_text("\n".join(json.dumps(q) for q in (
+        {"_id": "q1", "text": "Who founded the Vexmoor Observatory?"},
+        {"_id": "q2", "text": "Which physicist won two Nobel Prizes?"})))
+    (data / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\tobservatory\t1\nq2\tcurie\t1\n")
+    env = {"HOPGRAPH_DATA_DIR": str(tmp_path / "data"), "HOPGRAPH_GRAPH__URI": arcadedb.uri,
+           "HOPGRAPH_GRAPH__PASSWORD": arcadedb.password, "HOPGRAPH_GRAPH__HTTP_PORT": str(arcadedb.http_port),
+           "HOPGRAPH_GRAPH__DATABASE": "clieval", "HOPGRAPH_CONFIG": empty_config(tmp_path)}
+    out = _run(["eval", str(data), "--modes", "dense,raptor", "--out", str(tmp_path / "r.json"),
+                "--html", str(tmp_path / "r.html")], env)
+    assert out.returncode == 0, out.stderr
+    assert "RAPTOR tree: 1 branch(es), 1 built" in out.stdout  # built on demand for mode raptor
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert set(report["modes"]) == {"dense", "raptor"} and report["queries_evaluated"] == 2
+    page = (tmp_path / "r.html").read_text()
+    assert page.count("<svg") == 2 and "raptor" in page and "<script" not in page
+    env["HOPGRAPH_GRAPH__DATABASE"] = "clitree"
+    out = _run(["ingest", "--no-progress", str(data / "corpus.jsonl")], env)
+    assert out.returncode == 0, out.stderr
+    out = _run(["tree"], env)
+    assert out.returncode == 0 and "1 built" in out.stdout, out.stderr
+    out = _run(["tree"], env)  # nothing changed: nothing rebuilt
+    assert out.returncode == 0 and "0 built" in out.stdout and "1 unchanged" in out.stdout, out.stdout

@@ -50,7 +50,8 @@ def loaded(platform: Platform, tmp_path: Path) -> Platform:
 
 
 def test_every_mode_answers_with_citations(loaded: Platform) -> None:
-    # image, gnn: test_image_retrieval, test_gpu_modes
+    # image, gnn: test_image_retrieval, test_gpu_modes; raptor reads the tree, built on demand
+    loaded.update_tree()
     for mode in (m for m in REGISTRY.names if m not in ("image", "gnn")):
         res = loaded.query("Who broke the Enigma cipher?", mode=mode, top_k=3)
         assert res.results, mode
