@@ -63,6 +63,8 @@ class QueryRequest(BaseModel):
     rerank: bool | None = Field(default=None, description="Rerank the fused candidates (default: settings).")
     mmr_lambda: float | None = Field(default=None, ge=0, le=1, description="Diversify the top-k by maximal "
                                      "marginal relevance (1 = relevance only; default: settings).")
+    nli: bool | None = Field(default=None, description="Group the top results by NLI entailment (needs "
+                             "retrieval.nli.model; default: retrieval.nli.enabled).")
     explain: bool = Field(default=False, description="Include seeds, paths and per-signal scores.")
 
 

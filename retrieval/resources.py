@@ -10,11 +10,13 @@ import threading
 import scipy.sparse as sp
 
 from graphdb.store import GraphStore
+from hopgraph.core.nli_settings import NliSettings
 from hopgraph.core.settings import ImageRetrievalSettings
 from retrieval import image
 from retrieval.index.keeper import IndexKeeper
 from retrieval.index.state import IndexState
 from retrieval.keyword import KeywordIndex
+from retrieval.nli_clusters import NliScorer
 from retrieval.rerank import Reranker, make_reranker
 from retrieval.subgraph import GpuParts
 from vectors.clip import ClipEmbedder
@@ -34,6 +36,7 @@ class Resources:
         self.gpu = gpu
         self.clip = clip
         self._rerankers: dict[str, Reranker] = {}
+        self._nli: dict[tuple[str, str, tuple[str, ...]], NliScorer] = {}
         self._lock = threading.Lock()
 
     @staticmethod
@@ -64,4 +67,14 @@ class Resources:
             with self._lock:
                 found = self._rerankers.get(name) or make_reranker(name, self.embedder)
                 self._rerankers = {**self._rerankers, name: found}
+        return found
+
+    def nli(self, cfg: NliSettings) -> NliScorer:
+        """The NLI cross-encoder of these settings (loaded once per model, device and label order)."""
+        key = (str(cfg.model), cfg.device, cfg.labels)
+        found = self._nli.get(key)
+        if found is None:
+            with self._lock:
+                found = self._nli.get(key) or NliScorer(cfg)
+                self._nli = {**self._nli, key: found}
         return found

@@ -24,6 +24,7 @@ from retrieval.index.keeper import IndexKeeper
 from retrieval.index.state import IndexRecipe, IndexState
 from retrieval.modes.graph import graph_pass
 from retrieval.modes.image import clip_scores, fuse_with_kg
+from retrieval.nli_clusters import cluster
 from retrieval.registry import REGISTRY, QueryError
 from retrieval.resources import Resources
 from retrieval.run import Run
@@ -122,6 +123,10 @@ class Retriever:
             order = mmr(pool, scores, self.res.vectors.vectors("chunks", pool), cfg.mmr_lambda, k) + order[len(pool):]
             run.stage("mmr", t)
         results = [self._result(snap, i + 1, scores.get(c, 0.0), c, run) for i, c in enumerate(order[:k])]
+        if cfg.nli.enabled and len(results) > 1:
+            t = time.perf_counter()
+            self._group(run, results)
+            run.stage("nli", t)
         context = build_context(results, run.entities[:12], run.relations[:8], run.communities[:3], cfg.token_budget,
                                 summaries=run.summaries[:3])
         run.timings["total"] = round((time.perf_counter() - t0) * 1000, 2)
@@ -184,6 +189,19 @@ class Retriever:
                                                 source=snap.chunk_sources[j]),
                               entities=[snap.entity_names[e] for e in via],
                               image=snap.chunk_uris[j] or None if snap.chunk_kinds[j] == "image" else None)
+
+    def _group(self, run: Run, results: list[RetrievedChunk]) -> None:
+        """NLI clusters of the top results (``retrieval.nli``): each member gets its cluster's rank."""
+        cfg = run.cfg.nli
+        top = results[: cfg.top_m]
+        pe, pc = self.res.nli(cfg).probabilities([r.text for r in top])
+        found = cluster([r.score for r in top], pe, pc, cfg)
+        for rank, c in enumerate(found):
+            for i in c.members:
+                top[i].cluster = rank
+        run.explain["nli"] = {"strategy": cfg.strategy, "clusters": [
+            {"chunks": [top[i].citation.chunk_id for i in c.members], "score": round(c.score, 4),
+             "cohesion": round(c.cohesion, 4)} for c in found]}
 
     def _rerank(self, run: Run, order: list[str]) -> list[str]:
         reranker = self.res.reranker(run.cfg.reranker)

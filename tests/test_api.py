@@ -117,6 +117,9 @@ def test_bad_bodies_get_422_problems(ingested: dict[str, Any], reader: httpx.Cli
     r = reader.post("/query", json={"text": "x", "mode": "telepathy"})
     assert r.status_code == 422 and "mode" in r.json()["detail"]
     assert reader.post("/query", json={"text": "   "}).status_code == 422
+    r = reader.post("/query", json={"text": "x", "nli": True})  # no NLI model configured: said so
+    assert r.status_code == 400 and "retrieval.nli.model" in r.json()["detail"]
+    assert reader.post("/query", json={"text": "Analytical Engine", "nli": False}).status_code == 200
     r = admin.post("/documents", json={"documents": [{"id": "a"}]})
     assert r.status_code == 422 and "text" in r.json()["detail"]
     r = admin.post("/documents", content=b"{not json", headers={"content-type": "application/json"})

@@ -30,6 +30,12 @@ async def query(body: QueryRequest, request: Request) -> QueryResponse:
         overrides["rerank"] = body.rerank
     if body.mmr_lambda is not None:
         overrides["mmr_lambda"] = body.mmr_lambda
+    if body.nli is not None:
+        nli = hg.settings.retrieval.nli
+        if body.nli and not nli.model:
+            raise ProblemError(400, "nli needs retrieval.nli.model (an NLI cross-encoder name or path) in the "
+                                    "server's settings")
+        overrides["nli"] = nli.model_copy(update={"enabled": body.nli})
     cfg = hg.settings.retrieval.model_copy(update=overrides) if overrides else None
     timeout = hg.settings.api.query_timeout_s
     try:

@@ -170,6 +170,7 @@ class RetrievedChunk(BaseModel):
     citation: Citation
     entities: list[str] = Field(default_factory=list, description="Entities that led to it (graph modes).")
     image: str | None = Field(default=None, description="The image path or URI, for an image document.")
+    cluster: int | None = Field(default=None, description="Rank of its NLI cluster (retrieval.nli), 0 = best.")
 
 
 class QueryFilters(BaseModel):

@@ -25,6 +25,7 @@ from pydantic_settings import (
 from hopgraph.core.answer_settings import AnswerSettings
 from hopgraph.core.gpu_settings import GpuSettings
 from hopgraph.core.limits import TOP_K_MAX
+from hopgraph.core.nli_settings import NliSettings
 from hopgraph.core.service_settings import ApiSettings, SchedulerSettings
 from hopgraph.core.summary_settings import CommunitySettings, RaptorSettings
 
@@ -304,6 +305,7 @@ class RetrievalSettings(BaseModel):
     mmr_pool: int = Field(default=30, ge=2, le=500, description="Candidates MMR chooses the top-k from.")
     rerank_k: int = Field(default=20, ge=1)
     reranker: str = Field(default="minilm-maxsim", description="'minilm-maxsim' or a cross-encoder name/path.")
+    nli: NliSettings = Field(default_factory=NliSettings)
     stage_cap_ms: float | None = Field(
         default=150.0, gt=0, description="A stage over this degrades the mode to a cheaper one (saying so); "
         "None = never degrade (rankings then never depend on the machine's load: evaluation, tests).")
