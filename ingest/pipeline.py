@@ -218,9 +218,19 @@ class Ingestor:
                 self.vectors.optimize()
             self.vectors.flush()
 
-    def update_tree(self, rebuild: bool = False) -> TreeReport:
-        """Bring the RAPTOR tree up to date now (``rebuild``: re-partition and rebuild every branch)."""
-        built = self.tree.update(rebuild=rebuild)
+    def update_tree(self, rebuild: bool = False, progress: bool = False) -> TreeReport:
+        """Bring the RAPTOR tree up to date now (``rebuild``: re-partition and rebuild every branch),
+        with a progress bar over the branches it builds when ``progress``."""
+        bar = tqdm(unit="branch", desc="tree", disable=not progress, dynamic_ncols=True)
+
+        def advance(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+
+        try:
+            built = self.tree.update(rebuild=rebuild, progress=advance)
+        finally:
+            bar.close()
         self.vectors.flush()
         return built
 

@@ -153,10 +153,10 @@ class Platform:
         finally:
             self._refresh_index()
 
-    def update_tree(self, rebuild: bool = False) -> TreeReport:
+    def update_tree(self, rebuild: bool = False, progress: bool = False) -> TreeReport:
         """Build or update the RAPTOR tree now (whether or not ``raptor.enabled`` builds it at ingest):
         only the branches that gained or lost chunks, or (``rebuild``) every branch."""
-        return self._ingestor().update_tree(rebuild=rebuild)
+        return self._ingestor().update_tree(rebuild=rebuild, progress=progress)
 
     def recover(self) -> int:
         """Repair what a killed process left: finish deletions, drop vectors of pending documents."""

@@ -177,6 +177,7 @@ def communities(
 def tree(
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Re-partition the chunks and rebuild every branch "
                                           "instead of only the branches that gained or lost chunks.")] = False,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar over the branches built.")] = True,
 ) -> None:
     """Build or update the RAPTOR tree of chunk-cluster summaries that mode raptor searches (an ingest
     does this at its end when raptor.enabled is set). Branches untouched since the last update are kept."""
@@ -185,7 +186,7 @@ def tree(
     s = load_settings()
     not_served(s)
     with reported(), Platform(s) as p:
-        report = p.update_tree(rebuild=rebuild)
+        report = p.update_tree(rebuild=rebuild, progress=progress)
     console.print(f"tree: {report.branches} branch(es): {report.built} built ({report.summaries_written} "
                   f"summaries), {report.dropped} dropped, {report.unchanged} unchanged in {report.seconds:.1f}s")
 

@@ -153,7 +153,7 @@ def eval_cmd(
         console.print(f"corpus: {report.documents_ingested} ingested, {report.documents_unchanged} unchanged "
                       f"({report.seconds:.0f}s); {len(ds.queries)} queries")
         if any(REGISTRY.settings_for(m, s.retrieval)[0] == "raptor" for m in chosen):
-            tree = p.update_tree()
+            tree = p.update_tree(progress=True)
             console.print(f"RAPTOR tree: {tree.branches} branch(es), {tree.built} built ({tree.seconds:.0f}s)")
         ids = p.corpus_ids()
         t = time.perf_counter()
