@@ -209,7 +209,7 @@ class Ingestor:
         if self.settings.communities.enabled and self.graph.communities_stale():
             with stage(report, "communities"):
                 report.communities = self.update_communities().communities
-        if self.settings.raptor.enabled:
+        if self.settings.raptor.enabled or self.vectors.count("summaries"):  # a tree, once built, is kept current
             with stage(report, "tree"):
                 self.tree.update()
                 report.summaries = self.vectors.count("summaries")

@@ -158,6 +158,14 @@ def test_mode_raptor_without_a_tree_says_how_to_build_one(platform: Platform, tm
     assert platform.update_tree().built == 1
     assert platform.query("observatory", mode="raptor").results
     assert platform.query(overview, mode="auto", explain=True).explain["auto"]["mode"] == "raptor"
+    # raptor.enabled is off here, but a tree once built is kept current: a new document joins it, and
+    # a deleted one leaves it
+    (tmp_path / "b.txt").write_text("Zorblax Quintana paid for the telescope with a salt mine.")
+    platform.ingest([tmp_path / "b.txt"])
+    leaves = sorted(c for b in platform.graph.tree_branches() for c in b.leaves)
+    assert leaves == sorted(platform.graph.chunk_ids()) and len(leaves) == 2
+    platform.delete_documents([d.id for d in platform.documents() if d.source and d.source.endswith("a.txt")])
+    assert sorted(c for b in platform.graph.tree_branches() for c in b.leaves) == platform.graph.chunk_ids()
 
 
 def test_llm_tree_summaries_and_a_failed_request_keeps_the_extractive_one(
