@@ -65,6 +65,8 @@ class QueryRequest(BaseModel):
                                      "marginal relevance (1 = relevance only; default: settings).")
     nli: bool | None = Field(default=None, description="Group the top results by NLI entailment (needs "
                              "retrieval.nli.model; default: retrieval.nli.enabled).")
+    confidence: bool | None = Field(default=None, description="Give each result its probability and the query "
+                                    "its confidence by score entropy (default: retrieval.confidence.enabled).")
     explain: bool = Field(default=False, description="Include seeds, paths and per-signal scores.")
 
 

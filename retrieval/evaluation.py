@@ -23,6 +23,7 @@ import numpy as np
 from hopgraph.core.errors import BadInputError
 from hopgraph.core.records import QueryResult
 from hopgraph.core.settings import RetrievalSettings
+from retrieval import confidence
 from retrieval.diversity import diversity_ratio, intra_list_diversity
 from retrieval.eval_stats import group_of
 from retrieval.registry import REGISTRY
@@ -106,6 +107,7 @@ class ModeReport:
     per_query: list[dict[str, Any]] = field(default_factory=list)
     notes: int = 0
     diversity: dict[str, float] = field(default_factory=dict)  # ratio@5 over the query set, mean ILD@5
+    selective: list[dict[str, float]] = field(default_factory=list)  # precision@1 when answering the surest share
 
 
 def ranked_documents(result: QueryResult, corpus_ids: dict[str, str]) -> list[str]:
@@ -142,14 +144,19 @@ def evaluate(query: Callable[[str, str, RetrievalSettings], QueryResult], corpus
             for k, v in m.items():
                 sums[k] = sums.get(k, 0.0) + v
             rep.notes += bool(res.notes)
+            spread = confidence.entropy(confidence.distribution([r.score for r in res.results[: base.confidence.top_m]],
+                                                                base.confidence.temperature))
             rep.per_query.append({"id": qid, "query": text, "ranked": docs[:10], "relevant": sorted(ds.qrels[qid]),
-                                  "metrics": m, "latency_ms": round(lat[-1], 2), "notes": res.notes})
+                                  "metrics": m, "latency_ms": round(lat[-1], 2), "notes": res.notes,
+                                  "entropy": round(spread, 4)})
         n = len(ds.queries)
         rep.metrics = {k: round(100 * v / n, 1) for k, v in sums.items()}
         ordered = sorted(lat)
         rep.latency_ms = {"p50": round(statistics.median(ordered), 1),
                           "p95": round(ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))], 1)}
         rep.diversity = {f"ratio@{DIVERSITY_K}": round(diversity_ratio(tops, DIVERSITY_K), 4)}
+        rep.selective = confidence.selective_curve([q["entropy"] for q in rep.per_query],
+                                                   [q["metrics"]["R@1"] > 0 for q in rep.per_query])
         if vectors is not None:
             ild = []
             for top in tops:
@@ -165,7 +172,7 @@ def report_data(dataset: Path, reports: list[ModeReport], extra: dict[str, Any])
     return {
         "dataset": str(dataset), **extra,
         "modes": {r.mode: {"metrics": r.metrics, "latency_ms": r.latency_ms, "degraded_queries": r.notes,
-                           "diversity": r.diversity}
+                           "diversity": r.diversity, "selective": r.selective}
                   for r in reports},
         "queries": {r.mode: r.per_query for r in reports},
     }

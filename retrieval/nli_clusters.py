@@ -21,7 +21,7 @@ from itertools import combinations
 
 import numpy as np
 
-from hopgraph.core.nli_settings import NliSettings
+from hopgraph.core.result_settings import NliSettings
 from vectors.embedders import EmbedderError, pick_device
 
 

@@ -10,7 +10,7 @@ import threading
 import scipy.sparse as sp
 
 from graphdb.store import GraphStore
-from hopgraph.core.nli_settings import NliSettings
+from hopgraph.core.result_settings import NliSettings
 from hopgraph.core.settings import ImageRetrievalSettings
 from retrieval import image
 from retrieval.index.keeper import IndexKeeper

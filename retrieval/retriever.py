@@ -15,7 +15,7 @@ from graphdb.store import GraphStore
 from hopgraph.core.gpu_settings import GpuSettings
 from hopgraph.core.records import Citation, QueryFilters, QueryResult, RetrievedChunk
 from hopgraph.core.settings import RetrievalSettings
-from retrieval import subgraph
+from retrieval import confidence, subgraph
 from retrieval.context import build_context
 from retrieval.diversity import mmr
 from retrieval.explain_graph import query_subgraph
@@ -123,6 +123,9 @@ class Retriever:
             order = mmr(pool, scores, self.res.vectors.vectors("chunks", pool), cfg.mmr_lambda, k) + order[len(pool):]
             run.stage("mmr", t)
         results = [self._result(snap, i + 1, scores.get(c, 0.0), c, run) for i, c in enumerate(order[:k])]
+        sureness = None
+        if cfg.confidence.enabled and results:
+            results, sureness = self._confidence(run, [scores.get(c, 0.0) for c in order], results)
         if cfg.nli.enabled and len(results) > 1:
             t = time.perf_counter()
             self._group(run, results)
@@ -135,7 +138,8 @@ class Retriever:
                 normalize(sig).items(), key=lambda kv: -kv[1])[:k * 2]} for name, sig in run.signals.items()}
             run.explain["subgraph"] = query_subgraph(text, run.explain, results)
         return QueryResult(query=text, mode=mode, results=results, timings_ms=run.timings, notes=run.notes,
-                           context=context, explain=run.explain if explain else {}, **self._versions(state))
+                           context=context, explain=run.explain if explain else {}, confidence=sureness,
+                           **self._versions(state))
 
     def query_image(self, path: str, top_k: int | None = None, cfg: RetrievalSettings | None = None
                     ) -> QueryResult:
@@ -189,6 +193,26 @@ class Retriever:
                                                 source=snap.chunk_sources[j]),
                               entities=[snap.entity_names[e] for e in via],
                               image=snap.chunk_uris[j] or None if snap.chunk_kinds[j] == "image" else None)
+
+    @staticmethod
+    def _confidence(run: Run, ranked_scores: list[float], results: list[RetrievedChunk]
+                    ) -> tuple[list[RetrievedChunk], float]:
+        """Each result's probability under the entropy distribution of the top scores, and the
+        query's confidence (1 - normalized entropy); the abstention and top-p cuts applied."""
+        cfg = run.cfg.confidence
+        probs = confidence.distribution(ranked_scores[: cfg.top_m], cfg.temperature)
+        spread = confidence.entropy(probs)
+        for r, p in zip(results, probs, strict=False):
+            r.confidence = round(float(p), 4)
+        run.explain["confidence"] = {"entropy": round(spread, 4), "distribution": [
+            {"chunk": r.citation.chunk_id, "p": r.confidence} for r in results if r.confidence is not None]}
+        if cfg.max_entropy is not None and spread > cfg.max_entropy:
+            run.notes.append(f"abstained: the top scores are too alike (entropy {spread:.2f} > "
+                             f"confidence.max_entropy={cfg.max_entropy:g})")
+            return [], round(1 - spread, 4)
+        if cfg.top_p is not None:
+            results = results[: confidence.top_p(probs, cfg.top_p)]
+        return results, round(1 - spread, 4)
 
     def _group(self, run: Run, results: list[RetrievedChunk]) -> None:
         """NLI clusters of the top results (``retrieval.nli``): each member gets its cluster's rank."""

@@ -12,7 +12,7 @@ import pytest
 from pydantic import ValidationError
 
 from hopgraph.app.platform import Platform
-from hopgraph.core.nli_settings import NliSettings
+from hopgraph.core.result_settings import NliSettings
 from retrieval.nli_clusters import NliScorer, cluster, edges
 from vectors.embedders import EmbedderError, resolve_model_path
 

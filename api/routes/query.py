@@ -36,6 +36,8 @@ async def query(body: QueryRequest, request: Request) -> QueryResponse:
             raise ProblemError(400, "nli needs retrieval.nli.model (an NLI cross-encoder name or path) in the "
                                     "server's settings")
         overrides["nli"] = nli.model_copy(update={"enabled": body.nli})
+    if body.confidence is not None:
+        overrides["confidence"] = hg.settings.retrieval.confidence.model_copy(update={"enabled": body.confidence})
     cfg = hg.settings.retrieval.model_copy(update=overrides) if overrides else None
     timeout = hg.settings.api.query_timeout_s
     try:

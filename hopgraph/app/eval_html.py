@@ -106,6 +106,12 @@ def report_html(report: Mapping[str, Any]) -> str:
             ["mode", "vs", "metric", "gain"],
             [[g["mode"], g["baseline"], g["metric"], f"{g['mean']:+.1f} [{g['low']:+.1f}, {g['high']:+.1f}]"]
              for g in gains]))
+    curves = {name: m["selective"] for name, m in modes.items() if m.get("selective")}
+    if curves:
+        first = next(iter(curves.values()))
+        parts.append("<h2>Selective retrieval: top-1 precision answering only the surest queries</h2>" + _table(
+            ["mode", *(f"{c['coverage']:.0%} answered" for c in first)],
+            [[name, *(f"{c['precision']:.1f}" for c in curve)] for name, curve in curves.items()]))
     if report.get("r5_by_type"):
         parts.append('<figure class="plot" id="types">' + type_bars(report["r5_by_type"]) + "</figure>")
     style = ("body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#212121}table{border-collapse:collapse;"

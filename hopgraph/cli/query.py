@@ -173,6 +173,13 @@ def eval_cmd(
         table.add_row(r.mode, *(f"{m[k]:.1f}" for k in cols), f"{r.latency_ms['p50']:.1f}",
                       f"{r.latency_ms['p95']:.1f}", f"{d.get('ratio@5', 0):.3f}", f"{d.get('ild@5', 0):.3f}")
     console.print(table)
+    if reps and reps[0].selective:
+        sel = Table("mode", *(f"{c['coverage']:.0%} answered" for c in reps[0].selective),
+                    title="selective retrieval: top-1 precision when only the surest queries (lowest score "
+                          "entropy) are answered")
+        for r in reps:
+            sel.add_row(r.mode, *(f"{c['precision']:.1f} (H≤{c['max_entropy']:.2f})" for c in r.selective))
+        console.print(sel)
     extra = _print_stats(reps, ds.groups, images)
     by_mode = {r.mode: r for r in reps}
     if "image" in by_mode and "dense" in by_mode:

@@ -171,6 +171,8 @@ class RetrievedChunk(BaseModel):
     entities: list[str] = Field(default_factory=list, description="Entities that led to it (graph modes).")
     image: str | None = Field(default=None, description="The image path or URI, for an image document.")
     cluster: int | None = Field(default=None, description="Rank of its NLI cluster (retrieval.nli), 0 = best.")
+    confidence: float | None = Field(default=None, description="Its probability under the score-entropy "
+                                     "distribution (retrieval.confidence).")
 
 
 class QueryFilters(BaseModel):
@@ -198,6 +200,8 @@ class QueryResult(BaseModel):
     index_version: int = Field(default=0, description="The committed graph version whose index state answered.")
     graph_version: int = Field(default=0, description="The graph's committed version as last seen (a server "
                                "refreshes its state in the background: this may be ahead of index_version).")
+    confidence: float | None = Field(default=None, description="1 - the normalized entropy of the top scores "
+                                     "(retrieval.confidence): near 1 when one result stands out.")
 
     @computed_field(description="A stage overran its cap and a cheaper mode answered (see notes).")  # type: ignore[prop-decorator]
     @property

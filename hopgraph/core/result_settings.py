@@ -1,6 +1,7 @@
-"""Settings of NLI clustering of a query's top results (``retrieval.nli``): pairs of passages scored by an
-NLI cross-encoder, an edge where one entails the other clearly enough, and the passages grouped into
-maximal cliques (or grown by BFS) of that graph (kept apart to keep settings.py readable)."""
+"""Settings of what is made of a query's top results (kept apart to keep settings.py readable): NLI
+clustering (``retrieval.nli``: pairs scored by an NLI cross-encoder, an edge where one entails the other
+clearly enough, groups as cliques or BFS clusters of that graph) and confidence by score entropy
+(``retrieval.confidence``)."""
 
 from __future__ import annotations
 
@@ -49,3 +50,21 @@ class NliSettings(BaseModel):
         if self.enabled and not self.model:
             raise ValueError("nli.enabled needs nli.model (an NLI cross-encoder name or path)")
         return self
+
+
+class ConfidenceSettings(BaseModel):
+    """Confidence by score entropy: the top ``top_m`` scores of a result list, scaled to [0, 1] and turned
+    into a softmax distribution; its normalized entropy says how sure the ranking is (0: one result
+    stands out, 1: all alike)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    enabled: bool = Field(default=False, description="Give every result its probability and the query its "
+                          "entropy; apply the cuts below.")
+    top_m: int = Field(default=10, ge=2, le=100, description="Results the distribution is over.")
+    temperature: float = Field(default=0.2, gt=0, le=10, description="Softmax temperature over the scaled "
+                               "scores (smaller: sharper).")
+    max_entropy: float | None = Field(default=None, ge=0, le=1, description="Above this normalized entropy the "
+                                      "query abstains: no results, and a note says why (None: never).")
+    top_p: float | None = Field(default=None, gt=0, le=1, description="Keep the results whose probabilities "
+                                "add up to this (fewer when the ranking is sure; None: keep top_k).")
