@@ -18,6 +18,9 @@ from retrieval.registry import REGISTRY
 
 ASSETS = Path(__file__).with_name("explorer_assets")
 VIS = Path(str(files("pyvis") / "lib" / "vis-9.1.2"))
+#: the page may load from its own server only (vis-network sets inline styles and draws data: images)
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+       "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
 
 
 def page(modes: list[str], keys_required: bool) -> str:
@@ -36,5 +39,5 @@ def install(app: FastAPI) -> None:
     @app.get("/ui", include_in_schema=False)
     async def explorer(request: Request) -> HTMLResponse:
         hg = request.app.state.hg
-        return HTMLResponse(page(list(REGISTRY.names), not hg.auth.open),
-                            headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+        return HTMLResponse(page(list(REGISTRY.names), not hg.auth.open), headers={
+            "Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "Content-Security-Policy": CSP})

@@ -85,6 +85,7 @@ def served(arcadedb: Any, embedder: SentenceTransformerEmbedder,
 def test_ui_and_its_assets_are_served_without_a_key(served: str) -> None:
     r = httpx.get(f"{served}/ui")
     assert r.status_code == 200 and 'data-auth="required"' in r.text and "no-store" in r.headers["cache-control"]
+    assert "default-src 'self'" in r.headers["content-security-policy"]  # the browser loads nothing from elsewhere
     for path in ("/ui/assets/explorer.js", "/ui/assets/explorer.css", "/ui/vendor/vis-network.min.js"):
         assert httpx.get(f"{served}{path}").status_code == 200, path
     assert httpx.get(f"{served}/ui/assets/nothing.js").status_code == 404
@@ -157,6 +158,9 @@ def test_explorer_in_a_real_browser(served: str, tmp_path: Path) -> None:
 
         urls = requested_urls(driver)
         assert urls and all(u.startswith(served) or u.startswith("data:") for u in urls), urls
+        errors = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"
+                  and "401" not in e["message"]]  # the refused keyless query above is expected
+        assert not errors, errors  # no script error, nothing blocked by the page's CSP
         assert not any(READ_KEY in u for u in [*urls, driver.current_url])
 
 
