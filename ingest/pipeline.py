@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from tqdm import tqdm
@@ -218,19 +218,10 @@ class Ingestor:
                 self.vectors.optimize()
             self.vectors.flush()
 
-    def update_tree(self, rebuild: bool = False, progress: bool = False) -> TreeReport:
-        """Bring the RAPTOR tree up to date now (``rebuild``: re-partition and rebuild every branch),
-        with a progress bar over the branches it builds when ``progress``."""
-        bar = tqdm(unit="branch", desc="tree", disable=not progress, dynamic_ncols=True)
-
-        def advance(done: int, total: int) -> None:
-            bar.total = total
-            bar.update(done - bar.n)
-
-        try:
-            built = self.tree.update(rebuild=rebuild, progress=advance)
-        finally:
-            bar.close()
+    def update_tree(self, rebuild: bool = False, progress: Callable[[int, int], None] | None = None) -> TreeReport:
+        """Bring the RAPTOR tree up to date now (``rebuild``: re-partition and rebuild every branch);
+        ``progress(done, total)`` follows the branches built."""
+        built = self.tree.update(rebuild=rebuild, progress=progress)
         self.vectors.flush()
         return built
 

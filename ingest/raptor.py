@@ -223,9 +223,9 @@ class TreeBuilder:
             self.graph.drop_branches(sorted(drop))
         for b in built:
             self.graph.write_branch(b.nodes)
-        if built or drop:
+        if built or drop:  # a killed update leaves work for the next one, which sweeps then
             self.vectors.flush()
-        self._sweep()
+            self._sweep()
 
     def _sweep(self) -> None:
         """Delete summary vectors of branches the graph does not hold (left by a killed update)."""

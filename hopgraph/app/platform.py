@@ -156,7 +156,18 @@ class Platform:
     def update_tree(self, rebuild: bool = False, progress: bool = False) -> TreeReport:
         """Build or update the RAPTOR tree now (whether or not ``raptor.enabled`` builds it at ingest):
         only the branches that gained or lost chunks, or (``rebuild``) every branch."""
-        return self._ingestor().update_tree(rebuild=rebuild, progress=progress)
+        from tqdm import tqdm
+
+        bar = tqdm(unit="branch", desc="tree", disable=not progress, dynamic_ncols=True)
+
+        def advance(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+
+        try:
+            return self._ingestor().update_tree(rebuild=rebuild, progress=advance)
+        finally:
+            bar.close()
 
     def recover(self) -> int:
         """Repair what a killed process left: finish deletions, drop vectors of pending documents."""
