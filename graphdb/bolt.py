@@ -18,6 +18,7 @@ from graphdb.community_edits import CommunityEditsMixin
 from graphdb.dialect import Dialect
 from graphdb.index_reads import IndexReadsMixin
 from graphdb.migrations import MigrationRunner, discover, packaged
+from graphdb.section_edits import SectionEditsMixin
 from graphdb.store import (
     DocumentState,
     RelationRef,
@@ -47,7 +48,7 @@ def _dedupe(rows: Iterable[dict[str, Any]], key: str = "id") -> list[dict[str, A
     return list(out.values())
 
 
-class BoltGraphStore(IndexReadsMixin, CommunityEditsMixin, TreeEditsMixin, BrowseMixin):
+class BoltGraphStore(IndexReadsMixin, CommunityEditsMixin, TreeEditsMixin, SectionEditsMixin, BrowseMixin):
     """GraphStore over Bolt. Writes are UNWIND batches in managed write transactions."""
 
     def __init__(self, uri: str, auth: tuple[str, str], cfg: GraphSettings, dialect: Dialect) -> None:

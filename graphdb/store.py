@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from graphdb.community_protocol import IncrementalCommunities
+from graphdb.section_protocol import SectionStore
 from graphdb.tree_protocol import SummaryTree
 from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation
 
@@ -179,7 +180,7 @@ class IngestRun:
     error: str | None = None
 
 
-class GraphStore(IncrementalCommunities, SummaryTree, Protocol):
+class GraphStore(IncrementalCommunities, SummaryTree, SectionStore, Protocol):
     """What ingest and retrieval need from the graph database. Implementations only run statements:
     the domain decisions (removal plans, entity merges) are made in ``ingest.graph_edits``."""
 

@@ -1,4 +1,5 @@
-"""Token-aware chunking: windows of whole sentences, with overlap, under a token budget."""
+"""Token-aware chunking: windows of whole sentences, with overlap, under a token budget, inside each
+section of a document (``ingest.sections``)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from hopgraph.core.records import Chunk, chunk_id
+from hopgraph.core.records import Chunk, Section, chunk_id, section_id
+from ingest.sections import SectionSplit, split_sections
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
 
@@ -23,9 +25,11 @@ class Span:
 class Chunker:
     """Splits text into sentence-aligned chunks of at most ``max_tokens`` tokens."""
 
-    def __init__(self, count_tokens: TokenCounter, max_tokens: int = 200, overlap_tokens: int = 40) -> None:
+    def __init__(self, count_tokens: TokenCounter, max_tokens: int = 200, overlap_tokens: int = 40,
+                 split: SectionSplit = "headings") -> None:
         if overlap_tokens >= max_tokens:
             raise ValueError("overlap_tokens must be smaller than max_tokens")
+        self.split: SectionSplit = split
         self.count_tokens = count_tokens
         self.max_tokens = max_tokens
         self.overlap_tokens = overlap_tokens
@@ -99,13 +103,28 @@ class Chunker:
 
     def chunk(self, doc_id: str, text: str) -> list[Chunk]:
         """Chunks of one document, ids derived from the document id and the chunk text."""
+        return self.chunk_document(doc_id, text)[1]
+
+    def chunk_document(self, doc_id: str, text: str) -> tuple[list[Section], list[Chunk]]:
+        """A document's sections (``ingest.sections``) and their chunks, which never span two sections;
+        chunk order runs through the document. A passage repeated inside a document is stored once
+        (in the section where it first appears)."""
+        sections: list[Section] = []
         chunks: list[Chunk] = []
         seen: set[str] = set()
-        for span in self.windows(text):
-            body = text[span.start : span.end].strip()
-            cid = chunk_id(doc_id, body)
-            if cid in seen:  # a repeated passage inside one document is stored once
-                continue
-            seen.add(cid)
-            chunks.append(Chunk(id=cid, document_id=doc_id, text=body, ord=len(chunks), n_tokens=span.tokens))
-        return chunks
+        for part in split_sections(text, self.split):
+            owned: list[str] = []
+            for span in self.windows(part.text):
+                body = part.text[span.start : span.end].strip()
+                cid = chunk_id(doc_id, body)
+                if cid in seen:
+                    continue
+                seen.add(cid)
+                owned.append(cid)
+                chunks.append(Chunk(id=cid, document_id=doc_id, text=body, ord=len(chunks), n_tokens=span.tokens))
+            if owned:
+                ord_ = len(sections)
+                sections.append(Section(id=section_id(doc_id, ord_, part.path), document_id=doc_id,
+                                        title=part.title, path=part.path, level=part.level, ord=ord_,
+                                        chunk_ids=owned))
+        return sections, chunks

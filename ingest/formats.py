@@ -2,7 +2,8 @@
 
 A heading is a sentence of its own: it ends with a full stop when it has no closing punctuation, so
 that "# Marrowind Engineering" followed by "Marrowind Engineering is ..." never reads as one name
-"Marrowind Engineering Marrowind Engineering" to the entity extractor. The first level-1 heading of
+"Marrowind Engineering Marrowind Engineering" to the entity extractor. Its line starts with
+``SECTION_MARK`` and its level, where the chunker cuts the document into sections. The first level-1 heading of
 a Markdown file (or the page's <title>, else its first <h1>) is the document's title.
 """
 
@@ -12,10 +13,12 @@ import re
 from collections.abc import Callable
 from html.parser import HTMLParser
 
+from hopgraph.core.text import heading_line
+
 #: what a heading may already end with
 _CLOSED = ".!?:;…"
-_ATX = re.compile(r"^\s{0,3}#{1,6}[ \t]*(.*?)[ \t]*#*[ \t]*$", re.MULTILINE)
-_SETEXT = re.compile(r"^(?P<text>[^\n]*\S[^\n]*)\n\s{0,3}(?:=+|-+)[ \t]*$", re.MULTILINE)
+_ATX = re.compile(r"^\s{0,3}(?P<hashes>#{1,6})[ \t]*(?P<text>.*?)[ \t]*#*[ \t]*$", re.MULTILINE)
+_SETEXT = re.compile(r"^(?P<text>[^\n]*\S[^\n]*)\n\s{0,3}(?P<rule>=+|-+)[ \t]*$", re.MULTILINE)
 _H1 = re.compile(r"^\s{0,3}#[ \t]+(.+?)[ \t]*#*[ \t]*$", re.MULTILINE)
 
 
@@ -29,13 +32,18 @@ _MD_RULES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
     (re.compile(r"```.*?```", re.DOTALL), " "),               # fenced code
     (re.compile(r"!\[([^\]]*)\]\([^)]*\)"), r"\1"),           # images -> alt text
     (re.compile(r"\[([^\]]+)\]\([^)]*\)"), r"\1"),            # links -> text
-    (_ATX, lambda m: as_sentence(m.group(1))),                # "# Title" -> "Title."
-    (_SETEXT, lambda m: as_sentence(m.group("text"))),        # "Title\n=====" -> "Title."
+    (_ATX, lambda m: _heading(len(m.group("hashes")), m.group("text"))),  # "## Title" -> marked "Title."
+    (_SETEXT, lambda m: _heading(1 if m.group("rule")[0] == "=" else 2, m.group("text"))),  # "Title\n===="
     (re.compile(r"^\s{0,3}>\s?", re.MULTILINE), ""),          # block quotes
     (re.compile(r"^\s*[-*+]\s+", re.MULTILINE), ""),          # bullets
     (re.compile(r"(\*\*|__|\*|_|`)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # emphasis, inline code
     (re.compile(r"^\s*[-*_]{3,}\s*$", re.MULTILINE), ""),     # rules
 ]
+
+
+def _heading(level: int, text: str) -> str:
+    sentence = as_sentence(text)
+    return heading_line(level, sentence) if sentence else ""
 
 
 def markdown_to_text(md: str) -> str:
@@ -84,7 +92,8 @@ class _TextExtractor(HTMLParser):
             self._in_title = False
         if tag in self.HEADINGS and self._heading_from >= 0:
             heading = " ".join("".join(self.parts[self._heading_from:]).split())
-            self.parts[self._heading_from:] = [as_sentence(heading)]
+            sentence = as_sentence(heading)
+            self.parts[self._heading_from:] = [heading_line(int(tag[1]), sentence) if sentence else ""]
             if tag == "h1" and not self.first_h1:
                 self.first_h1 = heading
             self._heading_from = -1

@@ -22,13 +22,14 @@ from pathlib import Path
 from tqdm import tqdm
 
 from graphdb.store import COMPLETE, DELETING, PENDING, GraphStore, RemovalPlan
-from hopgraph.core.records import Chunk, Document, IngestReport, Relation
+from hopgraph.core.records import Chunk, IngestReport, Relation, Section
 from hopgraph.core.settings import Settings
 from ingest.chunking import Chunker
 from ingest.communities import CommunityBuilder
 from ingest.community_plan import CommunityReport
 from ingest.control import IngestCancelled, IngestControl, check_free_space, unattended
-from ingest.extraction import CO_OCCURS, Extraction, Extractor, SpacyExtractor
+from ingest.embedding import backfill_sections, image_points, vector_points
+from ingest.extraction import Extraction, Extractor, SpacyExtractor
 from ingest.forgetting import forget_removed_text
 from ingest.graph_docs import graph_extraction
 from ingest.graph_edits import plan_removal
@@ -39,10 +40,10 @@ from ingest.raptor import TreeBuilder, TreeReport
 from ingest.raptor_summary import LlmSummarizer
 from ingest.resolution import EntityResolver
 from ingest.sources import Skipped, SourceText, read_sources
-from ingest.texts import merge_relations, relation_point, relation_text
+from ingest.texts import merge_relations
 from vectors.clip import ClipEmbedder
 from vectors.embedders import Embedder
-from vectors.store import VectorPoint, VectorStore
+from vectors.store import VectorStore
 
 log = logging.getLogger(__name__)
 _EMBEDDED_CAP = 2_000_000  # ids remembered per collection by a long-lived ingestor (about 200 MB)
@@ -58,14 +59,6 @@ def stage(report: IngestReport, name: str) -> Iterator[None]:
         report.stage_seconds[name] = report.stage_seconds.get(name, 0.0) + time.perf_counter() - t
 
 
-def image_path(doc: Document) -> Path:
-    """The image file of an image document (a relative ``uri`` is relative to its source file)."""
-    p = Path(doc.uri or "")
-    if p.is_absolute():
-        return p
-    return Path((doc.source or "").split("#", 1)[0]).parent / p
-
-
 class Ingestor:
     """Writes documents into the graph and vector stores."""
 
@@ -77,7 +70,7 @@ class Ingestor:
         self.clip = clip
         self.settings = settings
         self.chunker = Chunker(embedder.count_tokens, settings.chunking.max_tokens,
-                               settings.chunking.overlap_tokens)
+                               settings.chunking.overlap_tokens, settings.chunking.sections)
         self.aliases = graph.aliases()
         # entity and relationship ids whose vectors this process wrote: a later batch mentioning
         # them again does not embed them again (an entity recurs in many batches); ids leave it
@@ -206,6 +199,7 @@ class Ingestor:
                     self.graph.mark_resolved([e.id for e in pending])
         with stage(report, "forget"):
             forget_removed_text(self.graph, self.vectors, self.embedder, self.extractor, self.settings.extraction)
+            backfill_sections(self.graph, self.vectors)
         if self.settings.communities.enabled and self.graph.communities_stale():
             with stage(report, "communities"):
                 report.communities = self.update_communities().communities
@@ -254,7 +248,7 @@ class Ingestor:
             return 0
         pending = [d.id for d in self.graph.unfinished_documents() if d.status == PENDING]
         for i in range(0, len(pending), 500):
-            for collection in ("chunks", "images"):
+            for collection in ("chunks", "sections", "images"):
                 self.vectors.delete_where(collection, {"document_id": pending[i : i + 500]})
         if pending:
             log.info("%d document(s) left pending by an interrupted run: their vectors are dropped until "
@@ -272,6 +266,8 @@ class Ingestor:
     def _remove(self, plan: RemovalPlan, document_ids: Sequence[str] = ()) -> None:
         if document_ids:
             self.vectors.delete("images", list(document_ids))
+            self.vectors.delete_where("sections", {"document_id": list(document_ids)})
+            self.graph.replace_sections(list(document_ids), [])
         self.vectors.delete("chunks", plan.chunk_ids)
         self.vectors.delete("entities", plan.entity_ids)
         self.vectors.delete("relationships", plan.relation_ids)
@@ -304,11 +300,12 @@ class Ingestor:
         if not todo:
             return
         chunks: list[Chunk] = []
+        sections: list[Section] = []
         per_doc: dict[str, list[str]] = {}
         most = self.settings.ingest.max_document_chunks
         with stage(report, "chunk"):
             for s in list(todo):
-                doc_chunks = self.chunker.chunk(s.document.id, s.text)
+                doc_sections, doc_chunks = self.chunker.chunk_document(s.document.id, s.text)
                 if len(doc_chunks) > most:
                     report.skipped[s.document.source] = (f"too long: {len(doc_chunks):,} chunks > "
                                                          f"ingest.max_document_chunks={most:,}")
@@ -317,6 +314,7 @@ class Ingestor:
                     continue
                 per_doc[s.document.id] = [c.id for c in doc_chunks]
                 chunks.extend(doc_chunks)
+                sections.extend(doc_sections)
         if not todo:
             return
         self._checkpoint(ctl, report)
@@ -328,13 +326,14 @@ class Ingestor:
         relations = merge_relations(extraction.relations)
         self._checkpoint(ctl, report)
         with stage(report, "embed"):
-            points = self._embed(chunks, extraction, relations)
+            points = vector_points(self.embedder, self.settings.extraction, chunks, sections, extraction,
+                                   relations, self._embedded)
         if self.clip is not None:
             with stage(report, "image_embed"):
-                points["images"] = self._embed_images(todo, report)
+                points["images"] = image_points(self.clip, todo, report)
         self._checkpoint(ctl, report, writing=True)
         with stage(report, "graph_write"):
-            self._write_graph(todo, per_doc, chunks, extraction, relations)
+            self._write_graph(todo, per_doc, chunks, sections, extraction, relations)
         with stage(report, "vector_write"):
             for collection, pts in points.items():
                 self.vectors.upsert(collection, pts)
@@ -352,49 +351,18 @@ class Ingestor:
         report.mentions += len(extraction.mentions)
         report.relations += len(relations)
 
-    def _embed(self, chunks: list[Chunk], extraction: Extraction,
-               relations: list[Relation]) -> dict[str, list[VectorPoint]]:
-        """Vectors of chunks, entities (by name) and typed relations (see ``relation_text``), except
-        entities and relations whose vectors this process already wrote."""
-        names = {e.id: e.name for e in extraction.entities.values()}
-        entities = [e for e in extraction.entities.values() if e.id not in self._embedded["entities"]]
-        embedded = [r for r in relations if (r.type != CO_OCCURS or self.settings.extraction.embed_cooccurrence)
-                    and r.id not in self._embedded["relationships"]]
-        chunk_vecs = self.embedder.embed([c.text for c in chunks])
-        entity_vecs = self.embedder.embed([e.name for e in entities])
-        words = self.settings.extraction.relation_text_words
-        relation_vecs = self.embedder.embed([relation_text(r, names, words) for r in embedded])
-        return {
-            "chunks": [VectorPoint(c.id, v, {"document_id": c.document_id})
-                       for c, v in zip(chunks, chunk_vecs, strict=True)],
-            "entities": [VectorPoint(e.id, v, {"name": e.name, "type": e.type})
-                         for e, v in zip(entities, entity_vecs, strict=True)],
-            "relationships": [relation_point(r, v) for r, v in zip(embedded, relation_vecs, strict=True)],
-        }
-
-    def _embed_images(self, todo: list[SourceText], report: IngestReport) -> list[VectorPoint]:
-        """CLIP vectors of the image files of image documents; an unreadable file is a warning (the
-        document stays searchable by its captions)."""
-        assert self.clip is not None
-        docs = {str(image_path(s.document)): s.document for s in todo if s.document.kind == "image"}
-        if not docs:
-            return []
-        got = self.clip.embed_images(list(docs))
-        for path, why in got.errors.items():
-            report.warnings[docs[path].source] = why
-            log.warning("image of %s not embedded: %s", docs[path].source, why)
-        return [VectorPoint(docs[p].id, v, {"document_id": docs[p].id, "source": docs[p].source})
-                for p, v in zip(got.paths, got.vectors, strict=True)]
-
     def _write_graph(self, todo: list[SourceText], per_doc: dict[str, list[str]], chunks: list[Chunk],
-                     extraction: Extraction, relations: list[Relation]) -> None:
-        """Documents (pending), removal of what changed documents no longer support, then the new items."""
+                     sections: list[Section], extraction: Extraction, relations: list[Relation]) -> None:
+        """Documents (pending), removal of what changed documents no longer support, then the new items
+        (a document's sections are replaced whole)."""
         self.graph.upsert_documents([s.document for s in todo], status=PENDING)
         plan = plan_removal(self.graph.removal_facts(per_doc), keep_entities=extraction.entities,
                             keep_relations={r.id for r in relations})
         if plan:
             self._remove(plan)
         self.graph.upsert_chunks(chunks)
+        self.vectors.delete_where("sections", {"document_id": list(per_doc)})
+        self.graph.replace_sections(list(per_doc), sections)
         self.graph.upsert_entities(list(extraction.entities.values()))
         self.graph.upsert_mentions(extraction.mentions)
         self.graph.upsert_relations(relations)

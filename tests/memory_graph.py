@@ -25,7 +25,7 @@ from graphdb.store import (
     StaleDescription,
     Topology,
 )
-from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation
+from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, Section
 
 
 @dataclass
@@ -41,6 +41,7 @@ class MemoryGraphStore:
 
     docs: dict[str, _Doc] = field(default_factory=dict)
     chunks: dict[str, Chunk] = field(default_factory=dict)
+    sections: dict[str, Section] = field(default_factory=dict)
     entities: dict[str, Entity] = field(default_factory=dict)
     resolved: set[str] = field(default_factory=set)
     mentions: dict[tuple[str, str], int] = field(default_factory=dict)
@@ -84,6 +85,23 @@ class MemoryGraphStore:
         return {"Document": len(self.docs), "Chunk": len(self.chunks), "Entity": len(self.entities),
                 "Community": len(self.communities), "HAS_CHUNK": len(self.chunks), "MENTIONS": len(self.mentions),
                 "RELATED": len(self.relations), "IN_COMMUNITY": len(self.members), "Summary": 0}
+
+    # -- sections ----------------------------------------------------------------------------------
+    def replace_sections(self, document_ids: Sequence[str], sections: Sequence[Section]) -> None:
+        gone = set(document_ids)
+        self.sections = {k: s for k, s in self.sections.items() if s.document_id not in gone}
+        self.sections.update({s.id: s.model_copy() for s in sections})
+
+    def sections_of(self, document_ids: Sequence[str]) -> list[Section]:
+        wanted = set(document_ids)
+        return sorted((s for s in self.sections.values() if s.document_id in wanted),
+                      key=lambda s: (s.document_id, s.ord))
+
+    def unembedded_sections(self, limit: int = 1000) -> list[Section]:
+        return []  # sections written by an ingest are embedded by it; only migrations leave others
+
+    def mark_sections_embedded(self, ids: Sequence[str]) -> None:
+        return None
 
     # -- documents ---------------------------------------------------------------------------------
     def upsert_documents(self, docs: Sequence[Document], status: str) -> None:

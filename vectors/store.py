@@ -25,6 +25,7 @@ COLLECTIONS: dict[str, dict[str, FieldKind]] = {
     "communities": {"id": "keyword", "level": "integer"},
     "images": {"id": "keyword", "document_id": "keyword"},
     "summaries": {"id": "keyword", "branch": "keyword", "level": "integer"},
+    "sections": {"id": "keyword", "document_id": "keyword"},
 }
 
 

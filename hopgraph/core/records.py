@@ -73,6 +73,24 @@ class Chunk(BaseModel):
     n_tokens: int = Field(default=0, ge=0)
 
 
+class Section(BaseModel):
+    """A part of a document under one heading (or one paragraph, with ``chunking.sections =
+    paragraphs``); its chunks never span two sections."""
+
+    id: str
+    document_id: str
+    title: str = Field(default="", description="Its heading ('' before the first heading).")
+    path: str = Field(default="", description="Headings from the top down to it, joined by ' > '.")
+    level: int = Field(default=0, ge=0, le=6)
+    ord: int = Field(ge=0)
+    chunk_ids: list[str] = Field(default_factory=list)
+
+
+def section_id(doc_id: str, ord_: int, path: str) -> str:
+    """A section is identified by its document, its position and its headings."""
+    return stable_id("sec", doc_id, str(ord_), path)
+
+
 class Entity(BaseModel):
     """A named thing found in chunks."""
 

@@ -119,6 +119,9 @@ class ChunkingSettings(BaseModel):
 
     max_tokens: int = Field(default=200, ge=16, le=2048)
     overlap_tokens: int = Field(default=40, ge=0)
+    sections: Literal["headings", "paragraphs", "none"] = Field(
+        default="headings", description="Where documents are cut into sections (a chunk never spans two): at "
+        "Markdown/HTML headings, at blank lines, or nowhere (one section per document).")
 
     @field_validator("overlap_tokens")
     @classmethod

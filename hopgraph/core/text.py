@@ -13,6 +13,9 @@ _EDGE_PUNCT = re.compile(r"^[\W_]+|[\W_]+$")
 WORD = re.compile(r"[\w'\u2019-]+")
 #: a sentence ends at . ! or ? (and closing quotes) before whitespace and a capital, digit or quote
 _SENTENCE_END = re.compile(r"[.!?][\"'\u201d)]*(?=\s+[A-Z0-9\"'\u201c(])")
+#: starts a heading line in a document's text (Markdown and HTML headings): the mark, the heading's level
+#: (1-6) and a space, then the heading as a sentence; the chunker cuts sections there and drops the mark
+SECTION_MARK = "\ue000"  # a private-use character: never whitespace, never in real text
 #: words -> tokens, for budgets (MiniLM word-pieces per English word, roughly)
 TOKENS_PER_WORD = 1.3
 
@@ -52,3 +55,8 @@ def split_sentences(text: str) -> list[str]:
         start = m.end()
     out.append(text[start:].strip())
     return [s for s in out if s]
+
+
+def heading_line(level: int, sentence: str) -> str:
+    """A heading as a marked line of a document's text (see ``SECTION_MARK``)."""
+    return f"{SECTION_MARK}{max(1, min(level, 6))} {sentence}"

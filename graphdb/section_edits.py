@@ -1,0 +1,35 @@
+"""The Bolt adapter's part of document sections."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from graphdb import cypher_sections as q
+from graphdb.bolt_access import BoltAccess
+from hopgraph.core.records import Section
+
+
+def _section(r: Mapping[str, Any]) -> Section:
+    return Section(id=r["id"], document_id=r["document_id"], title=r["title"] or "", path=r["path"] or "",
+                   level=int(r["level"] or 0), ord=int(r["ord"] or 0), chunk_ids=list(r["chunk_ids"] or []))
+
+
+class SectionEditsMixin(BoltAccess):
+    """Section reads and writes, for ``BoltGraphStore``."""
+
+    def replace_sections(self, document_ids: Sequence[str], sections: Sequence[Section]) -> None:
+        self._write_ids(q.DROP_SECTIONS, sorted(set(document_ids)))
+        self._write_rows(q.UPSERT_SECTIONS, [{"id": s.id, "document_id": s.document_id, "title": s.title,
+                                              "path": s.path, "level": s.level, "ord": s.ord} for s in sections])
+        self._write_rows(q.LINK_CHUNKS, [{"section": s.id, "chunk": c} for s in sections for c in s.chunk_ids])
+
+    def sections_of(self, document_ids: Sequence[str]) -> list[Section]:
+        rows = self._read_ids(q.SECTIONS_OF, document_ids)
+        return sorted((_section(r) for r in rows), key=lambda s: (s.document_id, s.ord))
+
+    def unembedded_sections(self, limit: int = 1000) -> list[Section]:
+        return [_section(r) for r in self.read(q.UNEMBEDDED, {"limit": limit})]
+
+    def mark_sections_embedded(self, ids: Sequence[str]) -> None:
+        self._write_ids(q.MARK_EMBEDDED, sorted(set(ids)))

@@ -1,0 +1,27 @@
+"""The graph store's part that document sections need (``ingest.pipeline``), in the Bolt adapter's
+``graphdb.section_edits``: ``(:Document)-[:HAS_SECTION]->(:Section)-[:HAS_CHUNK]->(:Chunk)``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from hopgraph.core.records import Section
+
+
+class SectionStore(Protocol):
+    """Writes and reads of sections (``GraphStore`` includes it)."""
+
+    def replace_sections(self, document_ids: Sequence[str], sections: Sequence[Section]) -> None:
+        """Delete every section of these documents, then write ``sections`` (chunks written before)."""
+        ...
+
+    def sections_of(self, document_ids: Sequence[str]) -> list[Section]:
+        """The sections of these documents, in document order."""
+        ...
+
+    def unembedded_sections(self, limit: int = 1000) -> list[Section]:
+        """Sections whose vector was never written (given by a migration to older documents)."""
+        ...
+
+    def mark_sections_embedded(self, ids: Sequence[str]) -> None: ...

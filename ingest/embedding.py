@@ -1,0 +1,95 @@
+"""The vectors of one ingest batch: chunks, sections (the mean of their chunks' vectors), entities (by
+name), typed relations (``ingest.texts.relation_text``) and, with CLIP, image files; and the vectors of
+sections that have none yet."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+
+from graphdb.store import GraphStore
+from hopgraph.core.records import Chunk, Document, IngestReport, Relation, Section
+from hopgraph.core.settings import ExtractionSettings
+from ingest.extraction import CO_OCCURS, Extraction
+from ingest.sources import SourceText
+from ingest.texts import relation_point, relation_text
+from vectors.clip import ClipEmbedder
+from vectors.embedders import Embedder
+from vectors.store import VectorPoint, VectorStore
+
+log = logging.getLogger(__name__)
+
+
+def section_point(section: Section, chunk_vectors: Mapping[str, np.ndarray]) -> VectorPoint | None:
+    """A section's vector: the unit mean of its chunks' vectors (None when none of them has one)."""
+    found = [np.asarray(chunk_vectors[c], dtype=np.float32) for c in section.chunk_ids if c in chunk_vectors]
+    if not found:
+        return None
+    mean = np.mean(found, axis=0)
+    norm = float(np.linalg.norm(mean))
+    return VectorPoint(section.id, mean / norm if norm else mean,
+                       {"document_id": section.document_id, "title": section.title, "path": section.path,
+                        "ord": section.ord, "chunks": section.chunk_ids})
+
+
+def vector_points(embedder: Embedder, cfg: ExtractionSettings, chunks: list[Chunk], sections: list[Section],
+                  extraction: Extraction, relations: list[Relation],
+                  already: Mapping[str, set[str]]) -> dict[str, list[VectorPoint]]:
+    """The batch's points per collection, except entities and relations whose ids are in ``already``
+    (their vectors were written by this process)."""
+    names = {e.id: e.name for e in extraction.entities.values()}
+    entities = [e for e in extraction.entities.values() if e.id not in already["entities"]]
+    embedded = [r for r in relations if (r.type != CO_OCCURS or cfg.embed_cooccurrence)
+                and r.id not in already["relationships"]]
+    chunk_vecs = embedder.embed([c.text for c in chunks])
+    entity_vecs = embedder.embed([e.name for e in entities])
+    relation_vecs = embedder.embed([relation_text(r, names, cfg.relation_text_words) for r in embedded])
+    by_chunk = {c.id: v for c, v in zip(chunks, chunk_vecs, strict=True)}
+    return {
+        "chunks": [VectorPoint(c.id, v, {"document_id": c.document_id}) for c, v in zip(chunks, chunk_vecs,
+                                                                                        strict=True)],
+        "sections": [p for p in (section_point(s, by_chunk) for s in sections) if p is not None],
+        "entities": [VectorPoint(e.id, v, {"name": e.name, "type": e.type})
+                     for e, v in zip(entities, entity_vecs, strict=True)],
+        "relationships": [relation_point(r, v) for r, v in zip(embedded, relation_vecs, strict=True)],
+    }
+
+
+def image_path(doc: Document) -> Path:
+    """The image file of an image document (a relative ``uri`` is relative to its source file)."""
+    p = Path(doc.uri or "")
+    if p.is_absolute():
+        return p
+    return Path((doc.source or "").split("#", 1)[0]).parent / p
+
+
+def image_points(clip: ClipEmbedder | None, todo: list[SourceText], report: IngestReport) -> list[VectorPoint]:
+    """CLIP vectors of the image files of image documents; an unreadable file is a warning (the
+    document stays searchable by its captions)."""
+    assert clip is not None
+    docs = {str(image_path(s.document)): s.document for s in todo if s.document.kind == "image"}
+    if not docs:
+        return []
+    got = clip.embed_images(list(docs))
+    for path, why in got.errors.items():
+        report.warnings[docs[path].source] = why
+        log.warning("image of %s not embedded: %s", docs[path].source, why)
+    return [VectorPoint(docs[p].id, v, {"document_id": docs[p].id, "source": docs[p].source})
+            for p, v in zip(got.paths, got.vectors, strict=True)]
+
+
+def backfill_sections(graph: GraphStore, vectors: VectorStore, batch: int = 1000) -> int:
+    """Write the vectors of sections that have none (those a migration gave to documents ingested
+    before sections existed); returns how many were written."""
+    done = 0
+    while True:
+        todo = graph.unembedded_sections(limit=batch)
+        if not todo:
+            return done
+        chunk_vecs = vectors.vectors("chunks", [c for s in todo for c in s.chunk_ids])
+        vectors.upsert("sections", [p for p in (section_point(s, chunk_vecs) for s in todo) if p is not None])
+        graph.mark_sections_embedded([s.id for s in todo])
+        done += len(todo)

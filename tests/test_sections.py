@@ -1,0 +1,124 @@
+"""Document sections: where documents are cut (Markdown and HTML headings, paragraphs, nothing), chunks
+that never span two sections, and sections in the real stores: written with their vectors, replaced
+by a re-ingest, gone with their document, and given to documents of an older store by the migration."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from graphdb.migrations import discover, packaged
+from hopgraph.app.platform import Platform
+from hopgraph.core.text import SECTION_MARK
+from ingest.chunking import Chunker
+from ingest.formats import html_to_text, markdown_to_text
+from ingest.sections import split_sections
+from vectors.embedders import SentenceTransformerEmbedder
+
+MARKDOWN = """# Vexmoor Observatory
+
+The Vexmoor Observatory stands on the northern ridge above Kelderwick.
+
+## History
+
+### Founding
+
+It was founded in 1893 by the astronomer Zorblax Quintana with the proceeds of a salt mine.
+
+### Later years
+
+After her death the observatory passed to the Kelderwick Astronomical Society.
+
+## Instruments
+
+Its brass refractor telescope was restored in 1951.
+"""
+
+
+def test_markdown_and_html_headings_cut_sections_with_paths() -> None:
+    parts = split_sections(markdown_to_text(MARKDOWN))
+    assert [(p.title, p.level, p.path) for p in parts] == [
+        ("Vexmoor Observatory", 1, "Vexmoor Observatory"),
+        ("Founding", 3, "Vexmoor Observatory > History > Founding"),  # "History" had no text of its own
+        ("Later years", 3, "Vexmoor Observatory > History > Later years"),
+        ("Instruments", 2, "Vexmoor Observatory > Instruments")]
+    assert parts[1].text.startswith("History.\nFounding.\nIt was founded") and SECTION_MARK not in parts[1].text
+    _, html = html_to_text("<h1>Guide</h1><p>Intro.</p><h2>Usage</h2><p>Run it.</p>")
+    assert [(p.title, p.path, p.text) for p in split_sections(html)] == [
+        ("Guide", "Guide", "Guide.\nIntro."), ("Usage", "Guide > Usage", "Usage.\nRun it.")]
+    assert [p.path for p in split_sections("One.\n\nTwo.\n\n\nThree.", "paragraphs")] == ["¶1", "¶2", "¶3"]
+    assert SECTION_MARK not in split_sections(markdown_to_text(MARKDOWN), "none")[0].text
+    plain = "No headings here. Just text."
+    assert split_sections(plain) == split_sections(plain, "none") and split_sections(plain)[0].text == plain
+
+
+def test_chunks_never_span_two_sections(embedder: SentenceTransformerEmbedder) -> None:
+    chunker = Chunker(embedder.count_tokens, max_tokens=40, overlap_tokens=8)
+    sections, chunks = chunker.chunk_document("doc_v", markdown_to_text(MARKDOWN))
+    assert len(sections) == 4 and [c.ord for c in chunks] == list(range(len(chunks)))
+    owner = {c: s for s in sections for c in s.chunk_ids}
+    assert sorted(owner) == sorted(c.id for c in chunks)  # every chunk in exactly one section
+    for s in sections:
+        texts = " ".join(c.text for c in chunks if c.id in s.chunk_ids)
+        assert s.title in texts and not any(o.title in texts for o in sections if o.ord > s.ord and o.title)
+    plain = "The Vexmoor Observatory was founded in 1893. " * 20  # no headings: the chunks of before
+    whole, chunked = chunker.chunk_document("doc_p", plain)
+    assert len(whole) == 1 and whole[0].chunk_ids == [c.id for c in chunked] == [c.id for c in chunker.chunk(
+        "doc_p", plain)]
+
+
+def _sections(p: Platform) -> dict[str, dict[str, object]]:
+    rows = p.graph.read("MATCH (d:Document)-[:HAS_SECTION]->(s:Section) OPTIONAL MATCH (s)-[:HAS_CHUNK]->(c:Chunk) "
+                        "RETURN s.id AS id, d.id AS doc, s.path AS path, s.embedded AS embedded, "
+                        "collect(c.id) AS chunks")
+    return {r["id"]: r for r in rows}
+
+
+def _section_vectors(p: Platform) -> dict[str, dict[str, object]]:
+    page, _ = p.vectors.scroll("sections", limit=1000)
+    return {h.id: h.payload for h in page}
+
+
+def test_sections_are_written_replaced_deleted_and_migrated(platform: Platform, tmp_path: Path) -> None:
+    doc = tmp_path / "vexmoor.md"
+    doc.write_text(MARKDOWN)
+    (tmp_path / "plain.txt").write_text("Kelderwick is a town of salt mines on the northern coast.")
+    platform.ingest([tmp_path])
+    first = _sections(platform)
+    assert len(first) == 5 and all(s["chunks"] and s["embedded"] for s in first.values())
+    assert {s["path"] for s in first.values()} >= {"Vexmoor Observatory > Instruments", ""}
+    vecs = _section_vectors(platform)
+    assert set(vecs) == set(first) and all(v["chunks"] for v in vecs.values())
+
+    doc.write_text(MARKDOWN.replace("restored in 1951", "restored in 1952"))
+    platform.ingest([tmp_path])
+    second = _sections(platform)
+    assert set(second) == set(first) and set(_section_vectors(platform)) == set(second)  # ids: place and headings
+    changed = [k for k in second if second[k]["chunks"] != first[k]["chunks"]]
+    assert [second[k]["path"] for k in changed] == ["Vexmoor Observatory > Instruments"]  # its new chunk
+    chunk_ids = {r["id"] for r in platform.graph.read("MATCH (c:Chunk) RETURN c.id AS id")}
+    assert all(set(s["chunks"]) <= chunk_ids for s in second.values())
+
+    victim = next(d.id for d in platform.documents() if d.source and d.source.endswith("vexmoor.md"))
+    platform.delete_documents([victim])
+    left = _sections(platform)
+    assert len(left) == 1 and all(s["doc"] != victim for s in left.values())
+    assert set(_section_vectors(platform)) == set(left)
+
+    # a store from before sections: its documents have none; the migration gives each one section
+    # (embedded = false) and the next ingest writes its vector
+    def write(statement: str) -> None:
+        platform.graph._write(lambda tx: tx.run(statement).consume())
+
+    write("MATCH (s:Section) DETACH DELETE s")
+    platform.vectors.delete_where("sections", {"document_id": [str(s["doc"]) for s in left.values()]})
+    migration = next(m for m in discover(packaged()) if m.name == "sections")
+    write(migration.statements[-1])
+    migrated = _sections(platform)
+    assert len(migrated) == 1 and not next(iter(migrated.values()))["embedded"]
+    platform.ingest([tmp_path / "plain.txt"])  # nothing changed: only the vector is written
+    assert [s["embedded"] for s in _sections(platform).values()] == [True]
+    vec = platform.vectors.vectors("sections", list(migrated))
+    chunk = platform.vectors.vectors("chunks", list(next(iter(migrated.values()))["chunks"]))  # type: ignore[arg-type]
+    assert np.allclose(next(iter(vec.values())), next(iter(chunk.values())), atol=1e-5)  # one chunk: its vector
