@@ -43,3 +43,5 @@ UNWIND $ids AS id
 MATCH (s:Section {id: id})
 SET s.embedded = true
 """
+
+CHUNK_SECTIONS = "MATCH (s:Section)-[:HAS_CHUNK]->(c:Chunk) RETURN c.id AS chunk, s.ord AS ord"

@@ -33,3 +33,6 @@ class SectionEditsMixin(BoltAccess):
 
     def mark_sections_embedded(self, ids: Sequence[str]) -> None:
         self._write_ids(q.MARK_EMBEDDED, sorted(set(ids)))
+
+    def chunk_sections(self) -> dict[str, int]:
+        return {r["chunk"]: int(r["ord"] or 0) for r in self.read(q.CHUNK_SECTIONS)}

@@ -27,6 +27,7 @@ from retrieval import confidence
 from retrieval.diversity import diversity_ratio, intra_list_diversity
 from retrieval.eval_stats import group_of
 from retrieval.registry import REGISTRY
+from retrieval.section_eval import load_section_qrels, ranked_sections, section_metrics
 
 #: the top of each list whose diversity is measured
 DIVERSITY_K = 5
@@ -53,6 +54,7 @@ class Dataset:
     queries: dict[str, str]
     qrels: dict[str, dict[str, int]]
     groups: dict[str, str] = field(default_factory=dict)  # query -> its type or hop count, when given
+    sections: dict[str, set[tuple[str, int]]] = field(default_factory=dict)  # query -> gold (doc, section)
 
     @property
     def corpus(self) -> Path:
@@ -83,7 +85,8 @@ def load_dataset(root: Path, split: str = "test") -> Dataset:
     queries = {q: t for q, t in queries.items() if q in qrels}
     if not queries:
         raise DatasetError(f"no query of {root} has relevance judgements in qrels/{split}.tsv")
-    return Dataset(root, queries, qrels, {q: g for q, g in groups.items() if q in queries})
+    return Dataset(root, queries, qrels, {q: g for q, g in groups.items() if q in queries},
+                   load_section_qrels(root))
 
 
 def metrics(ranked_docs: Sequence[str], relevant: dict[str, int]) -> dict[str, float]:
@@ -121,9 +124,11 @@ def ranked_documents(result: QueryResult, corpus_ids: dict[str, str]) -> list[st
 
 def evaluate(query: Callable[[str, str, RetrievalSettings], QueryResult], corpus_ids: dict[str, str],
              ds: Dataset, modes: Sequence[str], base: RetrievalSettings, progress: bool = False,
-             vectors: Callable[[Sequence[str]], Mapping[str, np.ndarray]] | None = None) -> list[ModeReport]:
+             vectors: Callable[[Sequence[str]], Mapping[str, np.ndarray]] | None = None,
+             section_of: Mapping[str, int] | None = None) -> list[ModeReport]:
     """Run every query in every mode (and ablation) and aggregate; with ``vectors`` (chunk id ->
-    vector), also the intra-list diversity of each top 5."""
+    vector), also the intra-list diversity of each top 5; with section judgements and ``section_of``
+    (chunk id -> its section number), document and document+section recall."""
     from tqdm import tqdm
 
     reports = []
@@ -141,6 +146,9 @@ def evaluate(query: Callable[[str, str, RetrievalSettings], QueryResult], corpus
             docs = ranked_documents(res, corpus_ids)
             tops.append([r.citation.chunk_id for r in res.results[:DIVERSITY_K]])
             m = metrics(docs, ds.qrels[qid])
+            if ds.sections.get(qid) and section_of is not None:
+                m |= section_metrics(ranked_sections([r.citation.chunk_id for r in res.results], corpus_ids,
+                                                     section_of), ds.sections[qid])
             for k, v in m.items():
                 sums[k] = sums.get(k, 0.0) + v
             rep.notes += bool(res.notes)

@@ -123,6 +123,9 @@ REGISTRY = Registry([
               "summaries expanded to their most central chunks (hopgraph tree builds the tree)",
               "retrieval.modes.raptor:RaptorMode", evaluated_on=frozenset({TEXT}),
               ablations={"raptor-rrf": {"raptor_fusion": "rrf"}, "raptor-tree-only": {"raptor_fusion": "tree"}}),
+    ModeEntry("sections", "documents by their best chunk (list pages left out), then their sections by vector "
+              "(or reranker), each result with its probability under the score-entropy distribution",
+              "retrieval.modes.sections:SectionsMode", evaluated_on=frozenset({TEXT})),
     ModeEntry("naive", "chunk vectors nearest to the query (= dense)", "retrieval.modes.baseline:DenseMode"),
     ModeEntry("dense", "chunk vectors nearest to the query", "retrieval.modes.baseline:DenseMode",
               evaluated_on=_BOTH),

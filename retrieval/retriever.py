@@ -124,7 +124,7 @@ class Retriever:
             run.stage("mmr", t)
         results = [self._result(snap, i + 1, scores.get(c, 0.0), c, run) for i, c in enumerate(order[:k])]
         sureness = None
-        if cfg.confidence.enabled and results:
+        if run.cfg.confidence.enabled and results:  # a mode may turn it on (sections)
             results, sureness = self._confidence(run, [scores.get(c, 0.0) for c in order], results)
         if cfg.nli.enabled and len(results) > 1:
             t = time.perf_counter()
@@ -191,7 +191,7 @@ class Retriever:
         return RetrievedChunk(rank=rank, score=round(float(score), 6), text=snap.chunk_texts[j],
                               citation=Citation(document_id=snap.chunk_docs[j], chunk_id=cid,
                                                 source=snap.chunk_sources[j]),
-                              entities=[snap.entity_names[e] for e in via],
+                              entities=[snap.entity_names[e] for e in via], section=run.sections_of.get(cid),
                               image=snap.chunk_uris[j] or None if snap.chunk_kinds[j] == "image" else None)
 
     @staticmethod

@@ -31,6 +31,7 @@ class Run:
     relations: list[str] = field(default_factory=list)
     communities: list[str] = field(default_factory=list)
     summaries: list[str] = field(default_factory=list)  # tree summaries for the context (mode raptor)
+    sections_of: dict[str, str] = field(default_factory=dict)  # chunk id -> its section's path (mode sections)
     seed_weights: dict[int, float] = field(default_factory=dict)
     explaining: bool = False  # the caller asked for --explain: work done only for it may run
 

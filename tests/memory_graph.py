@@ -103,6 +103,9 @@ class MemoryGraphStore:
     def mark_sections_embedded(self, ids: Sequence[str]) -> None:
         return None
 
+    def chunk_sections(self) -> dict[str, int]:
+        return {c: s.ord for s in self.sections.values() for c in s.chunk_ids}
+
     # -- documents ---------------------------------------------------------------------------------
     def upsert_documents(self, docs: Sequence[Document], status: str) -> None:
         for d in docs:

@@ -122,3 +122,21 @@ def test_sections_are_written_replaced_deleted_and_migrated(platform: Platform, 
     vec = platform.vectors.vectors("sections", list(migrated))
     chunk = platform.vectors.vectors("chunks", list(next(iter(migrated.values()))["chunks"]))  # type: ignore[arg-type]
     assert np.allclose(next(iter(vec.values())), next(iter(chunk.values())), atol=1e-5)  # one chunk: its vector
+
+
+def test_mode_sections_answers_with_the_section_and_its_confidence(platform: Platform, tmp_path: Path) -> None:
+    (tmp_path / "vexmoor.md").write_text(MARKDOWN)
+    (tmp_path / "list.md").write_text("# List of observatories\n\nVexmoor Observatory: brass refractor telescope, "
+                                      "restored in 1951.\n\nPell Observatory: a reflector.\n")
+    platform.ingest([tmp_path])
+    res = platform.query("When was the brass refractor telescope restored?", mode="sections", top_k=3,
+                         explain=True)
+    top = res.results[0]
+    assert top.section == "Vexmoor Observatory > Instruments" and "1951" in top.text
+    assert top.confidence is not None and res.confidence is not None and res.explain["confidence"]["entropy"] >= 0
+    assert [r.confidence for r in res.results] == sorted((r.confidence or 0 for r in res.results), reverse=True)
+    listed = next(d.id for d in platform.documents() if d.source and d.source.endswith("list.md"))
+    assert listed in res.explain["excluded_documents"]  # a list page is no candidate
+    assert all(r.citation.document_id != listed for r in res.results)
+    paths = [s["path"] for s in res.explain["sections"]]
+    assert paths[0] == "Vexmoor Observatory > Instruments" and len(paths) == len(set(paths))

@@ -165,7 +165,8 @@ def eval_cmd(
         if mmr is not None:
             base = base.model_copy(update={"mmr_lambda": mmr})
         reps = evaluate(lambda q, m, c: p.query(q, mode=m, retrieval=c), ids, ds, chosen, base, progress=True,
-                        vectors=lambda chunk_ids: p.vectors.vectors("chunks", chunk_ids))
+                        vectors=lambda chunk_ids: p.vectors.vectors("chunks", chunk_ids),
+                        section_of=p.graph.chunk_sections() if ds.sections else None)
     cols = ("R@1", "R@5", "R@10", "MRR@10") if images else ("R@2", "R@5", "R@10", "nDCG@10", "MRR@10")
     table = Table("mode", *cols, "p50 ms", "p95 ms", "div@5", "ILD@5", title=str(dataset))
     for r in reps:
@@ -173,6 +174,12 @@ def eval_cmd(
         table.add_row(r.mode, *(f"{m[k]:.1f}" for k in cols), f"{r.latency_ms['p50']:.1f}",
                       f"{r.latency_ms['p95']:.1f}", f"{d.get('ratio@5', 0):.3f}", f"{d.get('ild@5', 0):.3f}")
     console.print(table)
+    if reps and "DS@1" in reps[0].metrics:
+        ks = ("D@1", "D@3", "D@5", "D@10", "DS@1", "DS@3", "DS@5", "DS@10")
+        parts = Table("mode", *ks, title="documents (D) and document+section (DS) recall at k")
+        for r in reps:
+            parts.add_row(r.mode, *(f"{r.metrics[k]:.1f}" for k in ks))
+        console.print(parts)
     if reps and reps[0].selective:
         sel = Table("mode", *(f"{c['coverage']:.0%} answered" for c in reps[0].selective),
                     title="selective retrieval: top-1 precision when only the surest queries (lowest score "

@@ -189,6 +189,8 @@ class RetrievedChunk(BaseModel):
     entities: list[str] = Field(default_factory=list, description="Entities that led to it (graph modes).")
     image: str | None = Field(default=None, description="The image path or URI, for an image document.")
     cluster: int | None = Field(default=None, description="Rank of its NLI cluster (retrieval.nli), 0 = best.")
+    section: str | None = Field(default=None, description="The section it stands for (mode sections): its "
+                                "headings from the top, or its paragraph.")
     confidence: float | None = Field(default=None, description="Its probability under the score-entropy "
                                      "distribution (retrieval.confidence).")
 

@@ -68,3 +68,28 @@ class ConfidenceSettings(BaseModel):
                                       "query abstains: no results, and a note says why (None: never).")
     top_p: float | None = Field(default=None, gt=0, le=1, description="Keep the results whose probabilities "
                                 "add up to this (fewer when the ranking is sure; None: keep top_k).")
+
+
+class SectionModeSettings(BaseModel):
+    """Mode ``sections``: candidate documents first, then their sections, with confidence by entropy."""
+
+    model_config = ConfigDict(frozen=True)
+
+    documents: int = Field(default=5, ge=1, le=100, description="Candidate documents (by their best chunk).")
+    exclude_titles: str = Field(
+        default=r"^(list|lists|outline|index|timeline|glossary) of\b",
+        description="Documents whose title matches this (case-insensitive regular expression) are not "
+        "candidates: pages that list other pages answer nothing themselves ('' keeps every document).")
+    top_m: int = Field(default=10, ge=2, le=100, description="Sections ranked (and in the confidence "
+                       "distribution).")
+
+    @field_validator("exclude_titles")
+    @classmethod
+    def _compiles(cls, v: str) -> str:
+        import re
+
+        try:
+            re.compile(v)
+        except re.error as exc:
+            raise ValueError(f"sections.exclude_titles is not a regular expression: {exc}") from exc
+        return v

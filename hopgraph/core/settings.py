@@ -25,7 +25,7 @@ from pydantic_settings import (
 from hopgraph.core.answer_settings import AnswerSettings
 from hopgraph.core.gpu_settings import GpuSettings
 from hopgraph.core.limits import TOP_K_MAX
-from hopgraph.core.result_settings import ConfidenceSettings, NliSettings
+from hopgraph.core.result_settings import ConfidenceSettings, NliSettings, SectionModeSettings
 from hopgraph.core.service_settings import ApiSettings, SchedulerSettings
 from hopgraph.core.summary_settings import CommunitySettings, RaptorSettings
 
@@ -310,6 +310,7 @@ class RetrievalSettings(BaseModel):
     reranker: str = Field(default="minilm-maxsim", description="'minilm-maxsim' or a cross-encoder name/path.")
     nli: NliSettings = Field(default_factory=NliSettings)
     confidence: ConfidenceSettings = Field(default_factory=ConfidenceSettings)
+    sections: SectionModeSettings = Field(default_factory=SectionModeSettings)
     stage_cap_ms: float | None = Field(
         default=150.0, gt=0, description="A stage over this degrades the mode to a cheaper one (saying so); "
         "None = never degrade (rankings then never depend on the machine's load: evaluation, tests).")
