@@ -1,6 +1,7 @@
 """End to end on the real embedded stores: ingest, idempotence, delete, planted facts."""
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -111,29 +112,27 @@ def test_bad_queries_are_refused(platform: Platform) -> None:
 
 
 def test_recurring_entities_are_embedded_once_and_again_after_deletion(
-        arcadedb: object, embedder: object, tmp_path: Path) -> None:
+        arcadedb: object, embedder: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """One document per batch: an entity of several documents gets one vector write per process,
     and an entity whose vectors a deletion removed is embedded again when it comes back."""
-    from hopgraph.core.records import Chunk
     from hopgraph.core.settings import IngestSettings
-    from ingest.extraction import Extraction
-    from ingest.pipeline import Ingestor
+    from ingest import pipeline
+    from vectors.store import VectorPoint
 
     from .conftest import settings_for
 
     cfg = settings_for(arcadedb, tmp_path / "data", ingest=IngestSettings(doc_batch=1))  # type: ignore[arg-type]
     corpus = _corpus(tmp_path / "corpus")
     with Platform(cfg, embedder=embedder) as p:  # type: ignore[arg-type]
-        ingestor = p._ingestor()
         written: list[str] = []
-        real = Ingestor._embed
+        real = pipeline.vector_points
 
-        def spy(self: Ingestor, chunks: list[Chunk], extraction: Extraction, relations: list) -> dict:  # type: ignore[type-arg]
-            points = real(self, chunks, extraction, relations)
+        def spy(*args: Any, **kwargs: Any) -> dict[str, list[VectorPoint]]:
+            points = real(*args, **kwargs)
             written.extend(pt.id for pt in points["entities"])
             return points
 
-        ingestor._embed = spy.__get__(ingestor)  # type: ignore[method-assign]
+        monkeypatch.setattr(pipeline, "vector_points", spy)
         p.ingest([corpus])
         assert len(written) == len(set(written)) == _counts(p)["Entity"]
         docs = {d.source: d.id for d in p.graph.list_documents()}

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from hopgraph.app.platform import Platform
+from ingest.sections import unmarked
 from ingest.sources import Skipped, SourceText, read_sources
 from tests.paths import SHARED_DATA
 
@@ -31,7 +32,8 @@ def test_formats_and_per_record_errors(tmp_path: Path) -> None:
     items = list(read_sources([tmp_path], EXTS, 10_000))
     docs = {i.document.source.rsplit("/", 1)[-1]: i for i in items if isinstance(i, SourceText)}
     skipped = {i.source.rsplit("/", 1)[-1]: i.reason for i in items if isinstance(i, Skipped)}
-    assert docs["a.md"].text.startswith("Title") and "**" not in docs["a.md"].text and "code" not in docs["a.md"].text
+    assert unmarked(docs["a.md"].text).startswith("Title") and "**" not in docs["a.md"].text
+    assert "code" not in docs["a.md"].text
     assert docs["b.html"].document.title == "Page" and "evil" not in docs["b.html"].text
     assert "London" in docs["b.html"].text
     assert docs["c.jsonl#r1"].text == "Teutberga\nShe was a queen of Lotharingia."  # title + text
@@ -128,9 +130,9 @@ def test_markdown_and_html_headings_are_sentences_and_titles(platform: Platform,
     found = {d.document.source.rsplit("/", 1)[-1]: d for d in read_sources([tmp_path], EXTS, 1 << 20)
              if isinstance(d, SourceText)}
     assert found["marrowind.md"].document.title == "Marrowind Engineering"
-    assert found["marrowind.md"].text.startswith("Marrowind Engineering.\n\nMarrowind Engineering was")
+    assert unmarked(found["marrowind.md"].text).startswith("Marrowind Engineering.\n\nMarrowind Engineering was")
     assert found["page.html"].document.title == "Tarnhollow Mill"  # no <title>: the first <h1>
-    assert found["page.html"].text.startswith("Tarnhollow Mill.\nTarnhollow Mill is")
+    assert unmarked(found["page.html"].text).startswith("Tarnhollow Mill.\nTarnhollow Mill is")
     platform.ingest([tmp_path])
     entities = [r["name"] for r in platform.graph.read("MATCH (e:Entity) RETURN e.name AS name")]
     doubled = [e for e in entities if any(e.count(n) > 1 for n in [*names, "Tarnhollow Mill"])]
