@@ -120,15 +120,17 @@ def test_eval_writes_json_and_html_reports_and_tree_builds_the_raptor_tree(arcad
         {"_id": "q1", "text": "Who founded the Vexmoor Observatory?"},
         {"_id": "q2", "text": "Which physicist won two Nobel Prizes?"})))
     (data / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\tobservatory\t1\nq2\tcurie\t1\n")
+    (data / "qrels" / "sections.tsv").write_text("query-id\tcorpus-id\tsection\nq1\tobservatory\t0\nq2\tcurie\t0\n")
     env = {"HOPGRAPH_DATA_DIR": str(tmp_path / "data"), "HOPGRAPH_GRAPH__URI": arcadedb.uri,
            "HOPGRAPH_GRAPH__PASSWORD": arcadedb.password, "HOPGRAPH_GRAPH__HTTP_PORT": str(arcadedb.http_port),
            "HOPGRAPH_GRAPH__DATABASE": "clieval", "HOPGRAPH_CONFIG": empty_config(tmp_path)}
-    out = _run(["eval", str(data), "--modes", "dense,raptor", "--out", str(tmp_path / "r.json"),
+    out = _run(["eval", str(data), "--modes", "dense,raptor,sections", "--out", str(tmp_path / "r.json"),
                 "--html", str(tmp_path / "r.html")], env)
     assert out.returncode == 0, out.stderr
     assert "RAPTOR tree: 1 branch(es), 1 built" in out.stdout  # built on demand for mode raptor
     report = json.loads((tmp_path / "r.json").read_text())
-    assert set(report["modes"]) == {"dense", "raptor"} and report["queries_evaluated"] == 2
+    assert set(report["modes"]) == {"dense", "raptor", "sections"} and report["queries_evaluated"] == 2
+    assert "document+section" in out.stdout and report["modes"]["sections"]["metrics"]["DS@1"] == 100.0
     page = (tmp_path / "r.html").read_text()
     assert page.count("<svg") == 2 and "raptor" in page and "<script" not in page
     env["HOPGRAPH_GRAPH__DATABASE"] = "clitree"
