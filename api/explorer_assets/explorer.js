@@ -81,7 +81,8 @@ function renderResults(result) {
     head.append(el("strong", `#${r.rank}`), el("span", r.score.toFixed(4), "score"),
       el("code", `${r.citation.document_id}#${r.citation.chunk_id}`, "citation"));
     li.append(head, el("p", r.text.length > 400 ? `${r.text.slice(0, 400)} …` : r.text, "text"),
-      el("p", r.citation.source, "source"));
+      el("p", r.section ? `${r.citation.source} § ${r.section}` : r.citation.source, "source"));
+    if (r.confidence !== null && r.confidence !== undefined) head.append(el("span", `p=${r.confidence.toFixed(2)}`, "score"));
     if (r.entities && r.entities.length) {
       const via = el("p", "via ", "via");
       for (const name of r.entities) {
