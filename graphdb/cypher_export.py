@@ -7,12 +7,17 @@ NODE_COLUMNS = {
     "Chunk": ("id", "text", "ord", "n_tokens"),
     "Entity": ("id", "name", "type", "description"),
     "Community": ("id", "level", "title", "summary", "size"),
+    "Section": ("id", "document_id", "title", "path", "level", "ord"),
+    "Summary": ("id", "branch", "level", "text", "size"),
 }
 NODES = {label: f"MATCH (n:{label}) RETURN " + ", ".join(f"n.{c} AS {c}" for c in cols) + " ORDER BY id"
          for label, cols in NODE_COLUMNS.items()}
 
 EDGES = {
-    "HAS_CHUNK": "MATCH (a:Document)-[:HAS_CHUNK]->(b:Chunk) RETURN a.id AS source, b.id AS target",
+    # from a document and from its section
+    "HAS_CHUNK": "MATCH (a)-[:HAS_CHUNK]->(b:Chunk) RETURN a.id AS source, b.id AS target",
+    "HAS_SECTION": "MATCH (a:Document)-[:HAS_SECTION]->(b:Section) RETURN a.id AS source, b.id AS target",
+    "SUMMARIZES": "MATCH (a:Summary)-[:SUMMARIZES]->(b) RETURN a.id AS source, b.id AS target",
     "MENTIONS": "MATCH (a:Chunk)-[r:MENTIONS]->(b:Entity) RETURN a.id AS source, b.id AS target, r.count AS count",
     "RELATED": "MATCH (a:Entity)-[r:RELATED]->(b:Entity) RETURN a.id AS source, b.id AS target, r.id AS id, "
                "r.type AS type, r.weight AS weight, r.description AS description",

@@ -15,16 +15,19 @@ from tests.paths import REPO_ROOT
 
 def test_every_format_holds_the_whole_graph(platform: Platform, tmp_path: Path) -> None:
     platform.ingest([REPO_ROOT / "hopgraph" / "sample"])
+    platform.update_tree()  # summaries and sections are part of the graph too
     counts = platform.graph.counts()
 
     report = export_graph(platform.graph, "jsonl", tmp_path / "g.jsonl")
     lines = [json.loads(x) for x in (tmp_path / "g.jsonl").read_text().splitlines()]
     nodes = {r["id"]: r for r in lines if r["kind"] == "node"}
     edges = [r for r in lines if r["kind"] == "edge"]
-    for label in ("Document", "Chunk", "Entity", "Community"):
+    for label in ("Document", "Chunk", "Entity", "Community", "Summary"):
         assert report.nodes[label] == counts[label] == sum(1 for r in nodes.values() if r["label"] == label) > 0
     for edge_type in ("HAS_CHUNK", "MENTIONS", "RELATED", "IN_COMMUNITY"):
         assert report.edges[edge_type] == counts[edge_type] > 0
+    assert report.nodes["Section"] == report.edges["HAS_SECTION"] == counts["Document"]  # one each: no headings
+    assert report.edges["SUMMARIZES"] > 0
     assert all(e["source"] in nodes and e["target"] in nodes for e in edges)  # no dangling edge
     assert any(e["type"] == "RELATED" and e["properties"].get("description") for e in edges)
 
