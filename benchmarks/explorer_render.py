@@ -17,9 +17,7 @@ import os
 import socket
 import statistics
 import tempfile
-import time
 from pathlib import Path
-from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -31,16 +29,6 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _wait(driver: Any, script: str, timeout: float = 60.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = driver.execute_script(script)
-        if value is not None and value is not False:
-            return value
-        time.sleep(0.02)
-    raise TimeoutError(script)
-
-
 def main() -> None:
     from selenium.webdriver.common.by import By
 
@@ -50,7 +38,7 @@ def main() -> None:
     from hopgraph.cli.gnn import eval_settings
     from hopgraph.core.config import load_settings
     from retrieval.evaluation import load_dataset
-    from tests.browser import DRAW_200_NODES, chromium
+    from tests.browser import DRAW_200_NODES, chromium, wait_for
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dataset", type=Path)
@@ -74,14 +62,14 @@ def main() -> None:
                 box.clear()
                 box.send_keys(q)
                 driver.find_element(By.CSS_SELECTOR, "#query-form button").click()
-                drawn = _wait(driver, "return window.explorer.lastRenderMs")
+                drawn = wait_for(driver, "return window.explorer.lastRenderMs")
                 fetch.append(driver.execute_script("return window.explorer.lastFetchMs"))
                 draw.append(drawn)
                 sizes.append(driver.execute_script("return window.explorer.nodes.length"))
             synthetic = []
             for _ in range(5):
                 driver.execute_script(DRAW_200_NODES)
-                synthetic.append(_wait(driver, "return window.explorer.lastRenderMs"))
+                synthetic.append(wait_for(driver, "return window.explorer.lastRenderMs"))
     fetch, draw, sizes = fetch[1:], draw[1:], sizes[1:]
     out = {"queries": len(fetch), "mode": args.mode, "api_ms_p50": round(statistics.median(fetch), 1),
            "draw_ms_p50": round(statistics.median(draw), 1), "nodes_p50": statistics.median(sizes),

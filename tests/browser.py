@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -58,6 +59,17 @@ for (let i = 0; i < 199; i++) {
 drawSubgraph({nodes, edges});"""
 #: the browser's own pages (its new-tab page before the first navigation): not requests of the page
 INTERNAL = ("chrome://", "chrome-untrusted://", "chrome-search://", "devtools://", "about:")
+
+
+def wait_for(driver: Any, script: str, timeout: float = 60.0) -> Any:
+    """The first truthy value ``script`` returns on the page (polled), or ``TimeoutError``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = driver.execute_script(script)
+        if value:
+            return value
+        time.sleep(0.05)
+    raise TimeoutError(f"the page never satisfied: {script}")
 
 
 def requested_urls(driver: Any) -> list[str]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,15 @@ from hopgraph.core.records import Citation, RetrievedChunk
 from hopgraph.core.service_settings import ApiSettings
 from retrieval.explain_graph import query_subgraph
 from tests.api_server import ADMIN_KEY, KEYS, READ_KEY, running_api, wait_job
-from tests.browser import ARTIFACTS, DRAW_200_NODES, chromium, needs_browser, requested_urls, screenshot
+from tests.browser import (
+    ARTIFACTS,
+    DRAW_200_NODES,
+    chromium,
+    needs_browser,
+    requested_urls,
+    screenshot,
+    wait_for,
+)
 from tests.conftest import settings_for
 from tests.paths import REPO_ROOT
 from vectors.embedders import SentenceTransformerEmbedder
@@ -92,16 +99,6 @@ def test_ui_and_its_assets_are_served_without_a_key(served: str) -> None:
     assert httpx.post(f"{served}/query", json={"text": "x"}).status_code == 401  # the data still needs a key
 
 
-def _wait(driver: Any, script: str, timeout: float = 60.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = driver.execute_script(script)
-        if value:
-            return value
-        time.sleep(0.1)
-    raise TimeoutError(f"the page never satisfied: {script}")
-
-
 @needs_browser
 @pytest.mark.timeout(600)
 def test_explorer_in_a_real_browser(served: str, tmp_path: Path) -> None:
@@ -109,16 +106,16 @@ def test_explorer_in_a_real_browser(served: str, tmp_path: Path) -> None:
 
     with chromium(tmp_path / "profile") as driver:
         driver.get(f"{served}/ui")
-        assert _wait(driver, "return document.getElementById('key-state').textContent") == "a key is required"
+        assert wait_for(driver, "return document.getElementById('key-state').textContent") == "a key is required"
         driver.find_element(By.ID, "q").send_keys("Who founded the Vexmoor Observatory?")
         driver.find_element(By.CSS_SELECTOR, "#query-form button").click()  # no key yet: refused, said so
-        assert "API key" in _wait(driver, "return document.getElementById('error').textContent")
+        assert "API key" in wait_for(driver, "return document.getElementById('error').textContent")
         driver.find_element(By.ID, "key").send_keys(READ_KEY)
         driver.find_element(By.CSS_SELECTOR, "#login button[type=submit]").click()
         assert driver.find_element(By.ID, "key-state").text == "key set"
         driver.find_element(By.CSS_SELECTOR, "#query-form button").click()
-        _wait(driver, "return document.querySelectorAll('#results li').length > 0")
-        nodes = _wait(driver, "return window.explorer.nodes && window.explorer.nodes.get()")
+        wait_for(driver, "return document.querySelectorAll('#results li').length > 0")
+        nodes = wait_for(driver, "return window.explorer.nodes && window.explorer.nodes.get()")
         kinds = {n["kind"] for n in nodes}
         assert {"query", "seed", "chunk"} <= kinds, kinds
         assert driver.execute_script("return window.explorer.edges.length") > 0
@@ -127,32 +124,32 @@ def test_explorer_in_a_real_browser(served: str, tmp_path: Path) -> None:
         assert {f"c:{c}" for c in results} <= {n["id"] for n in nodes}  # every result is drawn
         assert driver.find_elements(By.CSS_SELECTOR, "#results .bar-fill")  # per-signal score bars
         assert "Vexmoor" in driver.find_element(By.ID, "results").text
-        _wait(driver, "return window.explorer.lastRenderMs !== null")
+        wait_for(driver, "return window.explorer.lastRenderMs !== null")
         screenshot(driver, "explorer-query")
 
         name = driver.find_element(By.CSS_SELECTOR, "#results .via a.entity-link").text
         driver.find_element(By.CSS_SELECTOR, "#results .via a.entity-link").click()
-        title = _wait(driver, "const t = document.querySelector('#entity-page .entity-title'); "
+        title = wait_for(driver, "const t = document.querySelector('#entity-page .entity-title'); "
                               "return t && t.textContent")
         assert title.startswith(name)
-        assert _wait(driver, "return document.querySelectorAll('#entity-page .neighbours tr').length")
+        assert wait_for(driver, "return document.querySelectorAll('#entity-page .neighbours tr').length")
         screenshot(driver, "explorer-entity")
 
         driver.find_element(By.CSS_SELECTOR, "nav button[data-tab=communities]").click()
-        _wait(driver, "return document.querySelectorAll('#communities li').length > 0")
+        wait_for(driver, "return document.querySelectorAll('#communities li').length > 0")
         driver.find_element(By.CSS_SELECTOR, "#communities a.community-link").click()
-        assert "level 0" in _wait(driver, "const h = document.querySelector('#community-page h2'); "
+        assert "level 0" in wait_for(driver, "const h = document.querySelector('#community-page h2'); "
                                           "return h && h.textContent")
         screenshot(driver, "explorer-communities")
 
         driver.find_element(By.CSS_SELECTOR, "nav button[data-tab=jobs]").click()
-        assert "succeeded" in _wait(driver, "return document.querySelector('#jobs tbody').textContent")
+        assert "succeeded" in wait_for(driver, "return document.querySelector('#jobs tbody').textContent")
         screenshot(driver, "explorer-jobs")
 
         # a 200-node subgraph: drawn whole (its time is reported, not asserted: see benchmarks)
         driver.find_element(By.CSS_SELECTOR, "nav button[data-tab=query]").click()
         driver.execute_script(DRAW_200_NODES)
-        drawn_ms = _wait(driver, "return window.explorer.lastRenderMs")
+        drawn_ms = wait_for(driver, "return window.explorer.lastRenderMs")
         assert driver.execute_script("return window.explorer.nodes.length") == 200
         (ARTIFACTS / "explorer-render.json").write_text(json.dumps({"nodes": 200, "render_ms": drawn_ms}))
 

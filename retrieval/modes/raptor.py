@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 
+from retrieval.diversity import unit_vector
 from retrieval.fusion import ranked, rrf
 from retrieval.modes.baseline import dense
 from retrieval.registry import QueryError
@@ -23,11 +24,6 @@ from retrieval.run import Run
 
 NO_TREE = ("mode raptor needs the RAPTOR tree, which this store does not have yet: run `hopgraph tree` "
            "(or set raptor.enabled = true and ingest)")
-
-
-def _unit(v: np.ndarray) -> np.ndarray:
-    n = float(np.linalg.norm(v))
-    return v / n if n else v
 
 
 def raptor(run: Run, res: Resources) -> dict[str, float]:
@@ -39,8 +35,8 @@ def raptor(run: Run, res: Resources) -> dict[str, float]:
     members = {h.id: [str(c) for c in h.payload.get("chunks") or []] for h in hits}
     wanted = sorted({c for cs in members.values() for c in cs if c in run.snap.chunk_index})
     vecs = res.vectors.vectors("chunks", wanted) if wanted else {}
-    q = _unit(np.asarray(run.qvec, dtype=np.float32))
-    own = {c: float(_unit(np.asarray(v, dtype=np.float32)) @ q) for c, v in vecs.items()}
+    q = unit_vector(np.asarray(run.qvec, dtype=np.float32))
+    own = {c: float(unit_vector(np.asarray(v, dtype=np.float32)) @ q) for c, v in vecs.items()}
     lifted: dict[str, float] = {}
     via: dict[str, str] = {}
     for h in hits:

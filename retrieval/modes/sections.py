@@ -17,6 +17,9 @@ from __future__ import annotations
 import re
 import time
 
+import numpy as np
+
+from retrieval.diversity import unit_vector
 from retrieval.fusion import normalize, ranked
 from retrieval.index.state import IndexState
 from retrieval.modes.baseline import dense
@@ -67,7 +70,7 @@ def sections(run: Run, res: Resources) -> dict[str, float]:
         texts = [" ".join(snap.chunk_texts[snap.chunk_index[c]] for c in members[s]) for s in scores]
         scores = normalize(dict(zip(scores, res.reranker(run.cfg.reranker).score(run.text, texts), strict=True)))
     own = res.vectors.vectors("chunks", [c for s in scores for c in members[s]]) if scores else {}
-    q = run.qvec / max(float((run.qvec ** 2).sum()) ** 0.5, 1e-12)
+    q = unit_vector(np.asarray(run.qvec, dtype=np.float32))
     out: dict[str, float] = {}
     paths = {h.id: str(h.payload.get("path") or h.payload.get("title") or "") for h in hits}
     for s in ranked(scores):
