@@ -42,6 +42,8 @@ def generate(n_docs: int, n_entities: int, n_edges: int, seed: int = 7) -> Table
     docs = strings([f"d{j:09d}" for j in range(n_docs)])
     vec = rng.standard_normal((n_entities, DIM), dtype=np.float32)
     vec /= np.linalg.norm(vec, axis=1, keepdims=True)
+    cvec = rng.standard_normal((n_docs, DIM), dtype=np.float32)
+    cvec /= np.linalg.norm(cvec, axis=1, keepdims=True)
     src = rng.integers(0, n_entities, n_edges).astype(np.int32)
     dst = rng.integers(0, n_entities, n_edges).astype(np.int32)
     typed = rng.random(n_edges) < 0.1
@@ -50,7 +52,7 @@ def generate(n_docs: int, n_entities: int, n_edges: int, seed: int = 7) -> Table
         entity_keys=strings([normalize_name(n) for n in names.tolist()]), entity_vectors=vec, chunk_ids=chunk_ids,
         chunks={"text": strings(texts), "document_id": docs, "source": docs, "title": strings(
             [f"Title {j}" for j in range(n_docs)]), "corpus_id": strings([""] * n_docs),
-            "kind": strings(["text"] * n_docs), "uri": strings([""] * n_docs)},
+            "kind": strings(["text"] * n_docs), "uri": strings([""] * n_docs)}, chunk_vectors=cvec,
         mention_chunk=np.repeat(np.arange(n_docs, dtype=np.int32), PER_CHUNK), mention_entity=m_entity,
         mention_count=np.ones(n_docs * PER_CHUNK), edge_source=src, edge_target=dst,
         edge_type=strings(np.where(typed, "knows", "co_occurs").tolist()),

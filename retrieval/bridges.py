@@ -30,7 +30,7 @@ class Bridged:
     hops: list[tuple[str, str, str]] = field(default_factory=list)  # (source chunk, title, target chunk)
 
 
-def _source_chunks(snap: Snapshot, order: list[str], sources: int) -> list[tuple[int, str]]:
+def source_chunks(snap: Snapshot, order: list[str], sources: int) -> list[tuple[int, str]]:
     """(chunk row, its document's best chunk) for every ranked chunk of the first ``sources`` documents."""
     best: dict[str, str] = {}
     out: list[tuple[int, str]] = []
@@ -74,7 +74,7 @@ def bridge(snap: Snapshot, scores: dict[str, float], sources: int, per_source: i
         return out
     prefer = [scores, *(prefer or [])]
     order = ranked(scores)
-    for j, best in _source_chunks(snap, order, sources):
+    for j, best in source_chunks(snap, order, sources):
         source_doc = snap.chunk_docs[j]
         taken: list[str] = []
         for key in titles_in(snap.title_automaton, snap.chunk_texts[j]):

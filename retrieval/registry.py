@@ -108,11 +108,15 @@ _BOTH = frozenset({TEXT, IMAGE})
 
 REGISTRY = Registry([
     ModeEntry("graph", "dense + BM25 first pass, entity seeds, personalized PageRank over entities and "
-              "passages, fused, then the documents the best ones name by title (default, strongest)",
+              "passages, fused, then the documents the best ones name by title or lead to over a shared entity "
+              "(default, strongest)",
               "retrieval.modes.graph:GraphMode",
               ablations={"graph-no-enrichment": {"enrichment": False},
-                         "graph-0-hops": {"expansion": "none", "bridge_weight": 0.0},
-                         "graph-no-walk": {"expansion": "none"}, "graph-no-bridges": {"bridge_weight": 0.0},
+                         "graph-0-hops": {"expansion": "none", "bridge_weight": 0.0, "entity_bridge_weight": 0.0},
+                         "graph-no-walk": {"expansion": "none"},
+                         "graph-no-bridges": {"bridge_weight": 0.0, "entity_bridge_weight": 0.0},
+                         "graph-no-title-bridges": {"bridge_weight": 0.0},
+                         "graph-no-entity-bridges": {"entity_bridge_weight": 0.0},
                          "graph-beam": {"expansion": "beam"}, "graph+rerank": {"rerank": True}},
               evaluated_on=frozenset({TEXT})),
     ModeEntry("auto", "picks graph, rrf, hybrid, raptor or global per query from its features (a search for an "

@@ -17,6 +17,9 @@ from retrieval.ppr import personalized_pagerank
 from retrieval.snapshot import Snapshot
 from vectors.store import VectorStore
 
+#: the origin of a seed the query names (``Seeds.origin``)
+NAMED = "named in query"
+
 
 @dataclass
 class Seeds:
@@ -55,7 +58,7 @@ def seed_entities(snap: Snapshot, query: str, sims: np.ndarray, k: int, min_sim:
     for n, gram in ngrams(WORD.findall(query), 5):
         for e in snap.name_index.get(gram, []):
             if snap.entity_types[e] != "CONCEPT" or n > 1:
-                seeds.add(e, 1.0, "named in query")
+                seeds.add(e, 1.0, NAMED)
     if sims.size:
         top = np.argsort(-sims)[:k]
         for e in top:

@@ -36,9 +36,11 @@ class Snapshot:
     chunk_corpus_ids: list[str]
     chunk_kinds: list[str]               # 'text' or 'image' (of the chunk's document)
     chunk_uris: list[str]                # the image path/URI of image documents
+    chunk_vectors: np.ndarray            # (n_chunks, dim), unit rows; zero rows if missing
     entity_df: np.ndarray                # chunks mentioning each entity (document frequency)
     entity_cf: np.ndarray                # mentions of each entity over all chunks (collection frequency)
     incidence: sp.csr_matrix             # (n_chunks, n_entities) mention weights
+    mentioned_in: sp.csr_matrix          # (n_entities, n_chunks) the incidence transposed: entity -> its chunks
     adjacency: sp.csr_matrix             # (n_entities, n_entities) symmetric relation weights
     links: sp.csr_matrix                 # (n_chunks, n_chunks) symmetric title links
     edge_types: dict[tuple[int, int], str] = field(default_factory=dict)
@@ -50,6 +52,7 @@ class Snapshot:
     title_automaton: Any = None          # finds title_index's keys in a text (``index.links.titles_in``)
     title_named_by: dict[str, int] = field(default_factory=dict)  # title -> chunks (of other documents) naming it
     title_hub_limit: float = float("inf")  # more naming chunks than this: a hub (``index.links.hub_limit``)
+    entity_hub_limit: float = float("inf")  # more chunks mentioning an entity than this: a hub (``hub_limit``)
     community_members: dict[str, np.ndarray] = field(default_factory=dict)  # community id -> entity indices
     build_seconds: float = 0.0
 

@@ -71,7 +71,7 @@ def test_graph_mode_ranks_the_bridged_document_after_its_source(bridged: Platfor
     assert top[0] == "song" and {"singer", "rapper"} <= set(top[:4]), top
     assert top.index("producer") > max(top.index("singer"), top.index("rapper")), top
     assert any("quilla marrow" in hop for hop in res.explain["bridges"]) and "bridge" in res.explain["signals"]
-    off = bridged.settings.retrieval.model_copy(update={"bridge_weight": 0.0})
+    off = bridged.settings.retrieval.model_copy(update={"bridge_weight": 0.0, "entity_bridge_weight": 0.0})
     plain = bridged.query(QUERY, mode="graph", top_k=3, explain=True, retrieval=off)
     assert "bridges" not in plain.explain and "bridge" not in plain.explain["signals"]
 
@@ -90,8 +90,8 @@ def test_a_title_that_many_passages_name_passes_less() -> None:
     matrix, named_by = links.title_links(texts, by_title, [normalize_name(t) for t in titles], auto)
     assert named_by == {"caldermouth": 30, "dax fenn": 2, "quilla marrow": 1}
     assert matrix[2, 1] == 1.0 and matrix[1, 2] == 1.0  # symmetric links
-    limit = links.hub_limit(named_by)
-    assert limit == 20.0 and links.hub_limit({}) == float("inf")
+    limit = links.hub_limit(list(named_by.values()))
+    assert limit == 20.0 and links.hub_limit([]) == float("inf")
     snap = SimpleNamespace(title_named_by=named_by, title_hub_limit=limit)
     assert bridges.hub_damping(snap, "caldermouth") == pytest.approx(20 / 30)  # type: ignore[arg-type]
     assert bridges.hub_damping(snap, "dax fenn") == 1.0  # type: ignore[arg-type]

@@ -295,6 +295,12 @@ class RetrievalSettings(BaseModel):
     bridge_sources: int = Field(default=3, ge=0, description="Bridges: how many of the best documents lead on.")
     bridge_per_source: int = Field(default=2, ge=0, description="Bridges: the first titles a passage names "
                                    "that are followed, in the order it names them.")
+    entity_bridge_weight: float = Field(
+        default=0.7, ge=0, le=1, description="Entity bridges: the best documents pass this share of their score to "
+        "the chunk, among those sharing a named entity with them, most similar to the query (the second hop "
+        "where no title links; hubs damped; 0 = off).")
+    entity_bridge_sources: int = Field(default=1, ge=0, description="Entity bridges: how many of the best "
+                                       "documents lead on (one chunk each).")
     hops: int = Field(default=2, ge=0, le=5, description="Beam expansion depth.")
     beam: int = Field(default=32, ge=1)
     decay: float = Field(default=0.5, gt=0, le=1, description="Beam score decay per hop.")

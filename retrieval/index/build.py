@@ -98,11 +98,13 @@ def build(t: Tables, typed_weight: float = 2.0, about_weight: float = 2.0) -> Sn
         entity_types=t.entity_types.tolist(), entity_vectors=t.entity_vectors, chunk_ids=chunk_ids,
         chunk_texts=texts, chunk_docs=docs, chunk_sources=t.chunks["source"].tolist(),
         chunk_corpus_ids=t.chunks["corpus_id"].tolist(), chunk_kinds=t.chunks["kind"].tolist(),
-        chunk_uris=t.chunks["uri"].tolist(), entity_df=df, entity_cf=cf, incidence=incidence,
+        chunk_uris=t.chunks["uri"].tolist(), chunk_vectors=t.chunk_vectors, entity_df=df, entity_cf=cf,
+        incidence=incidence, mentioned_in=incidence.T.tocsr(),
         adjacency=adjacency, links=title_links, edge_types=edge_types,
         relation_ids=relation_ids, entity_index={e: i for i, e in enumerate(t.entity_ids.tolist())},
         chunk_index={c: j for j, c in enumerate(chunk_ids)}, name_index=name_index, title_index=by_title,
-        title_automaton=auto, title_named_by=named_by, title_hub_limit=links.hub_limit(named_by),
+        title_automaton=auto, title_named_by=named_by, title_hub_limit=links.hub_limit(list(named_by.values())),
+        entity_hub_limit=links.hub_limit(df[df > 0]),
         community_members=members,
     )
     snap.build_seconds = time.perf_counter() - t0

@@ -77,6 +77,8 @@ def apply_changes(tables: Tables, changes: Sequence[GraphChange], graph: GraphSt
     chunks = merge_sorted(t.chunk_ids, ~drop_chunk, new_ids.tolist())
     cols = {name: np.insert(t.chunks[name][~drop_chunk], chunks.new_rows - np.arange(len(new_ids)),
                             new_cols[name]) for name in CHUNK_COLUMNS}
+    cvec = np.insert(t.chunk_vectors[~drop_chunk], chunks.new_rows - np.arange(len(new_ids)),
+                     unit_rows(new_ids.tolist(), vectors, t.dim, "chunks"), axis=0)
     new_mentions = graph.snapshot_mentions(chunk_ids=new_ids.tolist()) if len(new_ids) else []
 
     # touched entities: those the old and the new chunks mention, and those a change names
@@ -149,7 +151,7 @@ def apply_changes(tables: Tables, changes: Sequence[GraphChange], graph: GraphSt
 
     return Tables(
         version=changes[-1].version, entity_ids=ents.ids, entity_names=names, entity_types=types, entity_keys=keys,
-        entity_vectors=evec, chunk_ids=chunks.ids, chunks=cols,
+        entity_vectors=evec, chunk_ids=chunks.ids, chunks=cols, chunk_vectors=cvec,
         mention_chunk=_concat(m_chunk[live], fresh["mention_chunk"]).astype(np.int32),
         mention_entity=_concat(m_entity[live], fresh["mention_entity"]).astype(np.int32),
         mention_count=_concat(t.mention_count[~drop_m][live], fresh["mention_count"]).astype(np.float64),

@@ -107,6 +107,7 @@ def title_links(texts: Sequence[str], by_title: dict[str, list[int]], docs: Sequ
     return m, named_by
 
 
-def hub_limit(named_by: dict[str, int]) -> float:
-    """How many naming chunks make a title a hub: ``HUB_FACTOR`` times the median (inf without titles)."""
-    return HUB_FACTOR * float(np.median(list(named_by.values()))) if named_by else float("inf")
+def hub_limit(counts: Sequence[float] | np.ndarray) -> float:
+    """How many naming (or mentioning) chunks make a title (or an entity) a hub: ``HUB_FACTOR`` times the
+    median of ``counts`` (inf without any)."""
+    return HUB_FACTOR * float(np.median(counts)) if len(counts) else float("inf")

@@ -1,4 +1,4 @@
-"""The index state on disk: its tables as ``.npy`` arrays (entity vectors memory-mapped on load) and
+"""The index state on disk: its tables as ``.npy`` arrays (entity and chunk vectors memory-mapped on load) and
 strings as JSON, under a manifest naming the graph version and a CRC of every file. The tables are
 what the stores hold, before any weighting, so one file serves every retrieval setting.
 
@@ -21,12 +21,14 @@ import numpy as np
 from retrieval.index.tables import CHUNK_COLUMNS, Tables, strings
 
 log = logging.getLogger(__name__)
-FORMAT = 1
+FORMAT = 2  # 2: chunk vectors
 MANIFEST = "manifest.json"
 _STRINGS = ("entity_ids", "entity_names", "entity_types", "entity_keys", "chunk_ids", "edge_type", "edge_id",
             "member_community")
-_ARRAYS = ("entity_vectors", "mention_chunk", "mention_entity", "mention_count", "edge_source", "edge_target",
-           "edge_weight", "member_entity")
+_ARRAYS = ("entity_vectors", "chunk_vectors", "mention_chunk", "mention_entity", "mention_count", "edge_source",
+           "edge_target", "edge_weight", "member_entity")
+
+_MAPPED = ("entity_vectors", "chunk_vectors")
 
 
 def _crc(path: Path) -> int:
@@ -86,7 +88,7 @@ def load(folder: Path, owner: str = "") -> Tables | None:
     try:
         text = json.loads((folder / "strings.json").read_text(encoding="utf-8"))
         arrays = {name: np.load(folder / f"{name}.npy", allow_pickle=False,
-                                mmap_mode="r" if name == "entity_vectors" else None) for name in _ARRAYS}
+                                mmap_mode="r" if name in _MAPPED else None) for name in _ARRAYS}
         values = {**arrays, **{name: strings(text[name]) for name in _STRINGS}}
         chunks = {c: strings(text[f"chunk.{c}"]) for c in CHUNK_COLUMNS}
         known = {f.name for f in fields(Tables)} - {"version", "chunks"}

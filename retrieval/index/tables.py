@@ -50,6 +50,7 @@ class Tables:
     entity_vectors: np.ndarray             # float32 (n_entities, dim), unit rows, zero where missing
     chunk_ids: np.ndarray                  # object, sorted
     chunks: dict[str, np.ndarray]          # CHUNK_COLUMNS -> object arrays aligned with chunk_ids
+    chunk_vectors: np.ndarray              # float32 (n_chunks, dim), unit rows, zero where missing
     mention_chunk: np.ndarray              # int32 chunk rows
     mention_entity: np.ndarray             # int32 entity rows
     mention_count: np.ndarray              # float64
@@ -72,10 +73,10 @@ def unit(mat: np.ndarray) -> np.ndarray:
     return mat / np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-12)
 
 
-def unit_rows(ids: list[str], vectors: VectorStore, dim: int) -> np.ndarray:
-    """The entities' vectors as unit float32 rows (zero rows for ids without one)."""
+def unit_rows(ids: list[str], vectors: VectorStore, dim: int, collection: str = "entities") -> np.ndarray:
+    """The vectors of ``ids`` in ``collection`` as unit float32 rows (zero rows for ids without one)."""
     out = np.zeros((len(ids), dim), dtype=np.float32)
-    found = vectors.vectors("entities", ids) if ids else {}
+    found = vectors.vectors(collection, ids) if ids else {}
     have = [k for k, eid in enumerate(ids) if eid in found]
     if have:
         out[have] = unit(np.stack([found[ids[k]] for k in have]))
@@ -133,22 +134,29 @@ def member_columns(memberships: list[tuple[str, str]], entity_ids: np.ndarray) -
             "member_community": strings([m[1] for m, k in zip(memberships, keep.tolist(), strict=True) if k])}
 
 
+def exported_rows(sorted_ids: np.ndarray, vectors: VectorStore, collection: str, dim: int) -> np.ndarray:
+    """Every vector of ``collection`` as unit float32 rows aligned with ``sorted_ids`` (zero rows for ids
+    without one; vectors of ids not in ``sorted_ids`` are skipped)."""
+    ids, mat = vectors.export(collection)
+    out = np.zeros((len(sorted_ids), mat.shape[1] if mat.size else dim), dtype=np.float32)
+    rows = rows_of(sorted_ids, list(ids))
+    found = rows >= 0
+    if found.any():
+        out[rows[found]] = unit(np.asarray(mat)[found])
+    return out
+
+
 def fetch_all(graph: GraphStore, vectors: VectorStore, dim: int) -> Tables:
     """Every table from scratch (the version is read first: later writes come again as deltas)."""
     version = graph.version()
     ents = sorted(graph.snapshot_entities(), key=lambda r: r[0])
     entity_ids = strings([r[0] for r in ents])
-    ids, mat = vectors.export("entities")
-    evec = np.zeros((len(ents), mat.shape[1] if mat.size else dim), dtype=np.float32)
-    rows = rows_of(entity_ids, list(ids))
-    found = rows >= 0
-    if found.any():
-        evec[rows[found]] = unit(np.asarray(mat)[found])
     chunk_ids, cols = chunk_columns(graph.snapshot_chunks())
     return Tables(
         version=version, entity_ids=entity_ids, entity_names=strings([r[1] for r in ents]),
         entity_types=strings([r[2] for r in ents]), entity_keys=strings([normalize_name(r[1]) for r in ents]),
-        entity_vectors=evec, chunk_ids=chunk_ids, chunks=cols,
+        entity_vectors=exported_rows(entity_ids, vectors, "entities", dim), chunk_ids=chunk_ids, chunks=cols,
+        chunk_vectors=exported_rows(chunk_ids, vectors, "chunks", dim),
         **mention_columns(graph.snapshot_mentions(), chunk_ids, entity_ids),
         **edge_columns(graph.snapshot_edges(), entity_ids),
         **member_columns(graph.snapshot_memberships(), entity_ids),

@@ -1,7 +1,8 @@
 """Mode ``graph``: a dense + BM25 first pass, entity seeds (named in, similar to the query, and the
 first pass's entities), expansion over the snapshot (personalized PageRank over entities and
-passages, beam search, or none), fused with the first pass, then bridges (``retrieval.bridges``):
-the documents the best documents name by title follow them. ``pcst`` and ``gnn`` build on its pass."""
+passages, beam search, or none), fused with the first pass, then bridges: the documents the best
+documents name by title follow them (``retrieval.bridges``), and so does the chunk the best document
+leads to over a shared entity (``retrieval.entity_bridges``). ``pcst`` and ``gnn`` build on its pass."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ from collections.abc import Callable
 import numpy as np
 
 from retrieval import bridges, signals
+from retrieval.entity_bridges import entity_bridge
 from retrieval.explain_paths import expansion_paths
 from retrieval.fusion import ranked, rrf, weighted
 from retrieval.modes.baseline import bm25, dense
 from retrieval.modes.lightrag import seeds_of
 from retrieval.resources import Resources
 from retrieval.run import GraphPass, Run
+from retrieval.signals import NAMED
 
 
 def _dense_weights(n: int, weights: dict[int, float]) -> np.ndarray:
@@ -103,18 +106,30 @@ def fuse(run: Run, res: Resources, gp: GraphPass, extra: dict[str, dict[str, flo
 
 
 def with_bridges(run: Run, gp: GraphPass, fused: dict[str, float]) -> dict[str, float]:
-    """The fused ranking with the documents its best documents name by title bridged in."""
+    """The fused ranking with the documents its best documents name by title bridged in, then the chunk
+    its best document leads to over a shared entity (``retrieval.entity_bridges``)."""
     cfg = run.cfg
-    if cfg.bridge_weight <= 0:
-        return fused
     t = time.perf_counter()
-    found = bridges.bridge(run.snap, fused, cfg.bridge_sources, cfg.bridge_per_source, cfg.bridge_weight,
-                           prefer=[gp.graph or {}])
+    hops: list[str] = []
+    if cfg.bridge_weight > 0:
+        found = bridges.bridge(run.snap, fused, cfg.bridge_sources, cfg.bridge_per_source, cfg.bridge_weight,
+                               prefer=[gp.graph or {}])
+        if found.scores:
+            run.signals["bridge"] = found.scores
+            hops += [f"{src} -[{title}]-> {dst}" for src, title, dst in found.hops]
+        fused = bridges.apply(fused, found)
+    if cfg.entity_bridge_weight > 0:
+        named = [e for e, why in gp.seeds.origin.items() if why == NAMED]
+        found = entity_bridge(run.snap, fused, run.qvec, cfg.entity_bridge_sources, cfg.entity_bridge_weight,
+                              skip=set(named))
+        if found.scores:
+            run.signals["entity_bridge"] = found.scores
+            hops += [f"{src} -[{entity} (entity)]-> {dst}" for src, entity, dst in found.hops]
+        fused = bridges.apply(fused, found)
     run.stage("bridges", t)
-    if found.scores:
-        run.signals["bridge"] = found.scores
-        run.explain["bridges"] = [f"{src} -[{title}]-> {dst}" for src, title, dst in found.hops]
-    return bridges.apply(fused, found)
+    if hops:
+        run.explain["bridges"] = hops
+    return fused
 
 
 def on_candidates(run: Run, res: Resources, name: str,
