@@ -12,7 +12,8 @@ entity the query itself names: the question's own entities lead back to what the
 the one whose vector is most similar to the query, that similarity scaled by the entity's hub
 damping. An entity mentioned by more chunks than ``Snapshot.entity_hub_limit`` (``HUB_FACTOR`` times
 the median) damps both the choice and the passed score by limit / mentions: "United States" leads
-to little in particular. Like a title bridge, the bridged chunk ranks just below its source.
+to little in particular. A near copy of the source (cosine >= ``DUPLICATE_COSINE``) is no bridge.
+Like a title bridge, the bridged chunk ranks just below its source.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ from retrieval.snapshot import Snapshot
 
 #: the entity type of noun-phrase concepts ("dry season", "mirror"): too generic to bridge on
 CONCEPT = "CONCEPT"
+#: a candidate this similar to its source is a copy of it (the same passage ingested twice), which
+#: shares every entity and says nothing new
+DUPLICATE_COSINE = 0.95
 
 
 def _damping(snap: Snapshot, entities: np.ndarray) -> np.ndarray:
@@ -69,7 +73,10 @@ def entity_bridge(snap: Snapshot, scores: dict[str, float], qvec: np.ndarray, so
         return out
     q = np.asarray(qvec, dtype=np.float32)
     for best in dict.fromkeys(b for _, b in source_chunks(snap, ranked(scores), sources)):  # one per document
-        rows, via, damp = candidates(snap, snap.chunk_index[best], skip)
+        row = snap.chunk_index[best]
+        rows, via, damp = candidates(snap, row, skip)
+        copy = snap.chunk_vectors[rows] @ snap.chunk_vectors[row] >= DUPLICATE_COSINE
+        rows, via, damp = rows[~copy], via[~copy], damp[~copy]
         if not len(rows):
             continue
         pick = int(np.argmax((snap.chunk_vectors[rows] @ q) * damp))

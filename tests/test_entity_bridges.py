@@ -97,3 +97,15 @@ def test_a_hub_entity_leads_less() -> None:
     assert rows.tolist() == [3]
     rows, _, _ = entity_bridges.candidates(snap, 0, skip={1})  # type: ignore[arg-type]
     assert rows.tolist() == []
+
+
+def test_a_copy_of_the_best_passage_is_no_bridge(untitled: Platform, tmp_path: Path) -> None:
+    copy = tmp_path / "copy.jsonl"
+    copy.write_text(json.dumps({"_id": "river-again", "text": PASSAGES["river"]}))
+    untitled.ingest([copy])
+    snap = untitled.retriever.snapshot()
+    c = _chunks(untitled)
+    qvec = untitled.embedder.embed([QUERY])[0]
+    # the copy shares every entity with the river passage and is closer to the question than the falls
+    found = entity_bridges.entity_bridge(snap, {c["river"]: 2.0}, qvec, sources=1, weight=0.7)
+    assert set(found.scores) == {c["falls"]}
