@@ -1,4 +1,5 @@
-"""Cypher of document sections: ``(:Document)-[:HAS_SECTION]->(:Section)-[:HAS_CHUNK]->(:Chunk)``."""
+"""Cypher of document sections, ``(:Document)-[:HAS_SECTION]->(:Section)-[:HAS_CHUNK]->(:Chunk)``, and
+of the image documents whose captions have no vectors yet."""
 
 DROP_SECTIONS = """
 UNWIND $ids AS id
@@ -42,6 +43,20 @@ MARK_EMBEDDED = """
 UNWIND $ids AS id
 MATCH (s:Section {id: id})
 SET s.embedded = true
+"""
+
+UNCAPTIONED = """
+MATCH (d:Document) WHERE d.captions_embedded = false
+WITH d LIMIT $limit
+OPTIONAL MATCH (d)-[:HAS_CHUNK]->(c:Chunk)
+WITH d, c ORDER BY c.ord
+RETURN d.id AS id, collect(c.text) AS texts
+"""
+
+MARK_CAPTIONED = """
+UNWIND $ids AS id
+MATCH (d:Document {id: id})
+SET d.captions_embedded = true
 """
 
 CHUNK_SECTIONS = "MATCH (s:Section)-[:HAS_CHUNK]->(c:Chunk) RETURN c.id AS chunk, s.ord AS ord"

@@ -1,4 +1,4 @@
-"""The Bolt adapter's part of document sections."""
+"""The Bolt adapter's part of document sections and image captions."""
 
 from __future__ import annotations
 
@@ -33,6 +33,13 @@ class SectionEditsMixin(BoltAccess):
 
     def mark_sections_embedded(self, ids: Sequence[str]) -> None:
         self._write_ids(q.MARK_EMBEDDED, sorted(set(ids)))
+
+    def uncaptioned_images(self, limit: int = 500) -> dict[str, str]:
+        rows = self.read(q.UNCAPTIONED, {"limit": limit})
+        return {r["id"]: "\n".join(t for t in r["texts"] or [] if t) for r in rows}
+
+    def mark_captions_embedded(self, ids: Sequence[str]) -> None:
+        self._write_ids(q.MARK_CAPTIONED, sorted(set(ids)))
 
     def chunk_sections(self) -> dict[str, int]:
         return {r["chunk"]: int(r["ord"] or 0) for r in self.read(q.CHUNK_SECTIONS)}

@@ -1,5 +1,5 @@
-"""The graph store's part that document sections need (``ingest.pipeline``), in the Bolt adapter's
-``graphdb.section_edits``: ``(:Document)-[:HAS_SECTION]->(:Section)-[:HAS_CHUNK]->(:Chunk)``."""
+"""The graph store's part that document sections and image captions need (``ingest.pipeline``), in the
+Bolt adapter's ``graphdb.section_edits``: ``(:Document)-[:HAS_SECTION]->(:Section)-[:HAS_CHUNK]->(:Chunk)``."""
 
 from __future__ import annotations
 
@@ -25,6 +25,12 @@ class SectionStore(Protocol):
         ...
 
     def mark_sections_embedded(self, ids: Sequence[str]) -> None: ...
+
+    def uncaptioned_images(self, limit: int = 500) -> dict[str, str]:
+        """Image documents whose captions have no vectors (marked by a migration): id -> their text."""
+        ...
+
+    def mark_captions_embedded(self, ids: Sequence[str]) -> None: ...
 
     def chunk_sections(self) -> dict[str, int]:
         """Every chunk's section number in its document (for evaluation)."""

@@ -1,6 +1,6 @@
 """The vectors of one ingest batch: chunks, sections (the mean of their chunks' vectors), entities (by
-name), typed relations (``ingest.texts.relation_text``) and, with CLIP, image files; and the vectors of
-sections that have none yet."""
+name), typed relations (``ingest.texts.relation_text``), each caption of an image document and, with
+CLIP, image files; and the vectors of sections and image captions that have none yet."""
 
 from __future__ import annotations
 
@@ -58,6 +58,22 @@ def vector_points(embedder: Embedder, cfg: ExtractionSettings, chunks: list[Chun
     }
 
 
+def captions_of(text: str) -> list[str]:
+    """An image document's captions: the distinct non-empty lines of its text, in order."""
+    return list(dict.fromkeys(line.strip() for line in text.splitlines() if line.strip()))
+
+
+def caption_points(embedder: Embedder, images: Mapping[str, str]) -> list[VectorPoint]:
+    """One vector per caption of each image document (document id -> its text): an image is found by
+    its best-matching caption too, not only by all of them embedded together (mode ``image``)."""
+    rows = [(doc, i, cap) for doc, text in images.items() for i, cap in enumerate(captions_of(text))]
+    if not rows:
+        return []
+    vecs = embedder.embed([cap for _, _, cap in rows])
+    return [VectorPoint(f"{doc}#caption{i}", v, {"document_id": doc, "caption": i})
+            for (doc, i, _), v in zip(rows, vecs, strict=True)]
+
+
 def image_path(doc: Document) -> Path:
     """The image file of an image document (a relative ``uri`` is relative to its source file)."""
     p = Path(doc.uri or "")
@@ -79,6 +95,20 @@ def image_points(clip: ClipEmbedder | None, todo: list[SourceText], report: Inge
         log.warning("image of %s not embedded: %s", docs[path].source, why)
     return [VectorPoint(docs[p].id, v, {"document_id": docs[p].id, "source": docs[p].source})
             for p, v in zip(got.paths, got.vectors, strict=True)]
+
+
+def backfill_captions(graph: GraphStore, vectors: VectorStore, embedder: Embedder, batch: int = 500) -> int:
+    """Write the caption vectors of image documents that have none (those ingested before caption
+    vectors existed, marked by a migration); returns how many documents got them."""
+    done = 0
+    while True:
+        todo = graph.uncaptioned_images(limit=batch)
+        if not todo:
+            return done
+        vectors.delete_where("captions", {"document_id": list(todo)})
+        vectors.upsert("captions", caption_points(embedder, todo))
+        graph.mark_captions_embedded(list(todo))
+        done += len(todo)
 
 
 def backfill_sections(graph: GraphStore, vectors: VectorStore, batch: int = 1000) -> int:

@@ -28,7 +28,7 @@ from ingest.chunking import Chunker
 from ingest.communities import CommunityBuilder
 from ingest.community_plan import CommunityReport
 from ingest.control import IngestCancelled, IngestControl, check_free_space, unattended
-from ingest.embedding import backfill_sections, image_points, vector_points
+from ingest.embedding import backfill_captions, backfill_sections, caption_points, image_points, vector_points
 from ingest.extraction import Extraction, Extractor, SpacyExtractor
 from ingest.forgetting import forget_removed_text
 from ingest.graph_docs import graph_extraction
@@ -200,6 +200,7 @@ class Ingestor:
         with stage(report, "forget"):
             forget_removed_text(self.graph, self.vectors, self.embedder, self.extractor, self.settings.extraction)
             backfill_sections(self.graph, self.vectors)
+            backfill_captions(self.graph, self.vectors, self.embedder)
         if self.settings.communities.enabled and self.graph.communities_stale():
             with stage(report, "communities"):
                 report.communities = self.update_communities().communities
@@ -248,7 +249,7 @@ class Ingestor:
             return 0
         pending = [d.id for d in self.graph.unfinished_documents() if d.status == PENDING]
         for i in range(0, len(pending), 500):
-            for collection in ("chunks", "sections", "images"):
+            for collection in ("chunks", "sections", "images", "captions"):
                 self.vectors.delete_where(collection, {"document_id": pending[i : i + 500]})
         if pending:
             log.info("%d document(s) left pending by an interrupted run: their vectors are dropped until "
@@ -267,6 +268,7 @@ class Ingestor:
         if document_ids:
             self.vectors.delete("images", list(document_ids))
             self.vectors.delete_where("sections", {"document_id": list(document_ids)})
+            self.vectors.delete_where("captions", {"document_id": list(document_ids)})
             self.graph.replace_sections(list(document_ids), [])
         self.vectors.delete("chunks", plan.chunk_ids)
         self.vectors.delete("entities", plan.entity_ids)
@@ -328,6 +330,8 @@ class Ingestor:
         with stage(report, "embed"):
             points = vector_points(self.embedder, self.settings.extraction, chunks, sections, extraction,
                                    relations, self._embedded)
+            points["captions"] = caption_points(self.embedder, {s.document.id: s.text for s in todo
+                                                                if s.document.kind == "image"})
         if self.clip is not None:
             with stage(report, "image_embed"):
                 points["images"] = image_points(self.clip, todo, report)
@@ -362,6 +366,7 @@ class Ingestor:
             self._remove(plan)
         self.graph.upsert_chunks(chunks)
         self.vectors.delete_where("sections", {"document_id": list(per_doc)})
+        self.vectors.delete_where("captions", {"document_id": list(per_doc)})
         self.graph.replace_sections(list(per_doc), sections)
         self.graph.upsert_entities(list(extraction.entities.values()))
         self.graph.upsert_mentions(extraction.mentions)

@@ -1,7 +1,8 @@
 """Mode ``image`` (text -> images), entity-centric: images are documents, not graph nodes.
 
-1. Caption score: similarity of the query to the image's captions (its chunk vectors; CLIP image
-   vectors when configured).
+1. Caption scores: similarity of the query to the image's captions embedded together (its chunk
+   vector), to its best-matching single caption (one vector per caption), and to the image (CLIP
+   image vectors, when configured).
 2. Seeds: entities named in or similar to the query, enriched with the entities of the top caption
    hits (pseudo-relevance feedback).
 3. Expansion over the entity graph, one hop along two kinds of degree-capped edges: semantic

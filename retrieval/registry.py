@@ -146,9 +146,12 @@ REGISTRY = Registry([
               "retrieval.modes.subgraph:PcstMode", evaluated_on=frozenset({TEXT})),
     ModeEntry("gnn", "graph's candidates rescored by the trained GNN (hopgraph train-gnn)",
               "retrieval.modes.subgraph:GnnMode"),
-    ModeEntry("image", "text -> images: caption (or CLIP) similarity fused with the entity graph",
+    ModeEntry("image", "text -> images: similarity of the captions together and of the best single caption "
+              "(or CLIP) fused with the entity graph",
               "retrieval.modes.image:ImageMode",
               ablations={"image-rrf": {"image": {"fusion": "rrf"}},
-                         "image-no-expansion": {"image": {"similar_k": 0, "cooccur_k": 0}}},
+                         "image-no-expansion": {"image": {"similar_k": 0, "cooccur_k": 0}},
+                         "image-no-kg": {"image": {"kg_weight": 0.0}},
+                         "image-no-best-caption": {"image": {"best_caption_weight": 0.0}}},
               evaluated_on=frozenset({IMAGE})),
 ])

@@ -103,6 +103,12 @@ class MemoryGraphStore:
     def mark_sections_embedded(self, ids: Sequence[str]) -> None:
         return None
 
+    def uncaptioned_images(self, limit: int = 500) -> dict[str, str]:
+        return {}  # caption vectors are written by the ingest; only migrations mark older documents
+
+    def mark_captions_embedded(self, ids: Sequence[str]) -> None:
+        return None
+
     def chunk_sections(self) -> dict[str, int]:
         return {c: s.ord for s in self.sections.values() for c in s.chunk_ids}
 

@@ -81,3 +81,44 @@ def test_image_mode_without_images_says_so(platform: Platform, tmp_path: Path) -
     platform.ingest([doc])
     res = platform.query("Lovelace", mode="image")
     assert res.results == [] and "no image documents in the graph" in res.notes
+
+
+CAPTIONED = [
+    {"_id": "kite.jpg", "image": "kite.jpg", "captions": ["A boy flies a red kite on a windy beach .",
+                                                          "Someone is outside .", "A child at the coast ."]},
+    {"_id": "bike.jpg", "image": "bike.jpg", "captions": ["A man rides a bicycle down a dirt trail .",
+                                                          "A cyclist in the woods ."]},
+]
+
+
+def test_each_caption_has_its_own_vector(platform: Platform, tmp_path: Path) -> None:
+    records = json.loads(json.dumps(CAPTIONED))
+    path = tmp_path / "images.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    platform.ingest([path])
+    assert platform.vectors.count("captions") == 5
+    res = platform.query("a red kite flown by a boy on the beach", mode="image", top_k=2, explain=True)
+    best = res.explain["signals"]["best_caption"]
+    kite = next(c for c, d in platform.corpus_ids().items() if d == "kite.jpg")
+    assert max(best, key=best.__getitem__) == kite and res.results[0].citation.chunk_id == kite
+    # a changed document keeps no caption it lost; a deleted one keeps none
+    records[0]["captions"] = records[0]["captions"][:1]
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    platform.ingest([path])
+    assert platform.vectors.count("captions") == 3
+    kite_doc = next(d.id for d in platform.documents() if d.source.endswith("#kite.jpg"))
+    platform.delete(kite_doc)
+    assert platform.vectors.count("captions") == 2  # the bicycle's two
+
+
+def test_older_image_documents_get_caption_vectors(platform: Platform, tmp_path: Path) -> None:
+    path = tmp_path / "images.jsonl"
+    path.write_text(json.dumps({"_id": "bike.jpg", "image": "bike.jpg",
+                                "captions": ["A man rides a bicycle .", "A cyclist ."]}) + "\n")
+    platform.ingest([path])
+    # what migration 0009 leaves for an image document ingested before caption vectors existed
+    platform.vectors.delete_where("captions", {"document_id": [d.id for d in platform.documents()]})
+    platform.graph.read("MATCH (d:Document) SET d.captions_embedded = false RETURN count(d) AS n")
+    assert platform.vectors.count("captions") == 0 and len(platform.graph.uncaptioned_images()) == 1
+    platform.ingest([path])  # nothing changed: the ingest's finish writes the missing vectors
+    assert platform.vectors.count("captions") == 2 and platform.graph.uncaptioned_images() == {}

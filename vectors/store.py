@@ -26,6 +26,7 @@ COLLECTIONS: dict[str, dict[str, FieldKind]] = {
     "images": {"id": "keyword", "document_id": "keyword"},
     "summaries": {"id": "keyword", "branch": "keyword", "level": "integer"},
     "sections": {"id": "keyword", "document_id": "keyword"},
+    "captions": {"id": "keyword", "document_id": "keyword"},  # one point per caption of an image document
 }
 
 

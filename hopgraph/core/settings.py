@@ -249,6 +249,8 @@ class ImageRetrievalSettings(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     kg_weight: float = Field(default=0.15, ge=0, description="Weight of the KG score against the caption score.")
+    best_caption_weight: float = Field(default=1.0, ge=0, description="Weight of the best-matching single "
+                                       "caption's similarity (each caption has its own vector; 0 = off).")
     clip_weight: float = Field(default=1.0, ge=0, description="Weight of the CLIP score (when CLIP is configured).")
     fusion: Literal["weighted", "rrf"] = "weighted"
     candidate_k: int = Field(default=100, ge=1, description="Images scored by caption similarity.")

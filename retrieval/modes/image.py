@@ -1,5 +1,6 @@
 """Mode ``image`` (text -> images) and image queries (image -> images, needs CLIP): a visual score
-(captions, CLIP) fused with a score from the entity graph (see ``retrieval.image``)."""
+(the captions embedded together, the best-matching single caption, CLIP) fused with a score from the
+entity graph (see ``retrieval.image``)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,26 @@ from retrieval.modes.lightrag import seeds_of
 from retrieval.resources import Resources
 from retrieval.run import Run
 
+#: caption hits searched per candidate image (Flickr-style images have about five captions)
+CAPTIONS_PER_IMAGE = 4
+
 
 def clip_scores(res: Resources, index: image.ImageIndex, vector: np.ndarray, k: int) -> dict[str, float]:
     """Image chunks by CLIP similarity of their image to ``vector``."""
     hits = res.vectors.search("images", vector, limit=k)
     return {index.chunk_of[str(h.payload.get("document_id"))]: h.score for h in hits
             if str(h.payload.get("document_id")) in index.chunk_of}
+
+
+def best_captions(res: Resources, index: image.ImageIndex, qvec: np.ndarray, limit: int) -> dict[str, float]:
+    """Image chunks by the similarity of their best-matching caption to the query (one vector per
+    caption: a query that paraphrases one caption need not match the image's captions together)."""
+    out: dict[str, float] = {}
+    for h in res.vectors.search("captions", qvec, limit=limit):
+        chunk = index.chunk_of.get(str(h.payload.get("document_id")))
+        if chunk is not None and h.score > out.get(chunk, -1.0):
+            out[chunk] = h.score
+    return out
 
 
 def fuse_with_kg(run: Run, res: Resources, index: image.ImageIndex, visual: dict[str, dict[str, float]],
@@ -42,7 +57,8 @@ def fuse_with_kg(run: Run, res: Resources, index: image.ImageIndex, visual: dict
     per_row = image.kg_scores(snap, scores, index.rows)
     top = np.argsort(-per_row)[: icfg.candidate_k]
     kg = {snap.chunk_ids[int(index.rows[i])]: float(per_row[i]) for i in top if per_row[i] > 0}
-    weights = {"caption": 1.0, "clip": icfg.clip_weight, "kg": icfg.kg_weight}
+    weights = {"caption": 1.0, "best_caption": icfg.best_caption_weight, "clip": icfg.clip_weight,
+               "kg": icfg.kg_weight}
     if run.over_cap(run.stage("kg", t), "kg", "caption similarity"):
         return image.fuse(visual, weights, icfg.fusion, cfg.rrf_k)
     run.signals["kg"] = kg
@@ -63,6 +79,8 @@ class ImageMode:
         hits = signals.dense(res.vectors, run.qvec, max(run.k, icfg.candidate_k) * 2)
         visual = {"caption": {c: s for c, s in hits.items() if c in snap.chunk_index
                               and snap.chunk_kinds[snap.chunk_index[c]] == "image"}}
+        if icfg.best_caption_weight > 0:
+            visual["best_caption"] = best_captions(res, index, run.qvec, icfg.candidate_k * CAPTIONS_PER_IMAGE)
         if res.clip is not None:
             visual["clip"] = clip_scores(res, index, res.clip.embed_texts([run.text])[0], icfg.candidate_k)
         run.stage("caption", t)
