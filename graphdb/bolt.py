@@ -16,6 +16,7 @@ from graphdb.batches import batches
 from graphdb.browse import BrowseMixin
 from graphdb.community_edits import CommunityEditsMixin
 from graphdb.dialect import Dialect
+from graphdb.entity_types import EntityTypesMixin
 from graphdb.index_reads import IndexReadsMixin
 from graphdb.migrations import MigrationRunner, discover, packaged
 from graphdb.section_edits import SectionEditsMixin
@@ -29,7 +30,7 @@ from graphdb.store import (
 )
 from graphdb.tree_edits import TreeEditsMixin
 from hopgraph.core.errors import StoreUnavailableError
-from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation
+from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, majority_label
 from hopgraph.core.settings import GraphSettings
 
 log = logging.getLogger(__name__)
@@ -48,7 +49,8 @@ def _dedupe(rows: Iterable[dict[str, Any]], key: str = "id") -> list[dict[str, A
     return list(out.values())
 
 
-class BoltGraphStore(IndexReadsMixin, CommunityEditsMixin, TreeEditsMixin, SectionEditsMixin, BrowseMixin):
+class BoltGraphStore(IndexReadsMixin, CommunityEditsMixin, TreeEditsMixin, SectionEditsMixin, EntityTypesMixin,
+                     BrowseMixin):
     """GraphStore over Bolt. Writes are UNWIND batches in managed write transactions."""
 
     def __init__(self, uri: str, auth: tuple[str, str], cfg: GraphSettings, dialect: Dialect) -> None:
@@ -184,10 +186,12 @@ class BoltGraphStore(IndexReadsMixin, CommunityEditsMixin, TreeEditsMixin, Secti
         self._write_rows(cypher.UPSERT_ENTITIES, _dedupe(rows))
 
     def upsert_mentions(self, mentions: Sequence[Mention]) -> None:
-        merged: dict[tuple[str, str], int] = {}
+        merged: dict[tuple[str, str], dict[str, int]] = {}
         for m in mentions:
-            merged[(m.chunk_id, m.entity_id)] = merged.get((m.chunk_id, m.entity_id), 0) + m.count
-        rows = [{"chunk_id": c, "entity_id": e, "count": n} for (c, e), n in merged.items()]
+            votes = merged.setdefault((m.chunk_id, m.entity_id), {})
+            votes[m.label] = votes.get(m.label, 0) + m.count
+        rows = [{"chunk_id": c, "entity_id": e, "count": sum(v.values()), "label": majority_label(v)}
+                for (c, e), v in merged.items()]
         self._write_rows(cypher.UPSERT_MENTIONS, rows)
 
     def upsert_relations(self, relations: Sequence[Relation]) -> None:
@@ -364,7 +368,8 @@ class BoltGraphStore(IndexReadsMixin, CommunityEditsMixin, TreeEditsMixin, Secti
 
     def mentions_of_entities(self, ids: Sequence[str]) -> list[Mention]:
         """Every mention of the given entities."""
-        return [Mention(chunk_id=r["chunk_id"], entity_id=r["entity_id"], count=int(r["count"] or 1))
+        return [Mention(chunk_id=r["chunk_id"], entity_id=r["entity_id"], count=int(r["count"] or 1),
+                        label=r["label"] or "")
                 for b in batches(ids, self.cfg.batch_size)
                 for r in self.read(cypher.MENTIONS_OF_ENTITIES, {"ids": list(b)})]
 

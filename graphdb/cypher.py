@@ -57,7 +57,7 @@ UNWIND $rows AS r
 MATCH (c:Chunk {id: r.chunk_id})
 MATCH (e:Entity {id: r.entity_id})
 MERGE (c)-[m:MENTIONS]->(e)
-SET m.count = r.count
+SET m.count = r.count, m.label = r.label
 """
 
 SET_DOCUMENT_STATUS = """
@@ -305,7 +305,21 @@ ALIASES = "MATCH (a:Alias) RETURN a.id AS id, a.entity_id AS entity_id"
 MENTIONS_OF_ENTITIES = """
 UNWIND $ids AS eid
 MATCH (:Entity {id: eid})<-[m:MENTIONS]-(c:Chunk)
-RETURN eid AS entity_id, c.id AS chunk_id, m.count AS count
+RETURN eid AS entity_id, c.id AS chunk_id, m.count AS count, m.label AS label
+"""
+
+# the labels an entity's mentions vote with (``hopgraph.core.records.majority_label``)
+TYPE_VOTES = """
+UNWIND $ids AS eid
+MATCH (e:Entity {id: eid})<-[m:MENTIONS]-(:Chunk)
+WHERE m.label IS NOT NULL AND m.label <> ''
+RETURN eid AS id, e.type AS type, m.label AS label, m.count AS count
+"""
+
+SET_ENTITY_TYPES = """
+UNWIND $rows AS r
+MATCH (e:Entity {id: r.id})
+SET e.type = r.type
 """
 
 RELATIONS_OF_ENTITIES = """

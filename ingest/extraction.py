@@ -23,13 +23,21 @@ from functools import cached_property
 from typing import Any, Protocol
 
 from hopgraph.core.errors import StoreUnavailableError
-from hopgraph.core.records import Chunk, Entity, Mention, Relation, entity_id, relation_id
+from hopgraph.core.records import (
+    CONCEPT,
+    Chunk,
+    Entity,
+    Mention,
+    Relation,
+    entity_id,
+    majority_label,
+    relation_id,
+)
 from hopgraph.core.settings import ExtractionSettings
 from hopgraph.core.text import normalize_name
 
 log = logging.getLogger(__name__)
 
-CONCEPT = "CONCEPT"
 CO_OCCURS = "co_occurs"
 _SUBJ = {"nsubj", "nsubjpass", "csubj"}
 _OBJ = {"dobj", "attr", "oprd", "dative"}
@@ -67,6 +75,7 @@ class _Span:
     end: int
     eid: str
     named: bool  # found by NER here (not a noun-chunk concept), whatever type the entity got elsewhere
+    label: str  # the NER label here, or CONCEPT
 
 
 class SpacyExtractor:
@@ -119,7 +128,7 @@ class SpacyExtractor:
             name = " ".join(" ".join(t.text for t in toks).split())
             eid = self._entity(out, name, ent.label_, ent.sent.text.strip(), chunk_id)
             if eid:
-                spans.append(_Span(ent.start, ent.end, eid, named=True))
+                spans.append(_Span(ent.start, ent.end, eid, named=True, label=ent.label_))
                 taken.update(range(ent.start, ent.end))
         if self.cfg.noun_chunks:
             for nc in doc.noun_chunks:
@@ -135,7 +144,7 @@ class SpacyExtractor:
                     continue
                 eid = self._entity(out, name, CONCEPT, nc.sent.text.strip(), chunk_id)
                 if eid:
-                    spans.append(_Span(toks[0].i, toks[-1].i + 1, eid, named=False))
+                    spans.append(_Span(toks[0].i, toks[-1].i + 1, eid, named=False, label=CONCEPT))
         return spans
 
     # -- relations ---------------------------------------------------------------------------
@@ -144,7 +153,11 @@ class SpacyExtractor:
         # per sentence and span, so the result does not depend on which chunks share a batch
         named_at = {i for s in spans if s.named for i in range(s.start, s.end)}
         counts = Counter(s.eid for s in spans)
-        out.mentions.extend(Mention(chunk_id=chunk.id, entity_id=e, count=n) for e, n in counts.items())
+        votes: dict[str, Counter[str]] = {}
+        for s in spans:
+            votes.setdefault(s.eid, Counter())[s.label] += 1
+        out.mentions.extend(Mention(chunk_id=chunk.id, entity_id=e, count=n, label=majority_label(votes[e]))
+                            for e, n in counts.items())
         by_token: dict[int, str] = {}
         for s in spans:
             for i in range(s.start, s.end):

@@ -201,6 +201,10 @@ class Ingestor:
             forget_removed_text(self.graph, self.vectors, self.embedder, self.extractor, self.settings.extraction)
             backfill_sections(self.graph, self.vectors)
             backfill_captions(self.graph, self.vectors, self.embedder)
+            # an entity's type is the vote of its mentions; those whose mentions changed are not clustered yet
+            retyped = self.graph.retype_entities(self.graph.unclustered_entities())
+            if retyped:
+                self.graph.commit(entities=retyped)
         if self.settings.communities.enabled and self.graph.communities_stale():
             with stage(report, "communities"):
                 report.communities = self.update_communities().communities

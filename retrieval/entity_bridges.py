@@ -22,12 +22,11 @@ from collections.abc import Collection
 
 import numpy as np
 
+from hopgraph.core.records import CONCEPT
 from retrieval.bridges import Bridged, source_chunks
 from retrieval.fusion import ranked
 from retrieval.snapshot import Snapshot
 
-#: the entity type of noun-phrase concepts ("dry season", "mirror"): too generic to bridge on
-CONCEPT = "CONCEPT"
 #: a candidate this similar to its source is a copy of it (the same passage ingested twice), which
 #: shares every entity and says nothing new
 DUPLICATE_COSINE = 0.95
@@ -45,6 +44,7 @@ def candidates(snap: Snapshot, row: int, skip: Collection[int]) -> tuple[np.ndar
     several entities keeps the least damped."""
     inc = snap.incidence
     ents = inc.indices[inc.indptr[row]:inc.indptr[row + 1]]
+    # a noun-phrase concept ("dry season", "mirror") is too generic to bridge on
     ents = np.asarray([e for e in ents.tolist() if e not in skip and snap.entity_types[e] != CONCEPT],
                       dtype=np.int64)
     if not len(ents):

@@ -251,6 +251,9 @@ class MemoryGraphStore:
         wanted = set(ids)
         return [Mention(chunk_id=c, entity_id=e, count=n) for (c, e), n in self.mentions.items() if e in wanted]
 
+    def retype_entities(self, ids: Sequence[str]) -> list[str]:
+        return []  # mention labels are not kept here: an entity keeps the type it was written with
+
     def relations_of_entities(self, ids: Sequence[str]) -> list[Relation]:
         wanted = set(ids)
         return [r for _, r in sorted(self.relations.items()) if r.source_id in wanted or r.target_id in wanted]

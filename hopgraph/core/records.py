@@ -8,6 +8,7 @@ Part of hopgraph.core: imports nothing of the project outside it.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, computed_field
@@ -103,11 +104,28 @@ class Entity(BaseModel):
 
 
 class Mention(BaseModel):
-    """A chunk mentions an entity ``count`` times."""
+    """A chunk mentions an entity ``count`` times; ``label`` is the type the extractor gave it there
+    (the majority over those mentions; "" when it gives none). An entity's type is the majority label
+    over all its mentions (``majority_label``), not the first one seen."""
 
     chunk_id: str
     entity_id: str
     count: int = Field(default=1, ge=1)
+    label: str = ""
+
+
+#: the type of noun-phrase concepts (a named-entity label beats it on a tied vote)
+CONCEPT = "CONCEPT"
+
+
+def majority_label(votes: Mapping[str, int]) -> str:
+    """The label with most votes ("" ignored); ties go to a named-entity label over ``CONCEPT``, then to
+    the first label alphabetically (so the vote never depends on the order mentions were read)."""
+    best = [(n, label != CONCEPT, label) for label, n in votes.items() if label and n > 0]
+    if not best:
+        return ""
+    top = max(n for n, _, _ in best)
+    return min((not named, label) for n, named, label in best if n == top)[1]
 
 
 class Relation(BaseModel):

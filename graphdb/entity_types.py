@@ -1,0 +1,29 @@
+"""The Bolt adapter's part of entity types: an entity's type is the majority label of its mentions
+(``hopgraph.core.records.majority_label``), so it never depends on which mention was read first."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from graphdb import cypher
+from graphdb.batches import batches
+from graphdb.bolt_access import BoltAccess
+from hopgraph.core.records import majority_label
+
+
+class EntityTypesMixin(BoltAccess):
+    """Entity retyping, for ``BoltGraphStore``."""
+
+    def retype_entities(self, ids: Sequence[str]) -> list[str]:
+        """Give each entity the majority label of its mentions (``majority_label``); returns the ids
+        whose type changed (an entity without labelled mentions keeps its type)."""
+        votes: dict[str, dict[str, int]] = {}
+        types: dict[str, str] = {}
+        for b in batches(sorted(set(ids)), self.cfg.batch_size):
+            for r in self.read(cypher.TYPE_VOTES, {"ids": list(b)}):
+                v = votes.setdefault(r["id"], {})
+                v[r["label"]] = v.get(r["label"], 0) + int(r["count"] or 1)
+                types[r["id"]] = r["type"] or ""
+        changed = {e: t for e, v in votes.items() if (t := majority_label(v)) and t != types[e]}
+        self._write_rows(cypher.SET_ENTITY_TYPES, [{"id": e, "type": t} for e, t in sorted(changed.items())])
+        return sorted(changed)

@@ -1,0 +1,49 @@
+"""An entity's type is the majority label of its mentions (``majority_label``), kept current as
+documents come and go, never the first label read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hopgraph.app.platform import Platform
+from hopgraph.core.records import CONCEPT, majority_label
+
+#: spaCy labels "Veloria" GPE in the first passage and NORP in the other two
+PASSAGES = {
+    "river": "The Quenwater River is a tributary of the Lorvine River in the Dastmark District of Veloria.",
+    "falls": "Ondrel Falls is a waterfall on the Semmick River at the border between Veloria and Tarsk.",
+    "exports": "Veloria exports copper, tobacco and cotton to its neighbours, mostly by rail.",
+}
+
+
+def test_majority_label() -> None:
+    assert majority_label({"GPE": 1, "NORP": 2}) == "NORP"
+    assert majority_label({"NORP": 2, "GPE": 2}) == "GPE"  # a tie goes alphabetically, whatever the order
+    assert majority_label({CONCEPT: 2, "ORG": 2}) == "ORG"  # and to a named-entity label over a concept
+    assert majority_label({CONCEPT: 3, "ORG": 2}) == CONCEPT
+    assert majority_label({"": 5}) == "" and majority_label({}) == ""
+
+
+def _veloria(p: Platform) -> str:
+    rows = p.graph.read("MATCH (e:Entity) WHERE toLower(e.name) = 'veloria' RETURN e.type AS type")
+    assert len(rows) == 1
+    return str(rows[0]["type"])
+
+
+def _write(path: Path, keys: list[str]) -> None:
+    path.write_text("\n".join(json.dumps({"_id": k, "text": PASSAGES[k]}) for k in keys) + "\n")
+
+
+def test_an_entity_takes_the_type_most_of_its_mentions_give(platform: Platform, tmp_path: Path) -> None:
+    first, rest = tmp_path / "first.jsonl", tmp_path / "rest.jsonl"
+    _write(first, ["river"])
+    platform.ingest([first])
+    assert _veloria(platform) == "GPE"  # its only mention
+    _write(rest, ["falls", "exports"])
+    platform.ingest([rest])
+    assert _veloria(platform) == "NORP"  # two mentions against one: not the first label read
+    snap = platform.retriever.snapshot()  # and the query path sees the new type
+    assert [snap.entity_types[i] for i, n in enumerate(snap.entity_names) if n.lower() == "veloria"] == ["NORP"]
+    platform.delete_documents([d.id for d in platform.documents() if d.source.endswith(("#falls", "#exports"))])
+    assert _veloria(platform) == "GPE"  # the votes follow the documents that are left
