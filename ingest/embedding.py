@@ -97,6 +97,15 @@ def image_points(clip: ClipEmbedder | None, todo: list[SourceText], report: Inge
             for p, v in zip(got.paths, got.vectors, strict=True)]
 
 
+def retype_points(graph: GraphStore, vectors: VectorStore, ids: list[str]) -> None:
+    """Rewrite the payload of these entities' vectors after their type changed (entity resolution
+    reads a neighbour's type there)."""
+    rows = graph.snapshot_entities(ids)
+    found = vectors.vectors("entities", [r[0] for r in rows])
+    vectors.upsert("entities", [VectorPoint(i, found[i], {"name": name, "type": type_})
+                                for i, name, type_ in rows if i in found])
+
+
 def backfill_captions(graph: GraphStore, vectors: VectorStore, embedder: Embedder, batch: int = 500) -> int:
     """Write the caption vectors of image documents that have none (those ingested before caption
     vectors existed, marked by a migration); returns how many documents got them."""

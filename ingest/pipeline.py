@@ -28,7 +28,14 @@ from ingest.chunking import Chunker
 from ingest.communities import CommunityBuilder
 from ingest.community_plan import CommunityReport
 from ingest.control import IngestCancelled, IngestControl, check_free_space, unattended
-from ingest.embedding import backfill_captions, backfill_sections, caption_points, image_points, vector_points
+from ingest.embedding import (
+    backfill_captions,
+    backfill_sections,
+    caption_points,
+    image_points,
+    retype_points,
+    vector_points,
+)
 from ingest.extraction import Extraction, Extractor, SpacyExtractor
 from ingest.forgetting import forget_removed_text
 from ingest.graph_docs import graph_extraction
@@ -204,6 +211,7 @@ class Ingestor:
             # an entity's type is the vote of its mentions; those whose mentions changed are not clustered yet
             retyped = self.graph.retype_entities(self.graph.unclustered_entities())
             if retyped:
+                retype_points(self.graph, self.vectors, retyped)
                 self.graph.commit(entities=retyped)
         if self.settings.communities.enabled and self.graph.communities_stale():
             with stage(report, "communities"):

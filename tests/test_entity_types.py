@@ -45,5 +45,8 @@ def test_an_entity_takes_the_type_most_of_its_mentions_give(platform: Platform, 
     assert _veloria(platform) == "NORP"  # two mentions against one: not the first label read
     snap = platform.retriever.snapshot()  # and the query path sees the new type
     assert [snap.entity_types[i] for i, n in enumerate(snap.entity_names) if n.lower() == "veloria"] == ["NORP"]
+    eid = next(snap.entity_ids[i] for i, n in enumerate(snap.entity_names) if n.lower() == "veloria")
+    hit = platform.vectors.search("entities", platform.vectors.vectors("entities", [eid])[eid], limit=1)[0]
+    assert hit.id == eid and hit.payload["type"] == "NORP"  # entity resolution reads the type there
     platform.delete_documents([d.id for d in platform.documents() if d.source.endswith(("#falls", "#exports"))])
     assert _veloria(platform) == "GPE"  # the votes follow the documents that are left
