@@ -5,8 +5,10 @@ possessives, lemmas for concepts). Near-duplicates are found by blocking with ap
 neighbours over the entity vectors (never all pairs) and accepted only when
 
 - the types are compatible (same group; an ORG/NORP-tagged single name may join a PERSON),
-- the strings agree: every token of the shorter name is a token of the longer one, or the two
-  are near-identical spellings, and the embeddings are close, and
+- the strings agree: every token of the shorter name is a token of the longer one, which must name
+  a person ("Scrooge" is Ebenezer Scrooge, but "France" is not Southern France, nor "London" west
+  London, nor "American" British-American), or the two are near-identical spellings (any type),
+  and the embeddings are close, and
 - the shorter name is not ambiguous: if it is contained in two different longer names among its
   neighbours ("Cratchit" in "Bob Cratchit" and "Tim Cratchit"), it is left alone.
 
@@ -63,6 +65,12 @@ def compatible_types(short: str, long: str) -> bool:
     return long == "PERSON" and short in ("ORG", "NORP", "PRODUCT", "WORK_OF_ART")
 
 
+def accepts(kind: str, short: str, long: str) -> bool:
+    """Whether a name relation ``kind`` between an entity of type ``short`` (the alias side) and one
+    of type ``long`` may merge them: compatible types, and a contained name only inside a person's."""
+    return compatible_types(short, long) and (kind != "contained" or long == "PERSON")
+
+
 def name_relation(a: str, b: str) -> str | None:
     """'contained' if the tokens of the shorter name are a subset of the longer's (in order of
     appearance not required), 'fuzzy' if the spellings are near-identical, else None."""
@@ -111,7 +119,7 @@ class EntityResolver:
                 if kind == "fuzzy" and len(_tokens(other_name)) == len(_tokens(e.name)) and other_name < e.name:
                     continue  # equal-length spellings: the lexicographically first is canonical
                 threshold = self.cfg.contained_similarity if kind == "contained" else self.cfg.fuzzy_similarity
-                if h.score >= threshold and compatible_types(e.type, other_type):
+                if h.score >= threshold and accepts(kind, e.type, other_type):
                     containing.append((h.id, other_name, h.score, kind))
             if not containing:
                 continue

@@ -8,7 +8,7 @@ from hopgraph.app.platform import Platform
 from hopgraph.core.records import Chunk
 from hopgraph.core.settings import ExtractionSettings
 from ingest.extraction import SpacyExtractor
-from ingest.resolution import compatible_types, name_relation
+from ingest.resolution import accepts, compatible_types, name_relation
 from tests.paths import SHARED_DATA
 
 DATA = SHARED_DATA
@@ -48,6 +48,11 @@ def test_name_rules() -> None:
     assert name_relation("Cratchit", "Cratchit") is None
     assert compatible_types("ORG", "PERSON") and not compatible_types("GPE", "PERSON")
     assert not compatible_types("CONCEPT", "PERSON")
+    # a contained name merges into a person's full name only: "France" is not Southern France
+    assert name_relation("France", "Southern France") == "contained"
+    assert not accepts("contained", "GPE", "GPE") and not accepts("contained", "NORP", "NORP")
+    assert accepts("contained", "PERSON", "PERSON") and accepts("contained", "ORG", "PERSON")
+    assert accepts("fuzzy", "GPE", "GPE")  # spelling variants of a place still merge
 
 
 def test_resolution_merges_variants_not_distinct_names(platform: Platform, tmp_path: Path) -> None:
