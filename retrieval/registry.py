@@ -111,7 +111,7 @@ REGISTRY = Registry([
               "passages, fused, then the documents the best ones name by title or lead to over a shared entity "
               "(default, strongest)",
               "retrieval.modes.graph:GraphMode",
-              ablations={"graph-no-enrichment": {"enrichment": False},
+              ablations={"graph-no-enrichment": {"enrichment": False}, "graph-with-generic": {"drop_generic": False},
                          "graph-0-hops": {"expansion": "none", "bridge_weight": 0.0, "entity_bridge_weight": 0.0},
                          "graph-no-walk": {"expansion": "none"},
                          "graph-no-bridges": {"bridge_weight": 0.0, "entity_bridge_weight": 0.0},

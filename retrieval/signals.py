@@ -67,6 +67,17 @@ def seed_entities(snap: Snapshot, query: str, sims: np.ndarray, k: int, min_sim:
     return seeds
 
 
+def drop_generic(snap: Snapshot, seeds: Seeds) -> list[str]:
+    """Remove the corpus's generic concepts from the seeds ("film", "year", "country": concepts that
+    more chunks mention than ``Snapshot.entity_hub_limit``, a stop list the corpus itself gives);
+    returns the names removed."""
+    gone = [e for e in seeds.weights if e < len(snap.generic) and snap.generic[e]]
+    for e in gone:
+        del seeds.weights[e]
+        del seeds.origin[e]
+    return [snap.entity_names[e] for e in gone]
+
+
 def titles_in_query(snap: Snapshot, query: str) -> list[int]:
     """Chunks of the documents whose title the query names ("Who is older, Sid Haig or ..."). A query
     that uses capitals names a capitalized title only with a capital ("the place of birth of" is not

@@ -53,6 +53,7 @@ class Snapshot:
     title_named_by: dict[str, int] = field(default_factory=dict)  # title -> chunks (of other documents) naming it
     title_hub_limit: float = float("inf")  # more naming chunks than this: a hub (``index.links.hub_limit``)
     entity_hub_limit: float = float("inf")  # more chunks mentioning an entity than this: a hub (``hub_limit``)
+    generic: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))  # concepts mentioned by hub-many chunks
     community_members: dict[str, np.ndarray] = field(default_factory=dict)  # community id -> entity indices
     build_seconds: float = 0.0
 

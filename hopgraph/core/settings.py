@@ -280,6 +280,8 @@ class RetrievalSettings(BaseModel):
     enrich_chunks: int = Field(default=3, ge=0)
     enrich_entities_per_chunk: int = Field(default=5, ge=0)
     enrich_weight: float = Field(default=0.5, ge=0)
+    drop_generic: bool = Field(default=True, description="graph mode never seeds the corpus's generic concepts "
+                               "(noun phrases more chunks mention than 10x the median: 'film', 'year').")
     expansion: Literal["ppr", "beam", "none"] = Field(default="ppr", description="none = 0 hops.")
     damping: float = Field(default=0.5, gt=0, lt=1, description="PPR: probability to keep walking.")
     passage_weight: float = Field(default=0.5, ge=0, description="PPR restart mass on first-pass chunks.")

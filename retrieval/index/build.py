@@ -14,6 +14,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
+from hopgraph.core.records import CONCEPT
 from hopgraph.core.text import normalize_name
 from hopgraph.core.weights import specificity
 from retrieval.index import links
@@ -104,7 +105,8 @@ def build(t: Tables, typed_weight: float = 2.0, about_weight: float = 2.0) -> Sn
         relation_ids=relation_ids, entity_index={e: i for i, e in enumerate(t.entity_ids.tolist())},
         chunk_index={c: j for j, c in enumerate(chunk_ids)}, name_index=name_index, title_index=by_title,
         title_automaton=auto, title_named_by=named_by, title_hub_limit=links.hub_limit(list(named_by.values())),
-        entity_hub_limit=links.hub_limit(df[df > 0]),
+        entity_hub_limit=(limit := links.hub_limit(df[df > 0])),
+        generic=(t.entity_types == CONCEPT) & (df > limit),
         community_members=members,
     )
     snap.build_seconds = time.perf_counter() - t0

@@ -39,6 +39,10 @@ def graph_pass(run: Run, res: Resources) -> GraphPass:
     if cfg.enrichment and cfg.enrich_chunks:
         signals.enrich(snap, gp.seeds, gp.first[: cfg.enrich_chunks], gp.sims, cfg.enrich_entities_per_chunk,
                        cfg.enrich_weight)
+    if cfg.drop_generic:
+        dropped = signals.drop_generic(snap, gp.seeds)
+        if dropped:
+            run.explain["generic_concepts"] = dropped
     run.explain_seeds(gp.seeds)
     if run.over_cap(run.stage("seeding", t), "seeding", "rrf"):
         return gp
