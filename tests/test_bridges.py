@@ -95,3 +95,7 @@ def test_a_title_that_many_passages_name_passes_less() -> None:
     snap = SimpleNamespace(title_named_by=named_by, title_hub_limit=limit)
     assert bridges.hub_damping(snap, "caldermouth") == pytest.approx(20 / 30)  # type: ignore[arg-type]
     assert bridges.hub_damping(snap, "dax fenn") == 1.0  # type: ignore[arg-type]
+    # the walk's links into the hub weigh limit / named-by too, both ways; other links keep weight 1
+    damped = links.damp_hubs(matrix, by_title, named_by)
+    assert damped[3, 0] == pytest.approx(20 / 30) and damped[0, 3] == pytest.approx(20 / 30)
+    assert damped[2, 1] == 1.0 and damped[3, 2] == 1.0 and damped.nnz == matrix.nnz

@@ -94,6 +94,7 @@ def build(t: Tables, typed_weight: float = 2.0, about_weight: float = 2.0) -> Sn
     auto = links.automaton(by_title, links.cased_titles(titles))
     chunk_ids = t.chunk_ids.tolist()
     title_links, named_by = links.title_links(texts, by_title, docs, auto)
+    title_links = links.damp_hubs(title_links, by_title, named_by)
     snap = Snapshot(
         version=t.version, entity_ids=t.entity_ids.tolist(), entity_names=t.entity_names.tolist(),
         entity_types=t.entity_types.tolist(), entity_vectors=t.entity_vectors, chunk_ids=chunk_ids,

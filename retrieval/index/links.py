@@ -107,6 +107,22 @@ def title_links(texts: Sequence[str], by_title: dict[str, list[int]], docs: Sequ
     return m, named_by
 
 
+def damp_hubs(matrix: sp.csr_matrix, by_title: dict[str, list[int]], named_by: dict[str, int]) -> sp.csr_matrix:
+    """Title links into a hub (a title named by more than ``hub_limit`` chunks) weigh limit / named-by,
+    so the walk does not pile mass on a page that everything names; a link keeps the smaller weight of
+    its two ends (the matrix stays symmetric)."""
+    limit = hub_limit(list(named_by.values()))
+    damp = np.ones(matrix.shape[0])
+    for key, n in named_by.items():
+        if n > limit:
+            damp[by_title[key]] = limit / n
+    if matrix.nnz == 0 or (damp == 1.0).all():
+        return matrix
+    coo = matrix.tocoo()
+    weights = coo.data * np.minimum(damp[coo.row], damp[coo.col])
+    return sp.csr_matrix((weights, (coo.row, coo.col)), shape=matrix.shape)
+
+
 def hub_limit(counts: Sequence[float] | np.ndarray) -> float:
     """How many naming (or mentioning) chunks make a title (or an entity) a hub: ``HUB_FACTOR`` times the
     median of ``counts`` (inf without any)."""
