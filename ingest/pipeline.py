@@ -208,7 +208,7 @@ class Ingestor:
             forget_removed_text(self.graph, self.vectors, self.embedder, self.extractor, self.settings.extraction)
             backfill_sections(self.graph, self.vectors)
             backfill_captions(self.graph, self.vectors, self.embedder)
-            # an entity's type is the vote of its mentions; those whose mentions changed are not clustered yet
+        with stage(report, "types"):  # an entity's type is the vote of its mentions (re-voted where they changed)
             retyped = self.graph.retype_entities(self.graph.unclustered_entities())
             if retyped:
                 retype_points(self.graph, self.vectors, retyped)

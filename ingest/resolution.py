@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphdb.store import GraphStore
-from hopgraph.core.records import GRAPH_NODE, Entity
+from hopgraph.core.records import CONCEPT, GRAPH_NODE, Entity
 from hopgraph.core.settings import ResolutionSettings
 from hopgraph.core.text import normalize_name
 from ingest.graph_edits import merge_edits
@@ -58,7 +58,7 @@ def _tokens(name: str) -> list[str]:
 def compatible_types(short: str, long: str) -> bool:
     if GRAPH_NODE in (short, long):  # a graph document's nodes belong to it alone
         return False
-    if "CONCEPT" in (short, long):
+    if CONCEPT in (short, long):
         return short == long
     if _GROUPS.get(short, short) == _GROUPS.get(long, long):
         return True
@@ -98,7 +98,7 @@ class EntityResolver:
 
     def find(self, entities: Sequence[Entity]) -> list[Merge]:
         """Merges for the given entities (candidates are their ANN neighbours in the whole store)."""
-        probes = [e for e in entities if e.type != GRAPH_NODE and (e.type != "CONCEPT" or self.cfg.concepts)]
+        probes = [e for e in entities if e.type != GRAPH_NODE and (e.type != CONCEPT or self.cfg.concepts)]
         probes = [e for e in probes if len(_tokens(e.name)) <= self.cfg.max_alias_tokens]
         if not probes:
             return []

@@ -9,6 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from gpu.ppr import TorchPPR
+from hopgraph.core.records import CONCEPT
 from hopgraph.core.text import WORD, ngrams
 from hopgraph.core.weights import seed_specificity
 from retrieval.index.links import titles_in
@@ -57,7 +58,7 @@ def seed_entities(snap: Snapshot, query: str, sims: np.ndarray, k: int, min_sim:
     seeds = Seeds()
     for n, gram in ngrams(WORD.findall(query), 5):
         for e in snap.name_index.get(gram, []):
-            if snap.entity_types[e] != "CONCEPT" or n > 1:
+            if snap.entity_types[e] != CONCEPT or n > 1:
                 seeds.add(e, 1.0, NAMED)
     if sims.size:
         top = np.argsort(-sims)[:k]
