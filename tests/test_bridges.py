@@ -11,6 +11,7 @@ import pytest
 from hopgraph.app.platform import Platform
 from retrieval import bridges
 from retrieval.signals import titles_in_query
+from tests.corpus import chunk_of
 
 PASSAGES = {
     "song": ("Lanterns Over Quell", "Lanterns Over Quell is a song by Quilla Marrow and Dax Fenn, produced by "
@@ -32,14 +33,9 @@ def bridged(platform: Platform, tmp_path: Path) -> Platform:
     return platform
 
 
-def _chunks(p: Platform) -> dict[str, str]:
-    """corpus id -> chunk id (one chunk per passage here)."""
-    return {d: c for c, d in p.corpus_ids().items()}
-
-
 def test_a_passage_passes_its_score_to_the_first_titles_it_names(bridged: Platform) -> None:
     snap = bridged.retriever.snapshot()
-    c = _chunks(bridged)
+    c = chunk_of(bridged)
     found = bridges.bridge(snap, {c["song"]: 2.0, c["other"]: 1.0}, sources=1, per_source=2, weight=0.8)
     assert found.scores == {c["singer"]: pytest.approx(1.6), c["rapper"]: pytest.approx(1.6)}  # not the producer
     assert [title for _, title, _ in found.hops] == ["quilla marrow", "dax fenn"]
@@ -53,7 +49,7 @@ def test_a_passage_passes_its_score_to_the_first_titles_it_names(bridged: Platfo
 
 def test_a_capitalized_title_in_lower_case_is_not_named(bridged: Platform) -> None:
     snap = bridged.retriever.snapshot()
-    c = _chunks(bridged)
+    c = chunk_of(bridged)
     named = {snap.chunk_ids[j] for j in titles_in_query(snap, QUERY)}
     assert named == {c["song"]}  # "place of birth" is a phrase here, not the page
     lower = {snap.chunk_ids[j] for j in titles_in_query(snap, QUERY.lower())}
@@ -63,7 +59,7 @@ def test_a_capitalized_title_in_lower_case_is_not_named(bridged: Platform) -> No
 
 
 def test_graph_mode_ranks_the_bridged_document_after_its_source(bridged: Platform) -> None:
-    c = _chunks(bridged)
+    c = chunk_of(bridged)
     res = bridged.query(QUERY, mode="graph", top_k=6, explain=True)
     names = {v: k for k, v in c.items()}
     top = [names[r.citation.chunk_id] for r in res.results]

@@ -12,6 +12,7 @@ import pytest
 
 from hopgraph.app.platform import Platform
 from retrieval import entity_bridges
+from tests.corpus import chunk_of
 
 #: untitled passages: the river names the country, the falls passage names it too and is about a waterfall;
 #: two waterfalls elsewhere are closer to the question's words than the right one
@@ -37,14 +38,9 @@ def untitled(platform: Platform, tmp_path: Path) -> Platform:
     return platform
 
 
-def _chunks(p: Platform) -> dict[str, str]:
-    """corpus id -> chunk id (one chunk per passage here)."""
-    return {d: c for c, d in p.corpus_ids().items()}
-
-
 def test_the_best_passage_leads_to_the_closest_passage_sharing_an_entity(untitled: Platform) -> None:
     snap = untitled.retriever.snapshot()
-    c = _chunks(untitled)
+    c = chunk_of(untitled)
     qvec = untitled.embedder.embed([QUERY])[0]
     found = entity_bridges.entity_bridge(snap, {c["river"]: 2.0, c["unrelated"]: 1.0}, qvec, sources=1,
                                          weight=0.7)
@@ -63,7 +59,7 @@ def test_the_best_passage_leads_to_the_closest_passage_sharing_an_entity(untitle
 
 
 def test_graph_mode_ranks_the_entity_bridged_passage_after_its_source(untitled: Platform) -> None:
-    c = _chunks(untitled)
+    c = chunk_of(untitled)
     names = {v: k for k, v in c.items()}
     res = untitled.query(QUERY, mode="graph", top_k=5, explain=True)
     top = [names[r.citation.chunk_id] for r in res.results]
@@ -104,7 +100,7 @@ def test_a_copy_of_the_best_passage_is_no_bridge(untitled: Platform, tmp_path: P
     copy.write_text(json.dumps({"_id": "river-again", "text": PASSAGES["river"]}))
     untitled.ingest([copy])
     snap = untitled.retriever.snapshot()
-    c = _chunks(untitled)
+    c = chunk_of(untitled)
     qvec = untitled.embedder.embed([QUERY])[0]
     # the copy shares every entity with the river passage and is closer to the question than the falls
     found = entity_bridges.entity_bridge(snap, {c["river"]: 2.0}, qvec, sources=1, weight=0.7)
