@@ -30,7 +30,7 @@ from graphdb.store import (
 )
 from graphdb.tree_edits import TreeEditsMixin
 from hopgraph.core.errors import StoreUnavailableError
-from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, majority_label
+from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, combine_mentions
 from hopgraph.core.settings import GraphSettings
 
 log = logging.getLogger(__name__)
@@ -186,12 +186,8 @@ class BoltGraphStore(IndexReadsMixin, CommunityEditsMixin, TreeEditsMixin, Secti
         self._write_rows(cypher.UPSERT_ENTITIES, _dedupe(rows))
 
     def upsert_mentions(self, mentions: Sequence[Mention]) -> None:
-        merged: dict[tuple[str, str], dict[str, int]] = {}
-        for m in mentions:
-            votes = merged.setdefault((m.chunk_id, m.entity_id), {})
-            votes[m.label] = votes.get(m.label, 0) + m.count
-        rows = [{"chunk_id": c, "entity_id": e, "count": sum(v.values()), "label": majority_label(v)}
-                for (c, e), v in merged.items()]
+        rows = [{"chunk_id": m.chunk_id, "entity_id": m.entity_id, "count": m.count, "label": m.label}
+                for m in combine_mentions(mentions)]
         self._write_rows(cypher.UPSERT_MENTIONS, rows)
 
     def upsert_relations(self, relations: Sequence[Relation]) -> None:

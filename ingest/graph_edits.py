@@ -9,7 +9,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from graphdb.store import RemovalFacts, RemovalPlan
-from hopgraph.core.records import Mention, Relation, majority_label, relation_id
+from hopgraph.core.records import Mention, Relation, combine_mentions, relation_id
 
 
 def plan_removal(facts: RemovalFacts, keep_entities: Collection[str] = (),
@@ -44,12 +44,8 @@ def merge_edits(target: Mapping[str, str], mentions: Sequence[Mention], relation
         if src != dst:
             moved.append(r.model_copy(update={"id": relation_id(src, r.type, dst), "source_id": src,
                                               "target_id": dst}))
-    added: dict[tuple[str, str], dict[str, int]] = {}
-    for m in mentions:
-        votes = added.setdefault((m.chunk_id, target[m.entity_id]), {})
-        votes[m.label] = votes.get(m.label, 0) + m.count
-    return MergeEdits([Mention(chunk_id=c, entity_id=e, count=sum(v.values()), label=majority_label(v))
-                       for (c, e), v in added.items()], moved, sorted({r.id for r in relations}))
+    added = combine_mentions(m.model_copy(update={"entity_id": target[m.entity_id]}) for m in mentions)
+    return MergeEdits(added, moved, sorted({r.id for r in relations}))
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")

@@ -8,7 +8,7 @@ Part of hopgraph.core: imports nothing of the project outside it.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, computed_field
@@ -126,6 +126,16 @@ def majority_label(votes: Mapping[str, int]) -> str:
         return ""
     top = max(n for n, _, _ in best)
     return min((not named, label) for n, named, label in best if n == top)[1]
+
+
+def combine_mentions(mentions: Iterable[Mention]) -> list[Mention]:
+    """One mention per (chunk, entity): the counts added up, the label voted by ``majority_label``."""
+    votes: dict[tuple[str, str], dict[str, int]] = {}
+    for m in mentions:
+        v = votes.setdefault((m.chunk_id, m.entity_id), {})
+        v[m.label] = v.get(m.label, 0) + m.count
+    return [Mention(chunk_id=c, entity_id=e, count=sum(v.values()), label=majority_label(v))
+            for (c, e), v in votes.items()]
 
 
 class Relation(BaseModel):
