@@ -81,10 +81,12 @@ def _section_vectors(p: Platform) -> dict[str, dict[str, object]]:
 
 
 def test_sections_are_written_replaced_deleted_and_migrated(platform: Platform, tmp_path: Path) -> None:
-    doc = tmp_path / "vexmoor.md"
+    docs = tmp_path / "docs"  # not tmp_path itself: the stores' data dir (written in the background) is there
+    docs.mkdir()
+    doc = docs / "vexmoor.md"
     doc.write_text(MARKDOWN)
-    (tmp_path / "plain.txt").write_text("Kelderwick is a town of salt mines on the northern coast.")
-    platform.ingest([tmp_path])
+    (docs / "plain.txt").write_text("Kelderwick is a town of salt mines on the northern coast.")
+    platform.ingest([docs])
     first = _sections(platform)
     assert len(first) == 5 and all(s["chunks"] and s["embedded"] for s in first.values())
     assert {s["path"] for s in first.values()} >= {"Vexmoor Observatory > Instruments", ""}
@@ -92,7 +94,7 @@ def test_sections_are_written_replaced_deleted_and_migrated(platform: Platform, 
     assert set(vecs) == set(first) and all(v["chunks"] for v in vecs.values())
 
     doc.write_text(MARKDOWN.replace("restored in 1951", "restored in 1952"))
-    platform.ingest([tmp_path])
+    platform.ingest([docs])
     second = _sections(platform)
     assert set(second) == set(first) and set(_section_vectors(platform)) == set(second)  # ids: place and headings
     changed = [k for k in second if second[k]["chunks"] != first[k]["chunks"]]
@@ -117,7 +119,7 @@ def test_sections_are_written_replaced_deleted_and_migrated(platform: Platform, 
     write(migration.statements[-1])
     migrated = _sections(platform)
     assert len(migrated) == 1 and not next(iter(migrated.values()))["embedded"]
-    platform.ingest([tmp_path / "plain.txt"])  # nothing changed: only the vector is written
+    platform.ingest([docs / "plain.txt"])  # nothing changed: only the vector is written
     assert [s["embedded"] for s in _sections(platform).values()] == [True]
     vec = platform.vectors.vectors("sections", list(migrated))
     chunk = platform.vectors.vectors("chunks", list(next(iter(migrated.values()))["chunks"]))  # type: ignore[arg-type]
