@@ -45,7 +45,7 @@ class Resources:
         return state.keyword
 
     @staticmethod
-    def transition(state: IndexState, link_weight: float) -> sp.csr_matrix:
+    def transition(state: IndexState, link_weight: float) -> sp.csc_matrix:
         """The PPR transition of the state, per link weight (a per-query setting)."""
         return state.transition(link_weight)
 

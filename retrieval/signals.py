@@ -14,7 +14,7 @@ from hopgraph.core.text import WORD, ngrams
 from hopgraph.core.weights import seed_specificity
 from retrieval.index.links import titles_in
 from retrieval.keyword import KeywordIndex
-from retrieval.ppr import personalized_pagerank
+from retrieval.ppr import pagerank
 from retrieval.snapshot import Snapshot
 from vectors.store import VectorStore
 
@@ -61,8 +61,8 @@ def seed_entities(snap: Snapshot, query: str, sims: np.ndarray, k: int, min_sim:
             if snap.entity_types[e] != CONCEPT or n > 1:
                 seeds.add(e, 1.0, NAMED)
     if sims.size:
-        top = np.argsort(-sims)[:k]
-        for e in top:
+        top = np.argpartition(-sims, k - 1)[:k] if k < sims.size else np.arange(sims.size)
+        for e in top[np.lexsort((top, -sims[top]))]:
             if sims[e] >= min_sim:
                 seeds.add(int(e), float(sims[e]), "similar to query")
     return seeds
@@ -108,12 +108,12 @@ def specificity(snap: Snapshot, e: int) -> float:
     return float(seed_specificity(snap.entity_df[e]))
 
 
-def ppr_scores(snap: Snapshot, transition: sp.csr_matrix, seeds: Seeds, chunk_seeds: dict[str, float],
-               passage_weight: float, damping: float, engine: TorchPPR | None = None
+def ppr_scores(snap: Snapshot, transition: sp.spmatrix, seeds: Seeds, chunk_seeds: dict[str, float],
+               passage_weight: float, damping: float, engine: TorchPPR | None = None, solver: str = "auto"
                ) -> tuple[dict[str, float], np.ndarray]:
     """HippoRAG-style PPR from entity seeds (times specificity) and chunk seeds: chunk scores = mass,
     and the entities' mass (the expansion candidates of the pcst and gnn modes). ``engine`` runs it
-    in torch (gpu/) instead of scipy."""
+    in torch (gpu/) instead of scipy; ``solver`` picks the scipy one (``retrieval.ppr.pagerank``)."""
     n_e = snap.n_entities
     p = np.zeros(n_e + snap.n_chunks)
     for e, w in seeds.weights.items():
@@ -127,7 +127,7 @@ def ppr_scores(snap: Snapshot, transition: sp.csr_matrix, seeds: Seeds, chunk_se
     if engine is not None:
         x = engine.run(p.astype(np.float32), damping=damping).cpu().numpy().astype(np.float64)
     else:
-        x = personalized_pagerank(transition, p, damping=damping)
+        x = pagerank(transition, p, damping=damping, solver=solver)
     mass = x[n_e:]
     nz = np.nonzero(mass)[0]
     return {snap.chunk_ids[j]: float(mass[j]) for j in nz}, x[:n_e]

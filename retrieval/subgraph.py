@@ -119,7 +119,7 @@ class GpuParts:
         self.checkpoint = checkpoint
         self.device = device
         self._exports: ExportCache | None = None
-        self._ppr: tuple[sp.csr_matrix, TorchPPR] | None = None
+        self._ppr: tuple[sp.spmatrix, TorchPPR] | None = None
         self._scorer: tuple[int, GnnScorer] | None = None
 
     @property
@@ -137,7 +137,7 @@ class GpuParts:
             return entity_graph(snap, dict(zip(ids, mat, strict=True)))
         return self.exports.get(snap.version, build)
 
-    def ppr_engine(self, transition: sp.csr_matrix) -> TorchPPR | None:
+    def ppr_engine(self, transition: sp.spmatrix) -> TorchPPR | None:
         """The torch PPR engine when ``gpu.ppr_backend`` asks for it (auto: on cuda)."""
         backend = self.cfg.ppr_backend
         if backend == "scipy" or (backend == "auto" and self.device.type != "cuda"):

@@ -15,7 +15,7 @@ from hopgraph.app.platform import Platform
 from retrieval import signals
 from retrieval.evaluation import evaluate, load_dataset, metrics
 from retrieval.fusion import rrf, weighted
-from retrieval.ppr import personalized_pagerank
+from retrieval.ppr import pagerank, personalized_pagerank, push_pagerank
 from retrieval.registry import REGISTRY
 from retrieval.rerank import CrossEncoderReranker, MaxSimReranker
 from vectors.embedders import SentenceTransformerEmbedder, resolve_model_path
@@ -177,6 +177,30 @@ def test_ppr_matches_dense_reference() -> None:
     m = transition + np.outer(p, dangling.astype(float))  # dangling mass returns to the seeds
     exact = np.linalg.solve(np.eye(30) - 0.5 * m, 0.5 * p)
     assert np.allclose(got, exact, atol=1e-8)
+    for matrix in (sp.csr_matrix(transition), sp.csc_matrix(transition)):
+        pushed = push_pagerank(matrix, p, damping=0.5, eps=1e-12)
+        assert np.allclose(pushed, exact, atol=1e-9)  # every entry within eps * out-degree
+    coarse = push_pagerank(sp.csc_matrix(transition), p, damping=0.5, eps=1e-3)
+    assert np.all(coarse <= exact + 1e-12) and np.abs(coarse - exact).max() < 1e-3 * 30
+    assert np.argmax(coarse) == np.argmax(exact)
+
+
+def test_pagerank_solvers() -> None:
+    rng = np.random.default_rng(5)
+    a = sp.random(400, 400, density=0.02, random_state=5, format="csr")
+    a = sp.csr_matrix(a + a.T)
+    out = np.asarray(a.sum(axis=1)).ravel()
+    transition = sp.csr_matrix(sp.diags(np.divide(1.0, out, out=np.zeros_like(out), where=out > 0)) @ a).T
+    p = np.zeros(400)
+    p[rng.choice(400, 5, replace=False)] = 1.0
+    power = pagerank(transition, p, solver="power")
+    pushed = pagerank(transition, p, solver="push")
+    assert np.array_equal(pagerank(transition, p), power)  # auto: a small graph takes power iteration
+    assert np.abs(power - pushed).sum() < 1e-3
+    assert list(np.argsort(-power)[:10]) == list(np.argsort(-pushed)[:10])
+    assert not pagerank(transition, np.zeros(400), solver="push").any()
+    with pytest.raises(ValueError, match="unknown PPR solver"):
+        pagerank(transition, p, solver="exact")
 
 
 def test_rerankers(embedder: SentenceTransformerEmbedder, tmp_path: Path) -> None:

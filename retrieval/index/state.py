@@ -72,6 +72,6 @@ class IndexState:
                     self._memo = {**self._memo, key: found}
         return found
 
-    def transition(self, link_weight: float) -> sp.csr_matrix:
+    def transition(self, link_weight: float) -> sp.csc_matrix:
         """The PPR transition for a link weight (the configured one is built with the state)."""
         return self.memo(("transition", link_weight), lambda: joint_transition(self.snapshot, link_weight=link_weight))

@@ -51,7 +51,7 @@ def graph_pass(run: Run, res: Resources) -> GraphPass:
         transition = res.transition(run.state, cfg.link_weight)
         engine = res.gpu.ppr_engine(transition)
         graph, gp.entity_mass = signals.ppr_scores(snap, transition, gp.seeds, passage_seeds(run, d),
-                                                   cfg.passage_weight, cfg.damping, engine)
+                                                   cfg.passage_weight, cfg.damping, engine, cfg.ppr_solver)
     elif cfg.expansion == "beam":
         deadline = time.perf_counter() + (cfg.stage_cap_ms / 1000 if cfg.stage_cap_ms is not None else float("inf"))
         found = signals.beam_expand(snap, gp.seeds.weights, cfg.hops, cfg.beam, cfg.decay, cfg.type_weights,
