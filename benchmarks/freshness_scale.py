@@ -3,12 +3,19 @@
 Documents have one chunk naming ten entities (uniformly drawn) and a title; edges join uniformly
 drawn entity pairs, one in ten typed. A ``SyntheticGraph`` answers the delta's reads for 100 changed
 documents from the same arrays, so the refresh runs ``apply_changes`` and the derivation for real.
+The patched tables are then persisted, and a fresh process loads them as ``serve`` does: its RSS is
+the served state's, and its graph passes give the query p50 (``python -m benchmarks.freshness_scale
+FOLDER`` runs that part alone).
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -16,9 +23,10 @@ import numpy as np
 from benchmarks.freshness import rss_mb
 from graphdb.store import EdgeRow, GraphChange
 from hopgraph.core.text import normalize_name
+from retrieval.index import persist
 from retrieval.index.delta import apply_changes
 from retrieval.index.state import IndexRecipe, IndexState
-from retrieval.index.tables import Tables, strings
+from retrieval.index.tables import Tables, shared, strings, vector_dtype
 from retrieval.signals import Seeds, entity_similarity, ppr_scores
 
 DIM = 384
@@ -32,7 +40,7 @@ def _text(rng: np.random.Generator, ents: np.ndarray) -> str:
 
 
 def generate(n_docs: int, n_entities: int, n_edges: int, seed: int = 7) -> Tables:
-    """Tables of one synthetic corpus."""
+    """Tables of one synthetic corpus (entity vectors in the dtype ``fetch_all`` would give them)."""
     rng = np.random.default_rng(seed)
     ids = strings([f"e{i:09d}" for i in range(n_entities)])
     names = strings([f"entity {i}" for i in range(n_entities)])
@@ -42,6 +50,7 @@ def generate(n_docs: int, n_entities: int, n_edges: int, seed: int = 7) -> Table
     docs = strings([f"d{j:09d}" for j in range(n_docs)])
     vec = rng.standard_normal((n_entities, DIM), dtype=np.float32)
     vec /= np.linalg.norm(vec, axis=1, keepdims=True)
+    vec = vec.astype(vector_dtype(n_entities), copy=False)
     cvec = rng.standard_normal((n_docs, DIM), dtype=np.float32)
     cvec /= np.linalg.norm(cvec, axis=1, keepdims=True)
     src = rng.integers(0, n_entities, n_edges).astype(np.int32)
@@ -55,7 +64,7 @@ def generate(n_docs: int, n_entities: int, n_edges: int, seed: int = 7) -> Table
             "kind": strings(["text"] * n_docs), "uri": strings([""] * n_docs)}, chunk_vectors=cvec,
         mention_chunk=np.repeat(np.arange(n_docs, dtype=np.int32), PER_CHUNK), mention_entity=m_entity,
         mention_count=np.ones(n_docs * PER_CHUNK), edge_source=src, edge_target=dst,
-        edge_type=strings(np.where(typed, "knows", "co_occurs").tolist()),
+        edge_type=shared(np.where(typed, "knows", "co_occurs").tolist()),
         edge_weight=rng.integers(1, 4, n_edges).astype(np.float64),
         edge_id=strings([f"r{k}" if t else "" for k, t in enumerate(typed.tolist())]),
         member_entity=np.zeros(0, np.int32), member_community=strings([]))
@@ -109,6 +118,43 @@ class SyntheticVectors:
         return {i: rng.standard_normal(DIM).astype(np.float32) for i in ids}
 
 
+def rss_parts() -> dict[str, float]:
+    """This process's resident memory (MB): all of it, and its anonymous part (what no file backs)."""
+    fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
+    return {k: int(fields[k].split()[0]) / 1024 for k in ("VmRSS", "RssAnon") if k in fields}
+
+
+def served(folder: Path, queries: int = 20) -> None:
+    """In a fresh process, as ``serve`` does: load the persisted tables, derive the state, answer graph
+    passes (entity seeds + PPR by the solver graph mode picks); print the state's RSS and the p50."""
+    base = rss_parts()
+    t = time.perf_counter()
+    tables = persist.load(folder)
+    if tables is None:
+        raise SystemExit(f"no index state in {folder}")
+    state = IndexState.of(tables, IndexRecipe())
+    load_s = time.perf_counter() - t
+    snap, transition = state.snapshot, state.transition(1.0)
+    rng = np.random.default_rng(9)
+    lat = []
+    for _ in range(queries):
+        t = time.perf_counter()
+        q = rng.standard_normal(DIM).astype(np.float32)
+        q /= np.linalg.norm(q)
+        sims = entity_similarity(snap, q)
+        top = np.argpartition(-sims, 9)[:10]
+        chunk_seeds = {snap.chunk_ids[int(j)]: 1.0 for j in rng.choice(snap.n_chunks, 10)}
+        ppr_scores(snap, transition, Seeds({int(e): float(sims[e]) for e in top}), chunk_seeds, 1.0, 0.5)
+        lat.append(time.perf_counter() - t)
+    now = rss_parts()
+    print(f"served state (a fresh process: load + derive {load_s:.1f}s): index state RSS "
+          f"{now['VmRSS'] - base['VmRSS']:.0f} MB, of which anonymous {now['RssAnon'] - base['RssAnon']:.0f} MB "
+          f"(entity vectors {tables.entity_vectors.dtype}, memory-mapped)")
+    print(f"graph pass (entity seeds + PPR over {snap.n_entities + snap.n_chunks} nodes, "
+          f"{transition.nnz} edges) p50 {sorted(lat)[len(lat) // 2] * 1000:.0f} ms, "
+          f"max {max(lat) * 1000:.0f} ms over {queries} queries")
+
+
 def scale_run(n_docs: int, n_entities: int, n_edges: int) -> None:
     base = rss_mb()
     t = time.perf_counter()
@@ -117,7 +163,8 @@ def scale_run(n_docs: int, n_entities: int, n_edges: int) -> None:
           f"{time.perf_counter() - t:.0f}s (tables {rss_mb() - base:.0f} MB)")
     t = time.perf_counter()
     state = IndexState.of(tables, IndexRecipe())
-    print(f"full build {time.perf_counter() - t:.1f}s {state.seconds}; index state RSS {rss_mb() - base:.0f} MB")
+    print(f"full build {time.perf_counter() - t:.1f}s {state.seconds}")
+    del state
     changed = np.random.default_rng(5).choice(n_docs, 100, replace=False).tolist()
     graph = SyntheticGraph(tables, changed)
     t = time.perf_counter()
@@ -127,15 +174,11 @@ def scale_run(n_docs: int, n_entities: int, n_edges: int) -> None:
     new = IndexState.of(patched, IndexRecipe())
     print(f"refresh after 100 changed documents: tables {delta_s:.2f}s + derive {time.perf_counter() - t:.2f}s "
           f"{new.seconds}")
-    snap, transition = new.snapshot, new.transition(1.0)
-    rng = np.random.default_rng(9)
-    lat = []
-    for _ in range(10):
-        t = time.perf_counter()
-        q = rng.standard_normal(DIM).astype(np.float32)
-        sims = entity_similarity(snap, q)
-        top = np.argsort(-sims)[:10]
-        ppr_scores(snap, transition, Seeds({int(e): float(sims[e]) for e in top}), {}, 1.0, 0.5)
-        lat.append(time.perf_counter() - t)
-    print(f"graph pass (entity seeds + PPR over {snap.n_entities + snap.n_chunks} nodes) p50 "
-          f"{sorted(lat)[len(lat) // 2] * 1000:.0f} ms; RSS {rss_mb():.0f} MB")
+    with tempfile.TemporaryDirectory() as tmp:
+        persist.save(patched, Path(tmp) / "index")
+        del new, patched, tables, graph
+        subprocess.run([sys.executable, "-m", "benchmarks.freshness_scale", str(Path(tmp) / "index")], check=True)
+
+
+if __name__ == "__main__":
+    served(Path(sys.argv[1]))

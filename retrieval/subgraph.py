@@ -56,7 +56,7 @@ def entity_graph(snap: Snapshot, relation_vectors: dict[str, np.ndarray]) -> Ent
     typed_keys = np.minimum(ts, td) * n + np.maximum(ts, td)
     co = ~np.isin(upper.row.astype(np.int64) * n + upper.col, typed_keys)
     return EntityGraph(
-        version=snap.version, entity_ids=snap.entity_ids, x=snap.entity_vectors,
+        version=snap.version, entity_ids=snap.entity_ids, x=np.asarray(snap.entity_vectors, dtype=np.float32),
         typed_src=ts, typed_dst=td, typed_type=np.asarray([type_index[snap.edge_types[p]] for p in pairs],
                                                           dtype=np.int64),
         type_names=types, typed_weight=tw.astype(np.float32), typed_attr=attr,

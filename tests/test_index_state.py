@@ -17,11 +17,12 @@ from hypothesis import strategies as st
 from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, relation_id
 from ingest.graph_edits import merge_edits, plan_removal
 from retrieval.index import persist
+from retrieval.index import tables as tables_module
 from retrieval.index.delta import merge_sorted
 from retrieval.index.keeper import IndexKeeper
 from retrieval.index.state import IndexRecipe, IndexState
-from retrieval.index.tables import Tables, fetch_all, strings
-from retrieval.signals import Seeds, ppr_scores
+from retrieval.index.tables import Tables, fetch_all, strings, unit
+from retrieval.signals import Seeds, entity_similarity, ppr_scores
 from tests.memory_graph import MemoryGraphStore
 
 NAMES = ["Ada Lovelace", "Charles Babbage", "London", "Analytical Engine", "Royal Society", "Byron", "Paris",
@@ -223,6 +224,32 @@ def test_persisted_state_is_loaded_and_a_corrupt_one_rebuilt(tmp_path: Path) -> 
     assert persist.load(folder, owner="arcadedb:/elsewhere/other") is None
     fourth = IndexKeeper(graph, vecs, IndexRecipe(), DIM, folder=folder, owner="arcadedb:/elsewhere/other")  # type: ignore[arg-type]
     assert fourth.refresh().version == graph.version() and fourth.freshness().last_refresh_kind == "rebuild"
+
+
+def test_vectors_turn_half_precision_above_the_threshold(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Past ``HALF_ABOVE`` entities the vectors are float16, patched exactly as a fresh read casts them,
+    persisted as such; falling back below it rebuilds (float16 rows cannot give float32's bits back)."""
+    monkeypatch.setattr(tables_module, "HALF_ABOVE", 3)
+    graph, vecs = MemoryGraphStore(), EntityVectors()
+    keeper = IndexKeeper(graph, vecs, IndexRecipe(), DIM, folder=tmp_path / "index")  # type: ignore[arg-type]
+    put(graph, vecs, 1, 0, [[0, 1]])
+    assert keeper.refresh().tables.entity_vectors.dtype == np.float32
+    put(graph, vecs, 2, 2, [[2, 3], [4]])
+    state = keeper.refresh()
+    assert keeper.freshness().last_refresh_kind == "delta" and state.tables.entity_vectors.dtype == np.float16
+    fresh = IndexState.of(fetch_all(graph, vecs, DIM), IndexRecipe())  # type: ignore[arg-type]
+    assert_same(state, fresh)
+    q = np.asarray(vecs.rows[_eid(NAMES[3])], dtype=np.float32)
+    sims = entity_similarity(state.snapshot, q / np.linalg.norm(q))
+    exact = unit(np.stack([vecs.rows[i] for i in state.snapshot.entity_ids])) @ (q / np.linalg.norm(q))
+    assert sims.dtype == np.float32 and np.abs(sims - exact).max() < 2e-3
+    assert int(np.argmax(sims)) == state.snapshot.entity_ids.index(_eid(NAMES[3]))
+    keeper.save()
+    loaded = persist.load(tmp_path / "index")
+    assert loaded is not None and loaded.entity_vectors.dtype == np.float16
+    delete(graph, 2)
+    assert keeper.refresh().tables.entity_vectors.dtype == np.float32
+    assert keeper.freshness().last_refresh_kind == "rebuild"
 
 
 def test_merge_sorted_keeps_order_and_maps_old_rows() -> None:

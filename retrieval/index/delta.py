@@ -26,8 +26,13 @@ from retrieval.index.tables import (
     rows_of,
     strings,
     unit_rows,
+    vector_dtype,
 )
 from vectors.store import VectorStore
+
+
+class NeedsRebuild(Exception):
+    """A delta cannot give what a fresh build would: the state must be read again."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +113,10 @@ def apply_changes(tables: Tables, changes: Sequence[GraphChange], graph: GraphSt
     kept = sorted(set(rows) - set(added))  # a touched entity may have been deleted and written again since
     if kept:
         evec[rows_of(ents.ids, kept)] = unit_rows(kept, vectors, t.dim)
+    if evec.dtype != (want := vector_dtype(len(ents.ids))):
+        if want is not np.float16:  # float16 rows cannot become the float32 rows a fresh read gives
+            raise NeedsRebuild(f"{len(ents.ids)} entities: vectors back to float32")
+        evec = evec.astype(want)
 
     # mentions: rows of dropped chunks and of named (merged) entities go; the fetched ones come back
     again = graph.snapshot_mentions(entity_ids=named) if named else []

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from graphdb.store import GraphStore
 from retrieval.index import persist
-from retrieval.index.delta import apply_changes
+from retrieval.index.delta import NeedsRebuild, apply_changes
 from retrieval.index.state import IndexRecipe, IndexState
 from retrieval.index.tables import Tables, fetch_all
 from vectors.store import VectorStore
@@ -109,10 +109,13 @@ class IndexKeeper:
                     return base, kind
         if base is not None and base.version <= version:
             changes = self.graph.changes_since(base.version)
-            if changes is not None:
-                patched = apply_changes(base, changes, self.graph, self.vectors)
-                return patched, "load+delta" if kind == "load" else "delta"
-            log.info("change log does not reach back to v%d: rebuilding the index state", base.version)
+            try:
+                if changes is not None:
+                    patched = apply_changes(base, changes, self.graph, self.vectors)
+                    return patched, "load+delta" if kind == "load" else "delta"
+                log.info("change log does not reach back to v%d: rebuilding the index state", base.version)
+            except NeedsRebuild as exc:
+                log.info("index state v%d cannot be patched (%s): rebuilding", base.version, exc)
         return fetch_all(self.graph, self.vectors, self.dim), "rebuild"
 
     def _maybe_save(self, state: IndexState, force: bool = False) -> None:

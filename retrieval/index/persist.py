@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from retrieval.index.tables import CHUNK_COLUMNS, Tables, strings
+from retrieval.index.tables import CHUNK_COLUMNS, Tables, shared, strings
 
 log = logging.getLogger(__name__)
 FORMAT = 2  # 2: chunk vectors
@@ -29,6 +29,8 @@ _ARRAYS = ("entity_vectors", "chunk_vectors", "mention_chunk", "mention_entity",
            "edge_target", "edge_weight", "member_entity")
 
 _MAPPED = ("entity_vectors", "chunk_vectors")
+#: string columns that repeat a few values (loaded as one object per distinct value)
+_SHARED = ("entity_types", "edge_type", "member_community", *(f"chunk.{c}" for c in CHUNK_COLUMNS if c != "text"))
 
 
 def _crc(path: Path) -> int:
@@ -89,8 +91,9 @@ def load(folder: Path, owner: str = "") -> Tables | None:
         text = json.loads((folder / "strings.json").read_text(encoding="utf-8"))
         arrays = {name: np.load(folder / f"{name}.npy", allow_pickle=False,
                                 mmap_mode="r" if name in _MAPPED else None) for name in _ARRAYS}
-        values = {**arrays, **{name: strings(text[name]) for name in _STRINGS}}
-        chunks = {c: strings(text[f"chunk.{c}"]) for c in CHUNK_COLUMNS}
+        text = {name: (shared if name in _SHARED else strings)(values) for name, values in text.items()}
+        values = {**arrays, **{name: text[name] for name in _STRINGS}}
+        chunks = {c: text[f"chunk.{c}"] for c in CHUNK_COLUMNS}
         known = {f.name for f in fields(Tables)} - {"version", "chunks"}
         return Tables(version=int(manifest["version"]), chunks=chunks, **{k: values[k] for k in known})
     except (OSError, ValueError, KeyError) as exc:
