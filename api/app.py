@@ -127,13 +127,15 @@ def _on_sighup(hg: AppState) -> None:
 
 
 def _warm_up(platform: Platform) -> None:
-    """Open both stores, apply pending migrations and load the models before serving."""
+    """Open both stores, apply pending migrations and load the models before serving (the embedding
+    model loads on its own thread meanwhile: the last step waits for it)."""
+    embedder = platform.embedder
     applied = platform.graph.migrate()
     if applied:
         log.info("applied migrations: %s", ", ".join(applied))
     platform.recover()  # a killed server's half-done work: the re-queued jobs complete it
     platform.vectors.count("chunks")
-    platform.embedder.embed(["warm up"])
     keeper = platform.retriever.keeper
     keeper.refresh()  # loaded from disk (or built once) before the first request, never inside one
     keeper.start_polling(platform.settings.index.poll_s)
+    embedder.embed(["warm up"])

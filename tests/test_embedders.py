@@ -1,11 +1,19 @@
 """Real embedders: packaged MiniLM (fp32), its int8 ONNX twin, caching, clear load errors."""
 
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from vectors.embedders import EmbedderError, OnnxInt8Embedder, SentenceTransformerEmbedder, length_batches
+from vectors.embedders import (
+    EmbedderError,
+    OnnxInt8Embedder,
+    SentenceTransformerEmbedder,
+    declared_dim,
+    length_batches,
+    resolve_model_path,
+)
 
 TEXTS = ["Ebenezer Scrooge is a miser.", "Bob Cratchit is his clerk.", "Marley's ghost visits on Christmas Eve."]
 
@@ -36,6 +44,46 @@ def test_onnx_int8_agrees_with_fp32(embedder: SentenceTransformerEmbedder) -> No
 def test_missing_model_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(EmbedderError, match="cannot load sentence-transformers model"):
         SentenceTransformerEmbedder(str(tmp_path / "no-such-model"), device="cpu")
+
+
+def _folder(root: Path, modules: list[tuple[str, str, dict[str, object]]]) -> Path:
+    """A sentence-transformers folder layout: modules.json and each module's config (no weights)."""
+    root.mkdir()
+    entries = []
+    for i, (kind, path, config) in enumerate(modules):
+        entries.append({"idx": i, "name": str(i), "path": path, "type": f"sentence_transformers.models.{kind}"})
+        if path:
+            (root / path).mkdir()
+            (root / path / "config.json").write_text(json.dumps(config))
+    (root / "modules.json").write_text(json.dumps(entries))
+    return root
+
+
+def test_declared_dim_reads_the_folder(tmp_path: Path) -> None:
+    packaged = resolve_model_path("all-MiniLM-L6-v2")
+    assert declared_dim(packaged) == 384
+    two_modes = _folder(tmp_path / "a", [("Transformer", "", {}), ("Pooling", "1_Pooling", {
+        "word_embedding_dimension": 8, "pooling_mode_mean_tokens": True, "pooling_mode_max_tokens": True,
+        "pooling_mode_cls_token": False})])
+    assert declared_dim(str(two_modes)) == 16
+    dense = _folder(tmp_path / "b", [("Transformer", "", {}), ("Pooling", "1_Pooling", {
+        "word_embedding_dimension": 8, "pooling_mode_mean_tokens": True}), ("Dense", "2_Dense", {"out_features": 4})])
+    assert declared_dim(str(dense)) == 4
+    assert declared_dim(str(tmp_path / "missing")) is None
+    assert declared_dim("sentence-transformers/some-hub-name") is None
+
+
+def test_a_model_that_fails_to_load_in_the_background_fails_its_first_use(tmp_path: Path) -> None:
+    """The folder declares its size, so construction returns at once; the load (no weights here)
+    fails on its thread, and the first embedding raises that error."""
+    folder = _folder(tmp_path / "broken", [("Transformer", "", {}), ("Pooling", "1_Pooling", {
+        "word_embedding_dimension": 384, "pooling_mode_mean_tokens": True})])
+    emb = SentenceTransformerEmbedder(str(folder), device="cpu")
+    assert emb.dim == 384
+    with pytest.raises(EmbedderError, match="cannot load sentence-transformers model"):
+        emb.embed(["anything"])
+    with pytest.raises(EmbedderError):
+        emb.count_tokens(["anything"])
 
 
 def test_length_batches_group_by_length_under_a_token_budget() -> None:

@@ -6,13 +6,16 @@ of recently embedded texts (entity names repeat a lot across an ingest).
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -127,30 +130,83 @@ class _CachedEmbedder:
         return out
 
 
+def declared_dim(path: str) -> int | None:
+    """The embedding size a sentence-transformers folder declares (its last Dense layer's output, or
+    its pooling's word-embedding size times the pooling modes), without loading it; None when the
+    folder does not say (a hub name, another layout)."""
+    folder = Path(path)
+    try:
+        modules = json.loads((folder / "modules.json").read_text(encoding="utf-8"))
+        dim = None
+        for module in modules:
+            kind = module.get("type", "")
+            if not kind.endswith(("Dense", "Pooling")):
+                continue
+            config = json.loads((folder / module["path"] / "config.json").read_text(encoding="utf-8"))
+            if kind.endswith("Dense"):
+                dim = int(config["out_features"])
+            else:
+                modes = sum(bool(v) for k, v in config.items() if k.startswith("pooling_mode_") and
+                            k != "pooling_mode_output_tokens")
+                dim = int(config["word_embedding_dimension"]) * max(modes, 1)
+        return dim
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+@dataclass(frozen=True)
+class _Loaded:
+    model: Any
+    dim: int
+
+
 class SentenceTransformerEmbedder(_CachedEmbedder):
-    """sentence-transformers model by local path or hub name."""
+    """sentence-transformers model by local path or hub name. Where the folder declares its size, the
+    model loads on a background thread (importing sentence-transformers and reading the weights take
+    seconds), so the stores and the index state open meanwhile; the first embedding waits for it."""
 
     def __init__(self, model: str = DEFAULT_MODEL, device: str = "auto", batch_size: int = 64,
                  cache_size: int = 4096) -> None:
         super().__init__(batch_size, cache_size)
-        import transformers
-        from sentence_transformers import SentenceTransformer
-
-        transformers.logging.disable_progress_bar()
-
-        path = resolve_model_path(model)
-        try:
-            self._model = SentenceTransformer(path, device=pick_device(device))
-        except (OSError, ValueError) as exc:
-            raise EmbedderError(f"cannot load sentence-transformers model {model!r} ({path}): {exc}") from exc
         self.name = model
-        get_dim = getattr(self._model, "get_embedding_dimension", None) or \
-            self._model.get_sentence_embedding_dimension
-        dim = get_dim()
-        if dim is None:
-            raise EmbedderError(f"model {model!r} does not declare an embedding dimension")
-        self.dim = int(dim)
-        self._tokenizer = self._model.tokenizer
+        path = resolve_model_path(model)
+        self._loaded: Future[Any] = Future()
+        declared = declared_dim(path)
+        if declared is None:
+            self._load(model, path, device, None)
+            self.dim = self._loaded.result().dim
+        else:
+            self.dim = declared
+            threading.Thread(target=self._load, args=(model, path, device, declared), name="embedder-load",
+                             daemon=True).start()
+
+    def _load(self, model: str, path: str, device: str, declared: int | None) -> None:
+        try:
+            import transformers
+            from sentence_transformers import SentenceTransformer
+
+            transformers.logging.disable_progress_bar()
+            try:
+                st = SentenceTransformer(path, device=pick_device(device))
+            except (OSError, ValueError) as exc:
+                raise EmbedderError(f"cannot load sentence-transformers model {model!r} ({path}): {exc}") from exc
+            get_dim = getattr(st, "get_embedding_dimension", None) or st.get_sentence_embedding_dimension
+            dim = get_dim()
+            if dim is None:
+                raise EmbedderError(f"model {model!r} does not declare an embedding dimension")
+            if declared is not None and int(dim) != declared:
+                raise EmbedderError(f"model {model!r} gives {dim}-d vectors; its folder declares {declared}")
+            self._loaded.set_result(_Loaded(st, int(dim)))
+        except BaseException as exc:  # the waiting caller gets it
+            self._loaded.set_exception(exc)
+
+    @property
+    def _model(self) -> Any:
+        return self._loaded.result().model
+
+    @property
+    def _tokenizer(self) -> Any:
+        return self._model.tokenizer
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         return np.asarray(self._model.encode(texts, batch_size=len(texts), normalize_embeddings=True,

@@ -170,7 +170,10 @@ class Platform:
             bar.close()
 
     def recover(self) -> int:
-        """Repair what a killed process left: finish deletions, drop vectors of pending documents."""
+        """Repair what a killed process left: finish deletions, drop vectors of pending documents
+        (when nothing is left unfinished, the usual case, no model is loaded)."""
+        if not self.graph.unfinished_documents():
+            return 0
         return self._ingestor().recover()
 
     def reingest(self, source: ScheduledSource) -> IngestRun:
