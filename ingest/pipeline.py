@@ -46,7 +46,7 @@ from ingest.llm_reports import LlmReporter
 from ingest.raptor import TreeBuilder, TreeReport
 from ingest.raptor_summary import LlmSummarizer
 from ingest.resolution import EntityResolver
-from ingest.sources import Skipped, SourceText, read_sources
+from ingest.sources import Skipped, SourceText, read_sources, within
 from ingest.texts import merge_relations
 from vectors.clip import ClipEmbedder
 from vectors.embedders import Embedder
@@ -122,7 +122,8 @@ class Ingestor:
         unsure: set[str] = set()  # files with unreadable parts: keep what came from them before
 
         def tracked() -> Iterator[SourceText | Skipped]:
-            for item in read_sources(paths, cfg.extensions, cfg.max_file_bytes, cfg.csv):
+            for item in read_sources(paths, cfg.extensions, cfg.max_file_bytes, cfg.csv,
+                                     skip=[self.settings.data_dir]):
                 if isinstance(item, SourceText):
                     seen.add(item.document.source)
                 else:
@@ -142,13 +143,16 @@ class Ingestor:
     def _vanished(self, paths: Sequence[Path], seen: set[str], unsure: set[str]) -> list[str]:
         """Documents previously ingested from these paths that the sources no longer contain."""
         gone: dict[str, None] = {}
+        data = self.settings.data_dir.resolve()
         for p in paths:
             root = str(p.resolve())
+            skipped = [data] if p.is_dir() and not within(p, [data]) else []  # the walk skipped these
             for d in self.graph.documents_under(root):
                 src = d.source or ""
                 inside = src == root or src.startswith((root + "/", root + "#"))
                 from_unsure = src.split("#", 1)[0] in unsure
-                if inside and src not in seen and not from_unsure:
+                walked = not within(Path(src.split("#", 1)[0]), skipped) if skipped else True
+                if inside and walked and src not in seen and not from_unsure:
                     gone[d.id] = None
         return list(gone)
 

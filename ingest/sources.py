@@ -53,14 +53,24 @@ class Skipped:
         return self.file or self.source
 
 
-def expand_paths(paths: Iterable[Path], extensions: Sequence[str]) -> Iterator[Path]:
+def within(path: Path, folders: Iterable[Path]) -> bool:
+    """Whether ``path`` (resolved) is one of ``folders`` or lies under one."""
+    resolved = path.resolve()
+    return any(resolved == f or f in resolved.parents for f in folders)
+
+
+def expand_paths(paths: Iterable[Path], extensions: Sequence[str], skip: Sequence[Path] = ()) -> Iterator[Path]:
     """Files named directly, and files with a known extension under named directories (sorted).
-    Sidecar caption files of images are not documents of their own."""
+    Sidecar caption files of images are not documents of their own. A directory's walk skips hidden
+    folders and the folders of ``skip`` (the data dir: its stores and files are never documents,
+    unless named directly, like an upload)."""
     exts = {e.lower() for e in extensions}
     for p in paths:
         if p.is_dir():
+            inner = [s.resolve() for s in skip if not within(p, [s.resolve()])]
             files = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in exts
-                           and not any(part.startswith(".") for part in f.relative_to(p).parts))
+                           and not any(part.startswith(".") for part in f.relative_to(p).parts)
+                           and not (inner and within(f, inner)))
             images = {f.with_suffix("") for f in files if f.suffix.lower() in IMAGE_EXT}
             yield from (f for f in files if not (f.suffix.lower() in TEXT_EXT and f.with_suffix("") in images))
         else:
@@ -68,11 +78,11 @@ def expand_paths(paths: Iterable[Path], extensions: Sequence[str]) -> Iterator[P
 
 
 def read_sources(paths: Iterable[Path], extensions: Sequence[str], max_bytes: int,
-                 csv: CsvSettings | None = None) -> Iterator[SourceText | Skipped]:
-    """Every document of the given files and directories, in a stable order."""
+                 csv: CsvSettings | None = None, skip: Sequence[Path] = ()) -> Iterator[SourceText | Skipped]:
+    """Every document of the given files and directories, in a stable order (``expand_paths``)."""
     from ingest import office  # office builds on this module's helpers
 
-    for path in expand_paths(paths, extensions):
+    for path in expand_paths(paths, extensions, skip):
         suffix = path.suffix.lower()
         if suffix in JSONL_EXT:
             yield from read_jsonl(path, max_bytes)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from hopgraph.app.platform import Platform
 from ingest.sections import unmarked
-from ingest.sources import Skipped, SourceText, read_sources
+from ingest.sources import Skipped, SourceText, expand_paths, read_sources
 from tests.paths import SHARED_DATA
 
 EXTS = [".txt", ".md", ".html", ".jsonl", ".jpg", ".png"]
@@ -60,6 +60,27 @@ def test_removed_records_are_pruned_and_unreadable_files_keep_their_documents(
     corpus.write_text("\n".join(json.dumps(r) for r in recs[:2]) + "\n{oops")
     report = platform.ingest([corpus])
     assert report.documents_deleted == 0 and platform.graph.counts()["Document"] == 3  # nothing lost
+
+
+def test_a_folder_walk_skips_the_data_dir(platform: Platform, tmp_path: Path) -> None:
+    """The data dir (here ``tmp_path / "data"``) inside an ingested folder is not walked: its stores and
+    index files are never documents. A file in it named directly (an upload) is ingested, and a later
+    walk of the parent folder does not prune it."""
+    data = platform.settings.data_dir
+    assert data.parent == tmp_path
+    (tmp_path / "notes.txt").write_text("Alan Turing worked at Bletchley Park.")
+    upload = data / "uploads" / "up.txt"
+    upload.parent.mkdir(parents=True, exist_ok=True)
+    upload.write_text("Ada Lovelace wrote the first program.")
+    (data / "stray.txt").write_text("A store's own file that happens to look like text.")
+    walked = [f.name for f in expand_paths([tmp_path], EXTS, skip=[data])]
+    assert walked == ["notes.txt"]
+    assert sorted(f.name for f in expand_paths([data], EXTS, skip=[data])) == ["stray.txt", "up.txt"]  # named
+    assert platform.ingest([upload]).documents_ingested == 1
+    report = platform.ingest([tmp_path])
+    assert report.documents_ingested == 1 and report.documents_deleted == 0
+    sources = sorted(Path(d.source).name for d in platform.graph.documents_under(str(tmp_path.resolve())))
+    assert sources == ["notes.txt", "up.txt"]
 
 
 def test_communities_are_built_and_follow_changes(platform: Platform, tmp_path: Path) -> None:
