@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from graphdb.store import GraphStore
 from hopgraph.core.records import Document, content_hash, document_id
 from hopgraph.core.settings import CsvSettings
 from ingest.formats import html_to_text, markdown_title, markdown_to_text
@@ -234,3 +235,22 @@ def read_image_file(path: Path, max_bytes: int) -> SourceText | Skipped:
         return Skipped(source, f"image caption file {sidecar.name} is empty")
     return text_document(source, path.stem, "\n".join(captions), kind="image", uri=source,
                           metadata={"captions": captions})
+
+
+def vanished(graph: GraphStore, paths: Sequence[Path], seen: set[str], unsure: set[str], data_dir: Path) -> list[str]:
+    """Documents previously ingested from ``paths`` that the sources no longer contain (``seen``: the
+    sources read now; ``unsure``: files with unreadable parts, whose documents are kept; what a walk
+    skipped, the data dir, is kept too)."""
+    gone: dict[str, None] = {}
+    data = data_dir.resolve()
+    for p in paths:
+        root = str(p.resolve())
+        skipped = [data] if p.is_dir() and not within(p, [data]) else []
+        for d in graph.documents_under(root):
+            src = d.source or ""
+            inside = src == root or src.startswith((root + "/", root + "#"))
+            from_unsure = src.split("#", 1)[0] in unsure
+            walked = not (skipped and within(Path(src.split("#", 1)[0]), skipped))
+            if inside and walked and src not in seen and not from_unsure:
+                gone[d.id] = None
+    return list(gone)
