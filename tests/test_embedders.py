@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 
 from vectors.embedders import (
+    CPU_BATCH,
+    GPU_BATCH,
     EmbedderError,
     OnnxInt8Embedder,
     SentenceTransformerEmbedder,
@@ -39,6 +41,11 @@ def test_onnx_int8_agrees_with_fp32(embedder: SentenceTransformerEmbedder) -> No
     cos = np.sum(int8.embed(TEXTS) * embedder.embed(TEXTS), axis=1)
     assert cos.min() > 0.97
     assert int8.count_tokens(TEXTS) == embedder.count_tokens(TEXTS)
+
+
+def test_batch_size_defaults_to_the_device(embedder: SentenceTransformerEmbedder) -> None:
+    assert embedder.batch_size == (GPU_BATCH if embedder._on_gpu() else CPU_BATCH)
+    assert OnnxInt8Embedder(batch_size=3).batch_size == 3  # a configured size wins
 
 
 def test_missing_model_is_a_clear_error(tmp_path: Path) -> None:

