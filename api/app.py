@@ -28,7 +28,6 @@ from hopgraph.core.errors import HopgraphError
 from hopgraph.core.service_settings import ScheduledSource, SchedulerSettings
 from hopgraph.core.settings import Settings
 from ingest.scheduler import ReingestScheduler
-from vectors.embedders import Embedder
 
 log = logging.getLogger(__name__)
 
@@ -46,11 +45,8 @@ at `/ui` asks for a key when keys are configured.
 
 
 def create_app(settings: Settings | None = None, platform: Platform | None = None,
-               scheduler: bool | None = None, reread: Callable[[], Settings] | None = None,
-               embedder: Embedder | None = None) -> FastAPI:
+               scheduler: bool | None = None, reread: Callable[[], Settings] | None = None) -> FastAPI:
     """Build the app. ``platform``: an already opened platform (tests share loaded models);
-    ``embedder``: the embedding model for the platform the app opens (``hopgraph serve`` starts
-    loading it before importing the app);
     ``scheduler``: run the scheduled re-ingestion (default: ``settings.scheduler.enabled``);
     ``reread``: where a reload reads the settings again (default: environment and config file)."""
     settings = settings or (platform.settings if platform else Settings())
@@ -63,7 +59,7 @@ def create_app(settings: Settings | None = None, platform: Platform | None = Non
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned = platform is None
-        plat = platform or Platform(settings, embedder=embedder)
+        plat = platform or Platform(settings)
         jobs = JobManager(cfg.job_history, on_done=on_done, store=JobStore(settings.data_dir / "jobs.sqlite"))
         hg = AppState(settings, plat, jobs, metrics, Authenticator(cfg.api_keys))
         await run_in_threadpool(_warm_up, plat)

@@ -20,7 +20,6 @@ from api.auth import is_loopback
 from hopgraph.app.ownership import owner_record, running_server
 from hopgraph.core.errors import BadInputError, ConflictError
 from hopgraph.core.settings import Settings
-from vectors.embedders import Embedder
 
 log = logging.getLogger(__name__)
 
@@ -55,8 +54,8 @@ def background_server(app: FastAPI, port: int, host: str = "127.0.0.1", start_ti
         thread.join(timeout=60)
 
 
-def serve(settings: Settings, scheduler: bool | None = None, embedder: Embedder | None = None) -> None:
-    """Serve until interrupted (``embedder``: the model, if already loading)."""
+def serve(settings: Settings, scheduler: bool | None = None) -> None:
+    """Serve until interrupted."""
     check_config(settings)
     other = running_server(settings)
     if other is not None:
@@ -68,7 +67,7 @@ def serve(settings: Settings, scheduler: bool | None = None, embedder: Embedder 
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, _exit_on_signal)
     with owner_record(settings, url):
-        app = create_app(settings, scheduler=scheduler, embedder=embedder)
+        app = create_app(settings, scheduler=scheduler)
         log.info("serving on %s (OpenAPI docs at %s/docs)", url, url)
         try:
             uvicorn.run(app, host=host, port=settings.api.port, log_level=settings.log_level.lower(),

@@ -18,17 +18,14 @@ def serve(
 ) -> None:
     """Serve the HTTP API (OpenAPI docs at /docs). While it runs it owns the embedded stores:
     send ingests and deletes through the API (POST /documents, DELETE /documents/{id})."""
-    from vectors.embedders import make_embedder
+    from api.server import serve as run
 
     s = load_settings()
     update = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
     if update:
         s = s.model_copy(update={"api": s.api.model_copy(update=update)})
     with reported():
-        embedder = make_embedder(s.embedder)  # the model loads on its own thread while the API imports
-        from api.server import serve as run
-
-        run(s, scheduler=scheduler, embedder=embedder)
+        run(s, scheduler=scheduler)
 
 def worker(once: Annotated[bool, typer.Option(help="Run every source once and exit.")] = False) -> None:
     """Run the scheduled re-ingestion sources (settings scheduler.sources) without the API.
