@@ -47,7 +47,7 @@ ON CREATE SET e.name = r.name, e.type = r.type, e.description = r.description,
     e.description_chunk = r.description_chunk, e.resolved = false
 WITH e, r, r.description_chunk <> '' AND (coalesce(e.description_chunk, '') = ''
                                          OR r.description_chunk <= e.description_chunk) AS smaller
-SET e.clustered = false,
+SET e.clustered = false, e.typed = false,
     e.description = CASE WHEN smaller THEN r.description ELSE e.description END,
     e.description_chunk = CASE WHEN smaller THEN r.description_chunk ELSE e.description_chunk END
 """
@@ -206,7 +206,7 @@ SET r.weight = size(r.chunk_ids), r.stale_description = true
 MARK_STALE_DESCRIPTIONS = """
 UNWIND $ids AS eid
 MATCH (e:Entity {id: eid})
-SET e.stale_description = true, e.clustered = false
+SET e.stale_description = true, e.clustered = false, e.typed = false
 WITH e
 OPTIONAL MATCH (e)-[:IN_COMMUNITY]->(c:Community)
 SET c.stale_summary = true
@@ -320,6 +320,16 @@ SET_ENTITY_TYPES = """
 UNWIND $rows AS r
 MATCH (e:Entity {id: r.id})
 SET e.type = r.type
+"""
+
+# entities whose mentions changed since their type was last voted (``typed = false`` is set where
+# ``clustered = false`` is: written by an ingest, losing chunks, gaining a merged alias)
+UNTYPED = "MATCH (e:Entity) WHERE e.typed = false RETURN e.id AS id"
+
+MARK_TYPED = """
+UNWIND $ids AS id
+MATCH (e:Entity {id: id})
+SET e.typed = true
 """
 
 RELATIONS_OF_ENTITIES = """

@@ -8,7 +8,7 @@ UNCLUSTERED = "MATCH (e:Entity) WHERE e.clustered = false RETURN e.id AS id"
 MARK_UNCLUSTERED = """
 UNWIND $ids AS id
 MATCH (e:Entity {id: id})
-SET e.clustered = false
+SET e.clustered = false, e.typed = false
 """
 
 MARK_CLUSTERED = """

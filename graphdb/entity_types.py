@@ -14,6 +14,14 @@ from hopgraph.core.records import majority_label
 class EntityTypesMixin(BoltAccess):
     """Entity retyping, for ``BoltGraphStore``."""
 
+    def untyped_entities(self) -> list[str]:
+        """The entities whose mentions changed since their type was last voted."""
+        return sorted(r["id"] for r in self.read(cypher.UNTYPED))
+
+    def mark_typed(self, ids: Sequence[str]) -> None:
+        """Record that ``ids`` were voted (after their new types are committed)."""
+        self._write_ids(cypher.MARK_TYPED, ids)
+
     def retype_entities(self, ids: Sequence[str]) -> list[str]:
         """Give each entity the majority label of its mentions (``majority_label``); returns the ids
         whose type changed (an entity without labelled mentions keeps its type)."""

@@ -194,10 +194,12 @@ class Ingestor:
             backfill_sections(self.graph, self.vectors)
             backfill_captions(self.graph, self.vectors, self.embedder)
         with stage(report, "types"):  # an entity's type is the vote of its mentions (re-voted where they changed)
-            retyped = self.graph.retype_entities(self.graph.unclustered_entities())
+            voted = self.graph.untyped_entities()
+            retyped = self.graph.retype_entities(voted)
             if retyped:
                 retype_points(self.graph, self.vectors, retyped)
                 self.graph.commit(entities=retyped)
+            self.graph.mark_typed(voted)
         if self.settings.communities.enabled and self.graph.communities_stale():
             with stage(report, "communities"):
                 report.communities = self.update_communities().communities

@@ -251,6 +251,12 @@ class MemoryGraphStore:
         wanted = set(ids)
         return [Mention(chunk_id=c, entity_id=e, count=n) for (c, e), n in self.mentions.items() if e in wanted]
 
+    def untyped_entities(self) -> list[str]:
+        return []  # mention labels are not kept here: nothing is ever voted
+
+    def mark_typed(self, ids: Sequence[str]) -> None:
+        return None
+
     def retype_entities(self, ids: Sequence[str]) -> list[str]:
         return []  # mention labels are not kept here: an entity keeps the type it was written with
 

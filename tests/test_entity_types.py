@@ -4,10 +4,14 @@ documents come and go, never the first label read."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
+from graphdb.arcadedb_server import ServerInfo
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import CONCEPT, majority_label
+from tests.conftest import settings_for
+from vectors.embedders import SentenceTransformerEmbedder
 
 #: spaCy labels "Veloria" GPE in the first passage and NORP in the other two
 PASSAGES = {
@@ -50,3 +54,37 @@ def test_an_entity_takes_the_type_most_of_its_mentions_give(platform: Platform, 
     assert hit.id == eid and hit.payload["type"] == "NORP"  # entity resolution reads the type there
     platform.delete_documents([d.id for d in platform.documents() if d.source.endswith(("#falls", "#exports"))])
     assert _veloria(platform) == "GPE"  # the votes follow the documents that are left
+
+
+def test_the_vote_reads_only_what_changed_when_communities_are_off(
+        arcadedb: ServerInfo, embedder: SentenceTransformerEmbedder, tmp_path: Path) -> None:
+    """The vote has a mark of its own (``typed = false``): with communities disabled nothing clears
+    the community marks, and the vote used to re-read every entity ever written on every ingest."""
+    settings = settings_for(arcadedb, tmp_path / "data")
+    settings = settings.model_copy(update={  # no merges either: the voted set is then exactly the written one
+        "communities": settings.communities.model_copy(update={"enabled": False}),
+        "resolution": settings.resolution.model_copy(update={"enabled": False})})
+    with Platform(settings, embedder=embedder) as p:
+        voted: list[list[str]] = []
+        vote = p.graph.retype_entities
+
+        def recording(ids: Sequence[str]) -> list[str]:  # the real vote, its input noted
+            voted.append(list(ids))
+            return vote(ids)
+
+        p.graph.retype_entities = recording  # type: ignore[method-assign]
+        first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+        _write(first, ["river", "falls"])
+        p.ingest([first])
+        everyone = {r["id"] for r in p.graph.read("MATCH (e:Entity) RETURN e.id AS id")}
+        assert set(voted[-1]) == everyone and p.graph.untyped_entities() == []
+        assert _veloria(p) == "GPE"  # one GPE and one NORP vote: a tie goes alphabetically
+        assert p.graph.unclustered_entities()  # the community marks stay for a later community update
+        _write(second, ["exports"])
+        p.ingest([second])
+        added = {r["id"] for r in p.graph.read(
+            "MATCH (:Document {id: $d})-[:HAS_CHUNK]->(:Chunk)-[:MENTIONS]->(e:Entity) RETURN DISTINCT e.id AS id",
+            {"d": next(d.id for d in p.documents() if d.source.endswith("#exports"))})}
+        assert set(voted[-1]) == added  # the new document's entities, not the first file's again
+        assert len(added) < len(everyone) and p.graph.untyped_entities() == []
+        assert _veloria(p) == "NORP"  # re-voted: its mentions changed (GPE 1, NORP 2)

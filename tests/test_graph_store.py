@@ -128,8 +128,10 @@ def test_incremental_community_reads_and_edits(store: BoltGraphStore) -> None:
     store.mark_clustered(["a"])
     assert store.unclustered_entities() == ["b", "c"]
     store.mark_clustered()
+    assert store.untyped_entities() == ["a", "b", "c"]  # the vote's mark is its own
+    store.mark_typed(["a", "b", "c"])
     store.mark_unclustered(["c"])
-    assert store.unclustered_entities() == ["c"]
+    assert store.unclustered_entities() == ["c"] and store.untyped_entities() == ["c"]  # a merge re-votes
     chains = {(x.entity_id, x.community_id): x for x in store.community_chains(["a", "c"])}
     assert set(chains) == {("a", "top"), ("a", "ab"), ("a", "onlya"), ("c", "top")}
     assert chains[("a", "top")].has_children and chains[("a", "top")].parent_id is None
