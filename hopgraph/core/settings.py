@@ -147,8 +147,7 @@ class ExtractionSettings(BaseModel):
             "LANGUAGE",
         ]
     )
-    batch_size: int | None = Field(default=None, ge=1, description="Texts per batch, in units of 128 padded "
-                                   "tokens (default: 8 on a CPU, where small batches stay in cache; 128 on a GPU).")
+    batch_size: int = Field(default=64, ge=1)
     n_process: int = Field(default=1, ge=1)
     noun_chunks: bool = Field(default=True, description="Also extract noun-chunk concepts (type CONCEPT).")
     max_concept_tokens: int = Field(default=4, ge=1)
