@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,6 +61,16 @@ def within(path: Path, folders: Iterable[Path]) -> bool:
     return any(resolved == f or f in resolved.parents for f in folders)
 
 
+def _walk(root: Path, skip: Sequence[Path]) -> Iterator[Path]:
+    """The files under ``root``, never entering hidden folders or those of ``skip`` (a store that
+    writes there meanwhile, like the index state's renames, cannot trip the walk); hidden files are
+    left out too."""
+    for folder, dirs, names in os.walk(root, followlinks=True):  # as Path.rglob did
+        here = Path(folder)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not (skip and within(here / d, skip)))
+        yield from (here / n for n in names if not n.startswith(".") and (here / n).is_file())
+
+
 def expand_paths(paths: Iterable[Path], extensions: Sequence[str], skip: Sequence[Path] = ()) -> Iterator[Path]:
     """Files named directly, and files with a known extension under named directories (sorted).
     Sidecar caption files of images are not documents of their own. A directory's walk skips hidden
@@ -69,9 +80,7 @@ def expand_paths(paths: Iterable[Path], extensions: Sequence[str], skip: Sequenc
     for p in paths:
         if p.is_dir():
             inner = [s.resolve() for s in skip if not within(p, [s.resolve()])]
-            files = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in exts
-                           and not any(part.startswith(".") for part in f.relative_to(p).parts)
-                           and not (inner and within(f, inner)))
+            files = sorted(f for f in _walk(p, inner) if f.suffix.lower() in exts)
             images = {f.with_suffix("") for f in files if f.suffix.lower() in IMAGE_EXT}
             yield from (f for f in files if not (f.suffix.lower() in TEXT_EXT and f.with_suffix("") in images))
         else:
