@@ -283,9 +283,14 @@ class Ingestor:
                         bar: tqdm) -> None:
         """Skip the unchanged documents of ``items`` (one read for all: a re-ingest of a large corpus
         where one document changed reads states, not documents), then write the rest ``size`` at a time."""
-        states = self.graph.document_states([s.document.id for s in items]) if items else {}
+        latest = {s.document.id: s for s in items}  # a repeated id: its last version is what gets written
+        states = self.graph.document_states(list(latest)) if latest else {}
         changed = []
         for s in items:
+            if latest[s.document.id] is not s:
+                bar.update(1)
+                ctl.advance(1)
+                continue
             st = states.get(s.document.id)
             if st is not None and st.status == COMPLETE and st.content_hash == s.document.content_hash:
                 report.documents_unchanged += 1
@@ -308,17 +313,9 @@ class Ingestor:
             check_free_space(self.settings.vectors_dir, self.settings.ingest.min_free_mb)
 
     def _ingest_batch(self, batch: list[SourceText], report: IngestReport, ctl: IngestControl) -> None:
+        """Write documents known to be new or changed (``_ingest_changed`` read their states)."""
         self._checkpoint(ctl, report)
-        states = self.graph.document_states([s.document.id for s in batch])
-        todo: list[SourceText] = []
-        for s in batch:
-            st = states.get(s.document.id)
-            if st is not None and st.status == COMPLETE and st.content_hash == s.document.content_hash:
-                report.documents_unchanged += 1
-            else:
-                todo.append(s)
-        if not todo:
-            return
+        todo = list(batch)
         chunks: list[Chunk] = []
         sections: list[Section] = []
         per_doc: dict[str, list[str]] = {}

@@ -251,15 +251,16 @@ def vanished(graph: GraphStore, paths: Sequence[Path], seen: set[str], unsure: s
     sources read now; ``unsure``: files with unreadable parts, whose documents are kept; what a walk
     skipped, the data dir, is kept too)."""
     gone: dict[str, None] = {}
-    data = data_dir.resolve()
+    data = str(data_dir.resolve())
     for p in paths:
         root = str(p.resolve())
-        skipped = [data] if p.is_dir() and not within(p, [data]) else []
+        skips_data = p.is_dir() and not within(p, [Path(data)])
         for d in graph.documents_under(root):
             src = d.source or ""
-            inside = src == root or src.startswith((root + "/", root + "#"))
-            from_unsure = src.split("#", 1)[0] in unsure
-            walked = not (skipped and within(Path(src.split("#", 1)[0]), skipped))
-            if inside and walked and src not in seen and not from_unsure:
-                gone[d.id] = None
+            file = src.split("#", 1)[0]
+            if src in seen or file in unsure or not (src == root or src.startswith((root + "/", root + "#"))):
+                continue
+            if skips_data and (file == data or file.startswith(data + "/")):  # stored resolved: no resolve()
+                continue
+            gone[d.id] = None
     return list(gone)

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import logging
+from pathlib import Path
+
 import numpy as np
+
+log = logging.getLogger(__name__)
 
 
 class KeywordIndex:
@@ -16,6 +21,31 @@ class KeywordIndex:
         self._index = bm25s.BM25()
         if texts:
             self._index.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+
+    def save(self, folder: Path) -> None:
+        """Write the index to ``folder`` (bm25s' own files; nothing for an empty index)."""
+        if self.size:
+            self._index.save(str(folder), show_progress=False)
+
+    @classmethod
+    def load(cls, folder: Path, size: int) -> KeywordIndex | None:
+        """The index saved in ``folder`` for ``size`` texts (its arrays memory-mapped), or None when there
+        is none or it indexes another number of texts."""
+        import bm25s
+
+        if not size or not folder.is_dir():
+            return None
+        try:
+            index = bm25s.BM25.load(str(folder), mmap=True, show_progress=False)
+        except (OSError, ValueError, KeyError) as exc:
+            log.warning("keyword index in %s unreadable (%s): rebuilding it", folder, exc)
+            return None
+        if index.scores.get("num_docs") != size:
+            log.warning("keyword index in %s indexes another corpus: rebuilding it", folder)
+            return None
+        loaded = cls.__new__(cls)
+        loaded._bm25s, loaded.size, loaded._index = bm25s, size, index
+        return loaded
 
     def search(self, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
         if self.size == 0 or k <= 0:

@@ -143,6 +143,9 @@ def assert_same(patched: IndexState, fresh: IndexState) -> None:
         assert (np.array_equal(ma.indptr, mb.indptr) and np.array_equal(ma.indices, mb.indices)
                 and np.array_equal(ma.data, mb.data)), m
     assert sa.edge_types == sb.edge_types and sa.relation_ids == sb.relation_ids
+    for query in ("Ada Lovelace London", "Analytical Engine", "the"):  # BM25 (built, or loaded from disk)
+        ka, kb = patched.keyword.search(query, 5), fresh.keyword.search(query, 5)
+        assert ka[0].tolist() == kb[0].tolist() and np.allclose(ka[1], kb[1]), query
     assert {k: v.tolist() for k, v in sa.community_members.items()} == {
         k: v.tolist() for k, v in sb.community_members.items()}
     if sa.n_entities:
@@ -224,6 +227,33 @@ def test_persisted_state_is_loaded_and_a_corrupt_one_rebuilt(tmp_path: Path) -> 
     assert persist.load(folder, owner="arcadedb:/elsewhere/other") is None
     fourth = IndexKeeper(graph, vecs, IndexRecipe(), DIM, folder=folder, owner="arcadedb:/elsewhere/other")  # type: ignore[arg-type]
     assert fourth.refresh().version == graph.version() and fourth.freshness().last_refresh_kind == "rebuild"
+
+
+def test_a_restart_loads_the_keyword_index_saved_with_the_tables(tmp_path: Path) -> None:
+    """The BM25 index is written beside the tables and loaded (memory-mapped), not rebuilt; a state
+    patched by a delta builds its own; a damaged BM25 file rejects the whole saved state."""
+    graph, vecs = MemoryGraphStore(), EntityVectors()
+    put(graph, vecs, 1, 0, [[0, 1], [1, 2]])
+    put(graph, vecs, 2, 3, [[3, 4]])
+    folder = tmp_path / "index"
+    first = IndexKeeper(graph, vecs, IndexRecipe(), DIM, folder=folder)  # type: ignore[arg-type]
+    first.refresh()
+    first.save()
+    assert (folder / persist.KEYWORD / "params.index.json").is_file()
+    again = IndexKeeper(graph, vecs, IndexRecipe(), DIM, folder=folder)  # type: ignore[arg-type]
+    loaded = again.refresh()
+    assert again.freshness().last_refresh_kind == "load"
+    assert isinstance(loaded.keyword._index.scores["data"], np.memmap)  # read from the file, not re-indexed
+    assert_same(loaded, IndexState.of(fetch_all(graph, vecs, DIM), IndexRecipe()))  # type: ignore[arg-type]
+    put(graph, vecs, 3, 5, [[5, 6]])
+    patched = again.refresh()
+    assert again.freshness().last_refresh_kind == "delta" and not isinstance(patched.keyword._index.scores["data"],
+                                                                             np.memmap)
+    assert_same(patched, IndexState.of(fetch_all(graph, vecs, DIM), IndexRecipe()))  # type: ignore[arg-type]
+    with (folder / persist.KEYWORD / "data.csc.index.npy").open("r+b") as f:
+        f.seek(-4, 2)
+        f.write(b"\xff\xff\xff\xff")
+    assert persist.load(folder) is None
 
 
 def test_vectors_turn_half_precision_above_the_threshold(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

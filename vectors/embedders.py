@@ -11,7 +11,7 @@ import logging
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +21,7 @@ import numpy as np
 
 from hopgraph.core.errors import StoreUnavailableError
 from hopgraph.core.settings import EmbedderSettings
+from vectors.plain_encoder import PlainEncoder, plain_layout
 
 log = logging.getLogger(__name__)
 
@@ -171,14 +172,18 @@ def declared_dim(path: str) -> int | None:
 
 @dataclass(frozen=True)
 class _Loaded:
-    model: Any
+    encode: Callable[[list[str]], np.ndarray]
+    tokenizer: Any
+    device: str
     dim: int
 
 
 class SentenceTransformerEmbedder(_CachedEmbedder):
     """sentence-transformers model by local path or hub name. Where the folder declares its size, the
-    model loads on a background thread (importing sentence-transformers and reading the weights take
-    seconds), so the stores and the index state open meanwhile; the first embedding waits for it."""
+    model loads on a background thread (importing the libraries and reading the weights take seconds),
+    so the stores and the index state open meanwhile; the first embedding waits for it. A folder of the
+    plain kind (transformer, mean or CLS pooling, normalization) runs on ``transformers`` alone, without
+    sentence-transformers' slower import (``vectors.plain_encoder``)."""
 
     def __init__(self, model: str = DEFAULT_MODEL, device: str = "auto", batch_size: int | None = None,
                  cache_size: int = 4096) -> None:
@@ -198,43 +203,54 @@ class SentenceTransformerEmbedder(_CachedEmbedder):
     def _load(self, model: str, path: str, device: str, declared: int | None) -> None:
         try:
             import transformers
-            from sentence_transformers import SentenceTransformer
 
             transformers.logging.disable_progress_bar()
             try:
-                st = SentenceTransformer(path, device=pick_device(device))
+                loaded = _load_model(path, pick_device(device))
             except (OSError, ValueError) as exc:
                 raise EmbedderError(f"cannot load sentence-transformers model {model!r} ({path}): {exc}") from exc
-            get_dim = getattr(st, "get_embedding_dimension", None) or st.get_sentence_embedding_dimension
-            dim = get_dim()
-            if dim is None:
-                raise EmbedderError(f"model {model!r} does not declare an embedding dimension")
-            if declared is not None and int(dim) != declared:
-                raise EmbedderError(f"model {model!r} gives {dim}-d vectors; its folder declares {declared}")
-            self._loaded.set_result(_Loaded(st, int(dim)))
+            if declared is not None and loaded.dim != declared:
+                raise EmbedderError(f"model {model!r} gives {loaded.dim}-d vectors; its folder declares {declared}")
+            self._loaded.set_result(loaded)
         except BaseException as exc:  # the waiting caller gets it
             self._loaded.set_exception(exc)
 
     @property
-    def _model(self) -> Any:
-        return self._loaded.result().model
-
-    @property
     def _tokenizer(self) -> Any:
-        return self._model.tokenizer
+        return self._loaded.result().tokenizer
 
     def _on_gpu(self) -> bool:
-        return str(self._model.device).startswith("cuda")
+        return self._loaded.result().device.startswith("cuda")
 
     def _encode(self, texts: list[str]) -> np.ndarray:
-        return np.asarray(self._model.encode(texts, batch_size=len(texts), normalize_embeddings=True,
-                                             convert_to_numpy=True, show_progress_bar=False))
+        return np.asarray(self._loaded.result().encode(texts))
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         if not texts:
             return []
         ids = self._tokenizer(list(texts), add_special_tokens=False, verbose=False)["input_ids"]
         return [len(x) for x in ids]
+
+
+def _load_model(path: str, device: str) -> _Loaded:
+    """A plain folder with ``PlainEncoder``; anything else (or a hub name) with sentence-transformers."""
+    layout = plain_layout(path)
+    if layout is not None:
+        plain = PlainEncoder(path, layout, device)
+        return _Loaded(plain.encode, plain.tokenizer, str(plain.device), plain.dim)
+    from sentence_transformers import SentenceTransformer
+
+    st = SentenceTransformer(path, device=device)
+    get_dim = getattr(st, "get_embedding_dimension", None) or st.get_sentence_embedding_dimension
+
+    def encode(texts: list[str]) -> np.ndarray:
+        return np.asarray(st.encode(texts, batch_size=len(texts), normalize_embeddings=True, convert_to_numpy=True,
+                                    show_progress_bar=False))
+
+    dim = get_dim()
+    if dim is None:
+        raise EmbedderError(f"the model at {path!r} does not declare an embedding dimension")
+    return _Loaded(encode, st.tokenizer, str(st.device), int(dim))
 
 
 class OnnxInt8Embedder(_CachedEmbedder):

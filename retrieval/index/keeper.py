@@ -90,11 +90,14 @@ class IndexKeeper:
             if state is not None and state.version == version:
                 return state
             tables, kind = self._next_tables(state, version)
-            state = IndexState.of(tables, self.recipe)
+            keyword = persist.load_keyword(self.folder, tables) if kind == "load" and self.folder else None
+            state = IndexState.of(tables, self.recipe, keyword)
             self._state = state
             self._last = (round(time.perf_counter() - t0, 3), kind)
             log.info("index state v%d served (%s in %.2fs: %s)", state.version, kind, self._last[0], state.seconds)
-            self._maybe_save(state, force=kind == "rebuild")
+            if kind == "load" and keyword is None and len(tables.chunk_ids):
+                self._saved_version = -1  # saved without its BM25 index (an older file): add it
+            self._maybe_save(state, force=kind in ("rebuild", "load"))
             return state
 
     def _next_tables(self, state: IndexState | None, version: int) -> tuple[Tables, str]:
@@ -135,7 +138,7 @@ class IndexKeeper:
         t0 = time.perf_counter()
         try:
             with self._save_lock:
-                persist.save(state.tables, self.folder, self.owner)
+                persist.save(state.tables, self.folder, self.owner, state.keyword)
         except OSError as exc:  # a full disk: the state is still served, the next write tries again
             self._saved_version = -1
             log.warning("index state v%d not written to %s: %s", state.version, self.folder, exc)

@@ -1,6 +1,7 @@
 """The index state on disk: its tables as ``.npy`` arrays (entity and chunk vectors memory-mapped on load) and
 strings as JSON, under a manifest naming the graph version and a CRC of every file. The tables are
-what the stores hold, before any weighting, so one file serves every retrieval setting.
+what the stores hold, before any weighting, so one file serves every retrieval setting; the BM25 index of
+their chunk texts (settings-free too) is saved beside them.
 
 A write goes to a new folder that replaces the old one by rename, so a crash leaves the previous
 state whole. A load that finds a missing, corrupt or other-format file returns None: the caller
@@ -19,10 +20,12 @@ from pathlib import Path
 import numpy as np
 
 from retrieval.index.tables import CHUNK_COLUMNS, Tables, shared, strings
+from retrieval.keyword import KeywordIndex
 
 log = logging.getLogger(__name__)
 FORMAT = 2  # 2: chunk vectors
 MANIFEST = "manifest.json"
+KEYWORD = "bm25"  # the sub-folder of the BM25 index (optional: rebuilt when absent)
 _STRINGS = ("entity_ids", "entity_names", "entity_types", "entity_keys", "chunk_ids", "edge_type", "edge_id",
             "member_community")
 _ARRAYS = ("entity_vectors", "chunk_vectors", "mention_chunk", "mention_entity", "mention_count", "edge_source",
@@ -41,9 +44,10 @@ def _crc(path: Path) -> int:
     return crc
 
 
-def save(tables: Tables, folder: Path, owner: str = "") -> None:
+def save(tables: Tables, folder: Path, owner: str = "", keyword: KeywordIndex | None = None) -> None:
     """Write ``tables`` to ``folder`` (atomically replacing what was there); ``owner`` names the graph
-    they were read from, so that another graph's state is never patched as if it were its own."""
+    they were read from, so that another graph's state is never patched as if it were its own;
+    ``keyword``: the BM25 index of their chunk texts, saved with them (a restart loads, not rebuilds it)."""
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = folder.with_name(folder.name + ".writing")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -53,7 +57,9 @@ def save(tables: Tables, folder: Path, owner: str = "") -> None:
     text = {name: getattr(tables, name).tolist() for name in _STRINGS}
     text.update({f"chunk.{c}": tables.chunks[c].tolist() for c in CHUNK_COLUMNS})
     (tmp / "strings.json").write_text(json.dumps(text), encoding="utf-8")
-    files = {p.name: _crc(p) for p in sorted(tmp.iterdir())}
+    if keyword is not None:
+        keyword.save(tmp / KEYWORD)
+    files = {p.relative_to(tmp).as_posix(): _crc(p) for p in sorted(tmp.rglob("*")) if p.is_file()}
     manifest = {"format": FORMAT, "version": tables.version, "owner": owner, "files": files}
     (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
     old = folder.with_name(folder.name + ".old")
@@ -99,6 +105,12 @@ def load(folder: Path, owner: str = "") -> Tables | None:
     except (OSError, ValueError, KeyError) as exc:
         log.warning("index state in %s unreadable (%s): rebuilding", folder, exc)
         return None
+
+
+def load_keyword(folder: Path, tables: Tables) -> KeywordIndex | None:
+    """The BM25 index saved with ``tables`` (just loaded from ``folder``, which verified its files), or
+    None when the folder has none."""
+    return KeywordIndex.load(folder / KEYWORD, len(tables.chunk_ids))
 
 
 def saved_version(folder: Path) -> int | None:

@@ -48,12 +48,13 @@ class IndexState:
         return self.tables.version
 
     @classmethod
-    def of(cls, tables: Tables, settings: IndexRecipe) -> IndexState:
-        """Derive the snapshot, the BM25 index and the default transition of ``tables``."""
+    def of(cls, tables: Tables, settings: IndexRecipe, keyword: KeywordIndex | None = None) -> IndexState:
+        """Derive the snapshot, the BM25 index (unless ``keyword`` is the one of these tables, loaded with
+        them) and the default transition of ``tables``."""
         t0 = time.perf_counter()
         snap = build(tables, settings.typed_weight, settings.about_weight)
         t1 = time.perf_counter()
-        keyword = KeywordIndex(snap.chunk_texts)
+        keyword = keyword or KeywordIndex(snap.chunk_texts)
         t2 = time.perf_counter()
         state = cls(tables, snap, keyword, settings)
         state.transition(settings.link_weight)
