@@ -6,7 +6,7 @@ served from the ``pyvis`` package that bundles it (no CDN: the page works offlin
 from __future__ import annotations
 
 import html
-from importlib.resources import files
+from importlib.util import find_spec
 from pathlib import Path
 from string import Template
 
@@ -17,7 +17,18 @@ from fastapi.staticfiles import StaticFiles
 from retrieval.registry import REGISTRY
 
 ASSETS = Path(__file__).with_name("explorer_assets")
-VIS = Path(str(files("pyvis") / "lib" / "vis-9.1.2"))
+
+
+def _vis_dir() -> Path:
+    """vis-network's folder in the pyvis package, found without importing pyvis (whose import would
+    delay the server's start by a tenth of a second)."""
+    spec = find_spec("pyvis")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("the explorer needs the package pyvis (it bundles vis-network)")
+    return Path(next(iter(spec.submodule_search_locations))) / "lib" / "vis-9.1.2"
+
+
+VIS = _vis_dir()
 #: the page may load from its own server only (vis-network sets inline styles and draws data: images)
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
        "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
