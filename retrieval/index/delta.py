@@ -55,6 +55,28 @@ def merge_sorted(ids: np.ndarray, keep: np.ndarray, added: list[str]) -> Merged:
     return Merged(np.insert(kept, pos, new), old_to_new, pos + np.arange(len(new)))
 
 
+#: above this many runs a splice copies with numpy's insert (two passes) instead of run by run
+_MAX_RUNS = 20_000
+
+
+def splice(old: np.ndarray, keep: np.ndarray, at: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """``np.insert(old[keep], at, new, axis=0)`` (``at`` sorted) in one pass of run copies: the
+    vectors (1M x 384 at scale, perhaps memory-mapped) are copied once, not gathered and then
+    copied again around the inserts."""
+    kept = np.flatnonzero(keep)
+    gaps = np.flatnonzero(np.diff(kept) != 1) + 1
+    cuts = np.unique(np.concatenate([[0], gaps, at[(at > 0) & (at < len(kept))], [len(kept)]]))
+    if len(cuts) > _MAX_RUNS:
+        return np.insert(old[keep], at, new, axis=0)
+    out = np.empty((len(kept) + len(new), *old.shape[1:]), dtype=old.dtype)
+    out[at + np.arange(len(new))] = new
+    for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
+        if b > a:
+            shift = int(np.searchsorted(at, a, side="right"))  # rows inserted before kept row a
+            out[a + shift : b + shift] = old[kept[a] : kept[a] + b - a]
+    return out
+
+
 def _remap(rows: np.ndarray, mapping: np.ndarray) -> np.ndarray:
     return mapping[rows] if len(rows) else rows.astype(np.int64)
 
@@ -82,8 +104,8 @@ def apply_changes(tables: Tables, changes: Sequence[GraphChange], graph: GraphSt
     chunks = merge_sorted(t.chunk_ids, ~drop_chunk, new_ids.tolist())
     cols = {name: np.insert(t.chunks[name][~drop_chunk], chunks.new_rows - np.arange(len(new_ids)),
                             new_cols[name]) for name in CHUNK_COLUMNS}
-    cvec = np.insert(t.chunk_vectors[~drop_chunk], chunks.new_rows - np.arange(len(new_ids)),
-                     unit_rows(new_ids.tolist(), vectors, t.dim, "chunks"), axis=0)
+    cvec = splice(t.chunk_vectors, ~drop_chunk, chunks.new_rows - np.arange(len(new_ids)),
+                  unit_rows(new_ids.tolist(), vectors, t.dim, "chunks"))
     new_mentions = graph.snapshot_mentions(chunk_ids=new_ids.tolist()) if len(new_ids) else []
 
     # touched entities: those the old and the new chunks mention, and those a change names
@@ -109,7 +131,7 @@ def apply_changes(tables: Tables, changes: Sequence[GraphChange], graph: GraphSt
         names[at] = strings([r[1] for r in rows.values()])
         types[at] = strings([r[2] for r in rows.values()])
         keys[at] = strings([normalize_name(r[1]) for r in rows.values()])
-    evec = np.insert(t.entity_vectors[keep_entity], ins, unit_rows(sorted(added), vectors, t.dim), axis=0)
+    evec = splice(t.entity_vectors, keep_entity, ins, unit_rows(sorted(added), vectors, t.dim))
     kept = sorted(set(rows) - set(added))  # a touched entity may have been deleted and written again since
     if kept:
         evec[rows_of(ents.ids, kept)] = unit_rows(kept, vectors, t.dim)

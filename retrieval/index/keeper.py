@@ -16,7 +16,7 @@ from pathlib import Path
 from graphdb.store import GraphStore
 from retrieval.index import persist
 from retrieval.index.delta import NeedsRebuild, apply_changes
-from retrieval.index.state import IndexRecipe, IndexState
+from retrieval.index.state import IndexRecipe, IndexState, gc_paused
 from retrieval.index.tables import Tables, fetch_all
 from vectors.store import VectorStore
 
@@ -89,9 +89,10 @@ class IndexKeeper:
             self._graph_version = version
             if state is not None and state.version == version:
                 return state
-            tables, kind = self._next_tables(state, version)
-            keyword = persist.load_keyword(self.folder, tables) if kind == "load" and self.folder else None
-            state = IndexState.of(tables, self.recipe, keyword)
+            with gc_paused():
+                tables, kind = self._next_tables(state, version)
+                keyword = persist.load_keyword(self.folder, tables) if kind == "load" and self.folder else None
+                state = IndexState.of(tables, self.recipe, keyword)
             self._state = state
             self._last = (round(time.perf_counter() - t0, 3), kind)
             log.info("index state v%d served (%s in %.2fs: %s)", state.version, kind, self._last[0], state.seconds)

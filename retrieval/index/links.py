@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import ahocorasick
 import numpy as np
@@ -28,19 +28,21 @@ _LEFT = re.compile(r"[\W_]*")
 _RIGHT = re.compile(r"(?:['\u2019]s|[\W_]*)")
 
 
-def title_index(titles: Sequence[str]) -> dict[str, list[int]]:
-    """Normalized title -> the chunks of documents with that title (short ones left out)."""
+def title_index(titles: Sequence[str], keys: Mapping[str, str] | None = None) -> dict[str, list[int]]:
+    """Normalized title -> the chunks of documents with that title (short ones left out; ``keys``:
+    titles already normalized)."""
     by_title: dict[str, list[int]] = {}
     for j, t in enumerate(titles):
-        key = normalize_name(t)
+        key = keys[t] if keys is not None else normalize_name(t)
         if len(key) >= MIN_CHARS:
             by_title.setdefault(key, []).append(j)
     return by_title
 
 
-def cased_titles(titles: Iterable[str]) -> set[str]:
-    """The normalized titles that some document writes with a capital letter."""
-    return {normalize_name(t) for t in titles if t != t.lower()}
+def cased_titles(titles: Iterable[str], keys: Mapping[str, str] | None = None) -> set[str]:
+    """The normalized titles that some document writes with a capital letter (``keys``: titles already
+    normalized)."""
+    return {keys[t] if keys is not None else normalize_name(t) for t in titles if t != t.lower()}
 
 
 def automaton(keys: Iterable[str], cased: set[str] | frozenset[str] = frozenset()) -> ahocorasick.Automaton | None:

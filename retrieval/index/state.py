@@ -5,9 +5,11 @@ reference to a state and use nothing else, so a newer state can be swapped in un
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import threading
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -20,6 +22,32 @@ from retrieval.ppr import joint_transition
 from retrieval.snapshot import Snapshot
 
 T = TypeVar("T")
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a state is derived: it makes millions of lists, tuples and
+    dicts that hold no cycles, and the collector's passes over them tripled the cost of the name
+    index at 1M entities. The collector runs again afterwards (it is process-wide: a concurrent
+    derivation keeps it paused until both are done, and nothing is lost meanwhile)."""
+    global _paused
+    with _gc_lock:
+        ours = _paused > 0 or gc.isenabled()  # else the application turned it off: leave it so
+        if ours:
+            _paused += 1
+            gc.disable()
+    try:
+        yield
+    finally:
+        if ours:
+            with _gc_lock:
+                _paused -= 1
+                if _paused == 0:
+                    gc.enable()
+
+
+_gc_lock = threading.Lock()
+_paused = 0
 
 
 @dataclass(frozen=True)
@@ -51,14 +79,15 @@ class IndexState:
     def of(cls, tables: Tables, settings: IndexRecipe, keyword: KeywordIndex | None = None) -> IndexState:
         """Derive the snapshot, the BM25 index (unless ``keyword`` is the one of these tables, loaded with
         them) and the default transition of ``tables``."""
-        t0 = time.perf_counter()
-        snap = build(tables, settings.typed_weight, settings.about_weight)
-        t1 = time.perf_counter()
-        keyword = keyword or KeywordIndex(snap.chunk_texts)
-        t2 = time.perf_counter()
-        state = cls(tables, snap, keyword, settings)
-        state.transition(settings.link_weight)
-        t3 = time.perf_counter()
+        with gc_paused():
+            t0 = time.perf_counter()
+            snap = build(tables, settings.typed_weight, settings.about_weight)
+            t1 = time.perf_counter()
+            keyword = keyword or KeywordIndex(snap.chunk_texts)
+            t2 = time.perf_counter()
+            state = cls(tables, snap, keyword, settings)
+            state.transition(settings.link_weight)
+            t3 = time.perf_counter()
         state.seconds = {"snapshot": round(t1 - t0, 3), "bm25": round(t2 - t1, 3), "transition": round(t3 - t2, 3)}
         return state
 
