@@ -22,9 +22,10 @@ class EntityTypesMixin(BoltAccess):
         """Record that ``ids`` were voted (after their new types are committed)."""
         self._write_ids(cypher.MARK_TYPED, ids)
 
-    def retype_entities(self, ids: Sequence[str]) -> list[str]:
-        """Give each entity the majority label of its mentions (``majority_label``); returns the ids
-        whose type changed (an entity without labelled mentions keeps its type)."""
+    def vote_types(self, ids: Sequence[str]) -> dict[str, str]:
+        """The majority label of each entity's mentions (``majority_label``) where it differs from the
+        entity's type (one without labelled mentions keeps its type). Reads only: ``commit(types=)``
+        writes them with the change-log entry that makes them visible."""
         votes: dict[str, dict[str, int]] = {}
         types: dict[str, str] = {}
         for b in batches(sorted(set(ids)), self.cfg.batch_size):
@@ -32,6 +33,4 @@ class EntityTypesMixin(BoltAccess):
                 v = votes.setdefault(r["id"], {})
                 v[r["label"]] = v.get(r["label"], 0) + int(r["count"] or 1)
                 types[r["id"]] = r["type"] or ""
-        changed = {e: t for e, v in votes.items() if (t := majority_label(v)) and t != types[e]}
-        self._write_rows(cypher.SET_ENTITY_TYPES, [{"id": e, "type": t} for e, t in sorted(changed.items())])
-        return sorted(changed)
+        return {e: t for e, v in sorted(votes.items()) if (t := majority_label(v)) and t != types[e]}

@@ -34,8 +34,10 @@ class IndexReadsMixin(BoltAccess):
 
     # -- commit markers ------------------------------------------------------------------------
     def commit(self, documents: Sequence[str] = (), entities: Sequence[str] = (), communities: bool = False,
-               statuses: Sequence[tuple[str, str, str]] = (), regrouped: Sequence[str] | None = None) -> int:
+               statuses: Sequence[tuple[str, str, str]] = (), regrouped: Sequence[str] | None = None,
+               types: Mapping[str, str] | None = None) -> int:
         rows = list({i: {"id": i, "status": s, "content_hash": h} for i, s, h in statuses}.values())
+        typed = [{"id": e, "type": t} for e, t in sorted((types or {}).items())]
         params = {"documents": sorted(set(documents)), "entities": sorted(set(entities)),
                   "communities": communities, "at": time.time(),
                   "regrouped": None if regrouped is None else sorted(set(regrouped))}
@@ -43,6 +45,8 @@ class IndexReadsMixin(BoltAccess):
         def work(tx: neo4j.ManagedTransaction) -> int:
             if rows:
                 tx.run(cypher.SET_DOCUMENT_STATUS, rows=rows).consume()
+            for i in range(0, len(typed), self.cfg.batch_size):
+                tx.run(cypher.SET_ENTITY_TYPES, rows=typed[i : i + self.cfg.batch_size]).consume()
             version = int(tx.run(q.COMMIT, params).single(strict=True)["version"])
             if communities:
                 tx.run(q.MARK_COMMUNITIES_BUILT).consume()

@@ -196,9 +196,11 @@ class GraphStore(IncrementalCommunities, SummaryTree, SectionStore, Protocol):
         ...
 
     def commit(self, documents: Sequence[str] = (), entities: Sequence[str] = (), communities: bool = False,
-               statuses: Sequence[tuple[str, str, str]] = (), regrouped: Sequence[str] | None = None) -> int:
-        """In one transaction: set the (id, status, hash) ``statuses``, bump the version and record
-        what changed in the change log (old entries are pruned); return the new version."""
+               statuses: Sequence[tuple[str, str, str]] = (), regrouped: Sequence[str] | None = None,
+               types: Mapping[str, str] | None = None) -> int:
+        """In one transaction: set the (id, status, hash) ``statuses`` and the entity ``types``, bump
+        the version and record what changed in the change log (old entries are pruned); return the
+        new version."""
         ...
 
     def changes_since(self, version: int) -> list[GraphChange] | None:
@@ -280,8 +282,8 @@ class GraphStore(IncrementalCommunities, SummaryTree, SectionStore, Protocol):
 
     def mark_typed(self, ids: Sequence[str]) -> None: ...
 
-    def retype_entities(self, ids: Sequence[str]) -> list[str]:
-        """Give each entity the majority label of its mentions; return the ids whose type changed."""
+    def vote_types(self, ids: Sequence[str]) -> dict[str, str]:
+        """The majority label of each entity's mentions where it differs from its type (read only)."""
         ...
 
     def relations_of_entities(self, ids: Sequence[str]) -> list[Relation]: ...

@@ -97,13 +97,14 @@ def image_points(clip: ClipEmbedder | None, todo: list[SourceText], report: Inge
             for p, v in zip(got.paths, got.vectors, strict=True)]
 
 
-def retype_points(graph: GraphStore, vectors: VectorStore, ids: list[str]) -> None:
-    """Rewrite the payload of these entities' vectors after their type changed (entity resolution
-    reads a neighbour's type there)."""
-    rows = graph.snapshot_entities(ids)
+def retype_points(graph: GraphStore, vectors: VectorStore, types: Mapping[str, str]) -> None:
+    """Give these entities' vectors their new types (entity id -> type) in the payload, which entity
+    resolution reads a neighbour's type from. Written before the types are committed to the graph: a
+    run killed in between votes the same types again."""
+    rows = graph.snapshot_entities(sorted(types))
     found = vectors.vectors("entities", [r[0] for r in rows])
-    vectors.upsert("entities", [VectorPoint(i, found[i], {"name": name, "type": type_})
-                                for i, name, type_ in rows if i in found])
+    vectors.upsert("entities", [VectorPoint(i, found[i], {"name": name, "type": types[i]})
+                                for i, name, _ in rows if i in found])
 
 
 def backfill_captions(graph: GraphStore, vectors: VectorStore, embedder: Embedder, batch: int = 500) -> int:

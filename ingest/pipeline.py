@@ -195,10 +195,10 @@ class Ingestor:
             backfill_captions(self.graph, self.vectors, self.embedder)
         with stage(report, "types"):  # an entity's type is the vote of its mentions (re-voted where they changed)
             voted = self.graph.untyped_entities()
-            retyped = self.graph.retype_entities(voted)
-            if retyped:
+            retyped = self.graph.vote_types(voted)
+            if retyped:  # payloads first, then the types with their change-log entry in one transaction
                 retype_points(self.graph, self.vectors, retyped)
-                self.graph.commit(entities=retyped)
+                self.graph.commit(entities=list(retyped), types=retyped)
             self.graph.mark_typed(voted)
         if self.settings.communities.enabled and self.graph.communities_stale():
             with stage(report, "communities"):

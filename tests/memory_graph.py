@@ -58,8 +58,12 @@ class MemoryGraphStore:
     communities_version: int | None = None
 
     def commit(self, documents: Sequence[str] = (), entities: Sequence[str] = (), communities: bool = False,
-               statuses: Sequence[tuple[str, str, str]] = (), regrouped: Sequence[str] | None = None) -> int:
+               statuses: Sequence[tuple[str, str, str]] = (), regrouped: Sequence[str] | None = None,
+               types: Mapping[str, str] | None = None) -> int:
         self.set_document_status(statuses)
+        for e, t in (types or {}).items():
+            if e in self.entities:
+                self.entities[e] = self.entities[e].model_copy(update={"type": t})
         self.graph_version += 1
         self.change_log.append(GraphChange(self.graph_version, tuple(sorted(set(documents))),
                                            tuple(sorted(set(entities))), communities,
@@ -257,8 +261,8 @@ class MemoryGraphStore:
     def mark_typed(self, ids: Sequence[str]) -> None:
         return None
 
-    def retype_entities(self, ids: Sequence[str]) -> list[str]:
-        return []  # mention labels are not kept here: an entity keeps the type it was written with
+    def vote_types(self, ids: Sequence[str]) -> dict[str, str]:
+        return {}  # mention labels are not kept here: an entity keeps the type it was written with
 
     def relations_of_entities(self, ids: Sequence[str]) -> list[Relation]:
         wanted = set(ids)

@@ -66,13 +66,13 @@ def test_the_vote_reads_only_what_changed_when_communities_are_off(
         "resolution": settings.resolution.model_copy(update={"enabled": False})})
     with Platform(settings, embedder=embedder) as p:
         voted: list[list[str]] = []
-        vote = p.graph.retype_entities
+        vote = p.graph.vote_types
 
-        def recording(ids: Sequence[str]) -> list[str]:  # the real vote, its input noted
+        def recording(ids: Sequence[str]) -> dict[str, str]:  # the real vote, its input noted
             voted.append(list(ids))
             return vote(ids)
 
-        p.graph.retype_entities = recording  # type: ignore[method-assign]
+        p.graph.vote_types = recording  # type: ignore[method-assign]
         first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
         _write(first, ["river", "falls"])
         p.ingest([first])
@@ -88,3 +88,48 @@ def test_the_vote_reads_only_what_changed_when_communities_are_off(
         assert set(voted[-1]) == added  # the new document's entities, not the first file's again
         assert len(added) < len(everyone) and p.graph.untyped_entities() == []
         assert _veloria(p) == "NORP"  # re-voted: its mentions changed (GPE 1, NORP 2)
+
+
+class Killed(Exception):
+    """Stands for the process dying at that point."""
+
+
+def _served_type(p: Platform) -> tuple[str, str]:
+    """Veloria's type as the query path and the entity vector's payload see it."""
+    snap = p.retriever.snapshot()
+    i = next(i for i, n in enumerate(snap.entity_names) if n.lower() == "veloria")
+    eid = snap.entity_ids[i]
+    hit = p.vectors.search("entities", p.vectors.vectors("entities", [eid])[eid], limit=1)[0]
+    return snap.entity_types[i], str(hit.payload["type"])
+
+
+def test_a_run_killed_while_committing_new_types_is_completed_by_the_rerun(
+        arcadedb: ServerInfo, embedder: SentenceTransformerEmbedder, tmp_path: Path) -> None:
+    """The new types are written with their change-log entry in one transaction (their vector
+    payloads just before): a run that dies before that commit leaves the old types everywhere and
+    the marks set, so the rerun votes again and the query path sees the types it commits."""
+    settings = settings_for(arcadedb, tmp_path / "data")
+    with Platform(settings, embedder=embedder) as p:
+        first, rest = tmp_path / "first.jsonl", tmp_path / "rest.jsonl"
+        _write(first, ["river"])
+        p.ingest([first])
+        assert _served_type(p) == ("GPE", "GPE")
+        commit = p.graph.commit
+
+        def dies_on_types(*args: object, **kwargs: object) -> int:
+            if kwargs.get("types"):
+                raise Killed
+            return commit(*args, **kwargs)  # type: ignore[arg-type]
+
+        p.graph.commit = dies_on_types  # type: ignore[method-assign]
+        _write(rest, ["falls", "exports"])
+        try:
+            p.ingest([rest])
+            raise AssertionError("the run should have died committing the types")
+        except Killed:
+            pass
+        assert _veloria(p) == "GPE" and p.graph.untyped_entities()  # nothing of the vote committed
+        p.graph.commit = commit  # type: ignore[method-assign]
+        p.ingest([first, rest])  # the rerun: every document is unchanged, the vote is still pending
+        assert _veloria(p) == "NORP" and p.graph.untyped_entities() == []
+        assert _served_type(p) == ("NORP", "NORP")
