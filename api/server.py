@@ -67,7 +67,7 @@ def serve(settings: Settings, scheduler: bool | None = None) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, _exit_on_signal)
     with owner_record(settings, url):
-        app = create_app(settings, scheduler=scheduler)
+        app = create_app(settings, scheduler=scheduler, freeze_after_start=True)
         log.info("serving on %s (OpenAPI docs at %s/docs)", url, url)
         try:
             uvicorn.run(app, host=host, port=settings.api.port, log_level=settings.log_level.lower(),
