@@ -10,6 +10,7 @@ import neo4j
 
 from graphdb import cypher
 from graphdb import cypher_index as q
+from graphdb.batches import batches
 from graphdb.bolt_access import BoltAccess
 from graphdb.store import EdgeRow, GraphChange
 
@@ -45,8 +46,8 @@ class IndexReadsMixin(BoltAccess):
         def work(tx: neo4j.ManagedTransaction) -> int:
             if rows:
                 tx.run(cypher.SET_DOCUMENT_STATUS, rows=rows).consume()
-            for i in range(0, len(typed), self.cfg.batch_size):
-                tx.run(cypher.SET_ENTITY_TYPES, rows=typed[i : i + self.cfg.batch_size]).consume()
+            for batch in batches(typed, self.cfg.batch_size):
+                tx.run(cypher.SET_ENTITY_TYPES, rows=batch).consume()
             version = int(tx.run(q.COMMIT, params).single(strict=True)["version"])
             if communities:
                 tx.run(q.MARK_COMMUNITIES_BUILT).consume()

@@ -83,7 +83,7 @@ class IndexState:
             t0 = time.perf_counter()
             snap = build(tables, settings.typed_weight, settings.about_weight)
             t1 = time.perf_counter()
-            keyword = keyword or KeywordIndex(snap.chunk_texts)
+            keyword = KeywordIndex(snap.chunk_texts) if keyword is None else keyword
             t2 = time.perf_counter()
             state = cls(tables, snap, keyword, settings)
             state.transition(settings.link_weight)
