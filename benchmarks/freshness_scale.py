@@ -164,6 +164,7 @@ def scale_run(n_docs: int, n_entities: int, n_edges: int) -> None:
     t = time.perf_counter()
     state = IndexState.of(tables, IndexRecipe())
     print(f"full build {time.perf_counter() - t:.1f}s {state.seconds}")
+    keyword = state.keyword  # a refresh patches the served state's BM25 index, as the keeper does
     del state
     changed = np.random.default_rng(5).choice(n_docs, 100, replace=False).tolist()
     graph = SyntheticGraph(tables, changed)
@@ -171,7 +172,7 @@ def scale_run(n_docs: int, n_entities: int, n_edges: int) -> None:
     patched = apply_changes(tables, graph.changes_since(1), graph, SyntheticVectors())  # type: ignore[arg-type]
     delta_s = time.perf_counter() - t
     t = time.perf_counter()
-    new = IndexState.of(patched, IndexRecipe())
+    new = IndexState.of(patched, IndexRecipe(), since=(tables, keyword))
     print(f"refresh after 100 changed documents: tables {delta_s:.2f}s + derive {time.perf_counter() - t:.2f}s "
           f"{new.seconds}")
     with tempfile.TemporaryDirectory() as tmp:

@@ -77,6 +77,21 @@ def splice(old: np.ndarray, keep: np.ndarray, at: np.ndarray, new: np.ndarray) -
     return out
 
 
+def row_changes(old_ids: np.ndarray, old_values: np.ndarray, new_ids: np.ndarray, new_values: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """How sorted rows with values became others: (``keep``: the old rows still there with the same
+    value, ``at``: insert positions, ``rows``: the new rows inserted there), so that
+    ``np.insert(old_values[keep], at, new_values[rows])`` equals ``new_values``."""
+    pos = rows_of(old_ids, new_ids.tolist())
+    found = pos >= 0
+    same = np.zeros(len(new_ids), dtype=bool)
+    same[found] = old_values[pos[found]] == new_values[found]
+    keep = np.zeros(len(old_ids), dtype=bool)
+    keep[pos[same]] = True
+    rows = np.flatnonzero(~same)
+    return keep, rows - np.arange(len(rows)), rows
+
+
 def _remap(rows: np.ndarray, mapping: np.ndarray) -> np.ndarray:
     return mapping[rows] if len(rows) else rows.astype(np.int64)
 

@@ -90,9 +90,16 @@ class IndexKeeper:
             if state is not None and state.version == version:
                 return state
             with gc_paused():
-                tables, kind = self._next_tables(state, version)
-                keyword = persist.load_keyword(self.folder, tables) if kind == "load" and self.folder else None
-                state = IndexState.of(tables, self.recipe, keyword)
+                tables, kind, loaded = self._next_tables(state, version)
+                keyword, since = None, None
+                if kind == "load" and self.folder:
+                    keyword = persist.load_keyword(self.folder, tables)
+                elif kind == "load+delta" and self.folder and loaded is not None:
+                    saved = persist.load_keyword(self.folder, loaded)
+                    since = (loaded, saved) if saved is not None else None
+                elif kind == "delta" and state is not None:
+                    since = (state.tables, state.keyword)
+                state = IndexState.of(tables, self.recipe, keyword, since)
             self._state = state
             self._last = (round(time.perf_counter() - t0, 3), kind)
             log.info("index state v%d served (%s in %.2fs: %s)", state.version, kind, self._last[0], state.seconds)
@@ -101,26 +108,27 @@ class IndexKeeper:
             self._maybe_save(state, force=kind in ("rebuild", "load"))
             return state
 
-    def _next_tables(self, state: IndexState | None, version: int) -> tuple[Tables, str]:
+    def _next_tables(self, state: IndexState | None, version: int) -> tuple[Tables, str, Tables | None]:
+        """The tables of ``version``, how they were made, and the tables loaded from disk (if any)."""
         base = state.tables if state is not None else None
-        kind = "delta"
+        kind, loaded = "delta", None
         if base is None and self.folder is not None:
-            base = persist.load(self.folder, self.owner)
+            base = loaded = persist.load(self.folder, self.owner)
             kind = "load"
             if base is not None:
                 self._saved_at, self._saved_version = time.monotonic(), base.version
                 if base.version == version:
-                    return base, kind
+                    return base, kind, loaded
         if base is not None and base.version <= version:
             changes = self.graph.changes_since(base.version)
             try:
                 if changes is not None:
                     patched = apply_changes(base, changes, self.graph, self.vectors)
-                    return patched, "load+delta" if kind == "load" else "delta"
+                    return patched, "load+delta" if kind == "load" else "delta", loaded
                 log.info("change log does not reach back to v%d: rebuilding the index state", base.version)
             except NeedsRebuild as exc:
                 log.info("index state v%d cannot be patched (%s): rebuilding", base.version, exc)
-        return fetch_all(self.graph, self.vectors, self.dim), "rebuild"
+        return fetch_all(self.graph, self.vectors, self.dim), "rebuild", None
 
     def _maybe_save(self, state: IndexState, force: bool = False) -> None:
         """Write ``state`` on a background thread (one write at a time; the writer never waits)."""

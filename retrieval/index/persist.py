@@ -25,7 +25,7 @@ from retrieval.keyword import KeywordIndex
 log = logging.getLogger(__name__)
 FORMAT = 2  # 2: chunk vectors
 MANIFEST = "manifest.json"
-KEYWORD = "bm25"  # the sub-folder of the BM25 index (optional: rebuilt when absent)
+KEYWORD = "bm25"  # the sub-folder of the BM25 term counts (optional: re-tokenized when absent)
 _STRINGS = ("entity_ids", "entity_names", "entity_types", "entity_keys", "chunk_ids", "edge_type", "edge_id",
             "member_community")
 _ARRAYS = ("entity_vectors", "chunk_vectors", "mention_chunk", "mention_entity", "mention_count", "edge_source",

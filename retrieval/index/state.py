@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import scipy.sparse as sp
 
 from retrieval.index.build import build
+from retrieval.index.delta import row_changes
 from retrieval.index.tables import Tables
 from retrieval.keyword import KeywordIndex
 from retrieval.ppr import joint_transition
@@ -76,13 +77,20 @@ class IndexState:
         return self.tables.version
 
     @classmethod
-    def of(cls, tables: Tables, settings: IndexRecipe, keyword: KeywordIndex | None = None) -> IndexState:
-        """Derive the snapshot, the BM25 index (unless ``keyword`` is the one of these tables, loaded with
-        them) and the default transition of ``tables``."""
+    def of(cls, tables: Tables, settings: IndexRecipe, keyword: KeywordIndex | None = None,
+           since: tuple[Tables, KeywordIndex] | None = None) -> IndexState:
+        """Derive the snapshot, the BM25 index and the default transition of ``tables``. The BM25 index
+        is ``keyword`` when given (the one of these tables, loaded with them), else ``since``'s (the
+        tables these were patched from, and their index) patched, else built."""
         with gc_paused():
             t0 = time.perf_counter()
             snap = build(tables, settings.typed_weight, settings.about_weight)
             t1 = time.perf_counter()
+            if keyword is None and since is not None:
+                old, old_keyword = since
+                keep, at, rows = row_changes(old.chunk_ids, old.chunks["text"], tables.chunk_ids,
+                                             tables.chunks["text"])
+                keyword = old_keyword.patched(keep, at, tables.chunks["text"][rows].tolist())
             keyword = KeywordIndex(snap.chunk_texts) if keyword is None else keyword
             t2 = time.perf_counter()
             state = cls(tables, snap, keyword, settings)
