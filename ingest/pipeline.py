@@ -13,7 +13,6 @@ finished by rerunning it, and ids derived from content make every step idempoten
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -24,6 +23,7 @@ from tqdm import tqdm
 from graphdb.store import COMPLETE, DELETING, PENDING, GraphStore, RemovalPlan
 from hopgraph.core.records import Chunk, IngestReport, Relation, Section
 from hopgraph.core.settings import Settings
+from ingest.batches import Prepared, prepare, stage
 from ingest.chunking import Chunker
 from ingest.communities import CommunityBuilder
 from ingest.community_plan import CommunityReport
@@ -37,6 +37,7 @@ from ingest.embedding import (
     vector_points,
 )
 from ingest.extraction import Extraction, Extractor, SpacyExtractor
+from ingest.extraction_worker import ExtractionWorker
 from ingest.forgetting import forget_removed_text
 from ingest.graph_docs import graph_extraction
 from ingest.graph_edits import plan_removal
@@ -56,16 +57,8 @@ log = logging.getLogger(__name__)
 _EMBEDDED_CAP = 2_000_000  # ids remembered per collection by a long-lived ingestor (about 200 MB)
 #: documents read ahead to skip the unchanged ones with one state read (a write batch is ``ingest.doc_batch``)
 _LOOKAHEAD = 1024
-
-
-@contextlib.contextmanager
-def stage(report: IngestReport, name: str) -> Iterator[None]:
-    """Add the time spent in a pipeline stage to the report."""
-    t = time.perf_counter()
-    try:
-        yield
-    finally:
-        report.stage_seconds[name] = report.stage_seconds.get(name, 0.0) + time.perf_counter() - t
+#: batches in one run from which spaCy parses in a worker process, a batch ahead (its start costs seconds)
+_WORKER_MIN_BATCHES = 4
 
 
 class Ingestor:
@@ -87,6 +80,9 @@ class Ingestor:
         self._embedded: dict[str, set[str]] = {"entities": set(), "relationships": set()}
         self._llm: ChatClient | None = None
         self.extractor = self._extractor()
+        cfg = settings.extraction
+        self._worker = (ExtractionWorker(cfg) if isinstance(self.extractor, SpacyExtractor) and cfg.worker
+                        and cfg.n_process == 1 else None)
         self.resolver = EntityResolver(graph, vectors, embedder, settings.resolution,
                                        relation_words=settings.extraction.relation_text_words)
         reporter = LlmReporter(self._chat()) if settings.communities.llm_summaries else None
@@ -104,6 +100,17 @@ class Ingestor:
         if self.settings.extraction.method == "llm":
             return LlmExtractor(self.settings.llm, self._chat(), resolve=resolve)
         return SpacyExtractor(self.settings.extraction, resolve=resolve)
+
+    def warm_up(self) -> None:
+        """Load the extraction model now, and start the extraction worker."""
+        self.extractor.extract([])
+        if self._worker is not None:
+            self._worker.submit([], {}).result()
+
+    def close(self) -> None:
+        """Stop the extraction worker (a later ingest starts another)."""
+        if self._worker is not None:
+            self._worker.close()
 
     def _chat(self) -> ChatClient:
         """One LLM client (and response cache) for extraction and community reports."""
@@ -298,10 +305,21 @@ class Ingestor:
                 ctl.advance(1)
             else:
                 changed.append(s)
-        for i in range(0, len(changed), size):
-            self._ingest_batch(changed[i : i + size], report, ctl)
-            bar.update(len(changed[i : i + size]))
-            ctl.advance(len(changed[i : i + size]))
+        batches = [changed[i : i + size] for i in range(0, len(changed), size)]
+        ahead = self._worker if self._worker is not None and len(batches) >= _WORKER_MIN_BATCHES else None
+        pending: tuple[list[SourceText], Prepared | None] | None = None
+        for batch in [*batches, None]:  # batch i + 1 is chunked and sent to the worker before i is written
+            prepared = (prepare(self.chunker, batch, self.settings.ingest.max_document_chunks, report)
+                        if batch is not None else None)
+            if prepared is not None and ahead is not None:
+                prepared.future = ahead.submit(prepared.to_extract, self.aliases)
+            if pending is not None:
+                done, ready = pending
+                if ready is not None:
+                    self._write_batch(ready, report, ctl)
+                bar.update(len(done))
+                ctl.advance(len(done))
+            pending = (batch, prepared) if batch is not None else None
 
     def _checkpoint(self, ctl: IngestControl, report: IngestReport, writing: bool = False) -> None:
         """Stop here if asked to, or (before writing) if the disk is nearly full: nothing of the
@@ -312,33 +330,17 @@ class Ingestor:
         if writing:
             check_free_space(self.settings.vectors_dir, self.settings.ingest.min_free_mb)
 
-    def _ingest_batch(self, batch: list[SourceText], report: IngestReport, ctl: IngestControl) -> None:
-        """Write documents known to be new or changed (``_ingest_changed`` read their states)."""
+    def _write_batch(self, prepared: Prepared, report: IngestReport, ctl: IngestControl) -> None:
+        """Extract (or take the worker's extraction), embed and write one prepared batch."""
+        todo, chunks, sections, per_doc = prepared.todo, prepared.chunks, prepared.sections, prepared.per_doc
         self._checkpoint(ctl, report)
-        todo = list(batch)
-        chunks: list[Chunk] = []
-        sections: list[Section] = []
-        per_doc: dict[str, list[str]] = {}
-        most = self.settings.ingest.max_document_chunks
-        with stage(report, "chunk"):
-            for s in list(todo):
-                doc_sections, doc_chunks = self.chunker.chunk_document(s.document.id, s.text)
-                if len(doc_chunks) > most:
-                    report.skipped[s.document.source] = (f"too long: {len(doc_chunks):,} chunks > "
-                                                         f"ingest.max_document_chunks={most:,}")
-                    log.warning("skipped %s: %s", s.document.source, report.skipped[s.document.source])
-                    todo.remove(s)
-                    continue
-                per_doc[s.document.id] = [c.id for c in doc_chunks]
-                chunks.extend(doc_chunks)
-                sections.extend(doc_sections)
-        if not todo:
-            return
-        self._checkpoint(ctl, report)
-        with stage(report, "extract"):
-            graphs = {s.document.id: s.graph for s in todo if s.graph is not None}
-            extraction = self.extractor.extract([c for c in chunks if c.document_id not in graphs])
-            for doc_id, graph in graphs.items():  # a graph document brings its own entities and relations
+        with stage(report, "extract"):  # with a worker: the time spent waiting for it
+            if prepared.future is not None and self._worker is not None and isinstance(self.extractor,
+                                                                                       SpacyExtractor):
+                extraction = self._worker.result(prepared.future, self.extractor, prepared.to_extract)
+            else:
+                extraction = self.extractor.extract(prepared.to_extract)
+            for doc_id, graph in prepared.graphs.items():  # a graph document brings its own entities and relations
                 extraction.add(graph_extraction(doc_id, graph, [c for c in chunks if c.document_id == doc_id]))
         relations = merge_relations(extraction.relations)
         self._checkpoint(ctl, report)

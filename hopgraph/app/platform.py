@@ -63,6 +63,8 @@ class Platform:
         if self._retriever is not None:
             self._retriever.keeper.close()
         self._retriever = None
+        if self._ingest is not None:
+            self._ingest.close()
         self._ingest = None
         if self._answerer is not None:
             self._answerer.client.close()
@@ -241,8 +243,9 @@ class Platform:
         return {c: cid for c, cid in zip(snap.chunk_ids, snap.chunk_corpus_ids, strict=True) if cid}
 
     def extractor_warmup(self) -> None:
-        """Load the spaCy model now (benchmarks time ingestion, not model loading)."""
-        self._ingestor().extractor.extract([])
+        """Load the spaCy model and start the extraction worker now (benchmarks time ingestion, not
+        model loading)."""
+        self._ingestor().warm_up()
 
     def _ingestor(self) -> Ingestor:
         """One ingestor per platform: the spaCy model and the alias map are loaded once."""

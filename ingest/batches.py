@@ -1,0 +1,66 @@
+"""One write batch of the ingest pipeline before its extraction: its documents chunked (those over
+``ingest.max_document_chunks`` skipped), and the stage timer of the pipeline's report."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Iterator
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
+
+from hopgraph.core.records import Chunk, IngestReport, Section
+from ingest.chunking import Chunker
+from ingest.extraction import Extraction
+from ingest.sources import SourceText
+
+log = logging.getLogger(__name__)
+
+
+@contextlib.contextmanager
+def stage(report: IngestReport, name: str) -> Iterator[None]:
+    """Add the time spent in a pipeline stage to the report."""
+    t = time.perf_counter()
+    try:
+        yield
+    finally:
+        report.stage_seconds[name] = report.stage_seconds.get(name, 0.0) + time.perf_counter() - t
+
+
+@dataclass
+class Prepared:
+    """A chunked batch waiting for its extraction (``future``: the worker's, when it parses ahead)."""
+
+    todo: list[SourceText]
+    chunks: list[Chunk]
+    sections: list[Section]
+    per_doc: dict[str, list[str]]          # document id -> its chunk ids
+    graphs: dict[str, Any]                 # graph documents' own graphs (not parsed)
+    to_extract: list[Chunk]                # the chunks to parse
+    future: Future[Extraction] | None = None
+
+
+def prepare(chunker: Chunker, batch: list[SourceText], most_chunks: int, report: IngestReport) -> Prepared | None:
+    """Chunk documents known to be new or changed; None when every one of them is too long."""
+    todo = list(batch)
+    chunks: list[Chunk] = []
+    sections: list[Section] = []
+    per_doc: dict[str, list[str]] = {}
+    with stage(report, "chunk"):
+        for s in list(todo):
+            doc_sections, doc_chunks = chunker.chunk_document(s.document.id, s.text)
+            if len(doc_chunks) > most_chunks:
+                report.skipped[s.document.source] = (f"too long: {len(doc_chunks):,} chunks > "
+                                                     f"ingest.max_document_chunks={most_chunks:,}")
+                log.warning("skipped %s: %s", s.document.source, report.skipped[s.document.source])
+                todo.remove(s)
+                continue
+            per_doc[s.document.id] = [c.id for c in doc_chunks]
+            chunks.extend(doc_chunks)
+            sections.extend(doc_sections)
+    if not todo:
+        return None
+    graphs = {s.document.id: s.graph for s in todo if s.graph is not None}
+    return Prepared(todo, chunks, sections, per_doc, graphs, [c for c in chunks if c.document_id not in graphs])

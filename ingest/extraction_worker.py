@@ -1,0 +1,79 @@
+"""spaCy extraction in a worker process, a batch ahead of the writer.
+
+While the ingest process embeds and writes batch *i*, the worker parses batch *i + 1* (bounded: the
+pipeline submits one batch ahead and waits for it before submitting the next). The worker is a
+spawned process (safe beside the threads of a server) that loads the spaCy model once and runs the
+same ``SpacyExtractor`` code as the ingest process would, so the extraction is the same; aliases
+(surface id -> canonical id) travel with each batch. A worker that dies is reported and the batch
+is extracted in the ingest process instead: nothing is lost.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from hopgraph.core.records import Chunk
+from hopgraph.core.settings import ExtractionSettings
+from ingest.extraction import Extraction, SpacyExtractor
+
+log = logging.getLogger(__name__)
+
+_worker: SpacyExtractor | None = None
+_aliases: Mapping[str, str] = {}
+
+
+def _start(cfg: dict[str, Any]) -> None:
+    """In the worker: load the model once."""
+    global _worker
+    _worker = SpacyExtractor(ExtractionSettings.model_validate(cfg), resolve=lambda eid: _aliases.get(eid, eid))
+    _ = _worker.nlp
+
+
+def _extract(chunks: list[Chunk], aliases: Mapping[str, str]) -> Extraction:
+    """In the worker: one batch."""
+    global _aliases
+    assert _worker is not None
+    _aliases = aliases
+    return _worker.extract(chunks)
+
+
+class ExtractionWorker:
+    """One spaCy process; ``submit`` returns a future of the batch's ``Extraction``."""
+
+    def __init__(self, cfg: ExtractionSettings) -> None:
+        self.cfg = cfg
+        self._pool: ProcessPoolExecutor | None = None
+
+    def submit(self, chunks: Sequence[Chunk], aliases: Mapping[str, str]) -> Future[Extraction]:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"), initializer=_start,
+                                             initargs=(self.cfg.model_dump(),))
+            return self._pool.submit(_extract, list(chunks), dict(aliases))
+        try:
+            return self._pool.submit(_extract, list(chunks), dict(aliases))
+        except BrokenProcessPool as exc:  # it died while idle
+            log.warning("the extraction worker died (%s): starting another", exc)
+            self.close()
+            return self.submit(chunks, aliases)
+
+    def result(self, future: Future[Extraction], fallback: SpacyExtractor, chunks: Sequence[Chunk]) -> Extraction:
+        """The batch's extraction; extracted by ``fallback`` (in this process) if the worker died (the
+        next batch starts a new one)."""
+        try:
+            return future.result()
+        except BrokenProcessPool as exc:
+            log.warning("the extraction worker died (%s): extracting %d chunks in the ingest process",
+                        exc, len(chunks))
+            self.close()
+            return fallback.extract(chunks)
+
+    def close(self) -> None:
+        """Stop the worker (pending batches are cancelled)."""
+        if self._pool is not None:
+            pool, self._pool = self._pool, None
+            pool.shutdown(wait=True, cancel_futures=True)

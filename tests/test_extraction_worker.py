@@ -1,0 +1,92 @@
+"""spaCy in a worker process a batch ahead of the writer: the extraction is the one the ingest process
+would make (aliases applied), a worker that dies costs nothing but a warning, and an ingest of many
+batches writes the same graph with the worker as without it (real model, real engines)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hopgraph.app.platform import Platform
+from hopgraph.core.records import Chunk, entity_id
+from hopgraph.core.settings import ExtractionSettings, IngestSettings, ResolutionSettings
+from ingest.extraction import Extraction, SpacyExtractor
+from ingest.extraction_worker import ExtractionWorker
+from tests.conftest import settings_for
+from tests.paths import SHARED_DATA
+from tests.test_incremental_ingest import _graph
+from vectors.embedders import SentenceTransformerEmbedder
+
+PASSAGES = [json.loads(line) for line in
+            (SHARED_DATA / "hotpotqa-100" / "corpus.jsonl").read_text(encoding="utf-8").splitlines()[:12]]
+
+
+def _chunks() -> list[Chunk]:
+    return [Chunk(id=f"c{i:03d}", document_id=f"d{i}", text=p["text"], ord=0) for i, p in enumerate(PASSAGES)]
+
+
+def _dump(x: Extraction) -> dict[str, Any]:
+    return {"entities": {k: v.model_dump() for k, v in sorted(x.entities.items())},
+            "mentions": [m.model_dump() for m in x.mentions], "relations": [r.model_dump() for r in x.relations]}
+
+
+@pytest.fixture
+def worker() -> Iterator[ExtractionWorker]:
+    w = ExtractionWorker(ExtractionSettings())
+    yield w
+    w.close()
+
+
+def test_the_worker_extracts_what_the_ingest_process_would(worker: ExtractionWorker) -> None:
+    chunks = _chunks()
+    here = SpacyExtractor(ExtractionSettings()).extract(chunks)
+    some = sorted(here.entities)[0]
+    aliases = {some: entity_id("Somebody Else")}
+    assert _dump(worker.submit(chunks, aliases).result()) == _dump(
+        SpacyExtractor(ExtractionSettings(), resolve=lambda e: aliases.get(e, e)).extract(chunks))
+    assert _dump(worker.submit(chunks, {}).result()) == _dump(here)
+
+
+def test_a_dead_worker_costs_a_warning_not_the_batch(worker: ExtractionWorker,
+                                                     caplog: pytest.LogCaptureFixture) -> None:
+    chunks = _chunks()
+    expected = _dump(SpacyExtractor(ExtractionSettings()).extract(chunks))
+    worker.submit([], {}).result()  # started
+    assert worker._pool is not None
+    for pid in list(worker._pool._processes):  # killed while idle, or while parsing the batch below
+        os.kill(pid, signal.SIGKILL)
+    with caplog.at_level(logging.WARNING, logger="ingest.extraction_worker"):
+        future = worker.submit(chunks, {})
+        got = worker.result(future, SpacyExtractor(ExtractionSettings()), chunks)
+    assert "extraction worker died" in caplog.text
+    assert _dump(got) == expected
+
+
+def test_an_ingest_parsed_ahead_by_the_worker_writes_the_same_graph(arcadedb: Any, tmp_path: Path,
+                                                                    embedder: SentenceTransformerEmbedder,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("\n".join(json.dumps(p) for p in PASSAGES) + "\n", encoding="utf-8")
+    submitted: list[int] = []
+    real = ExtractionWorker.submit
+    monkeypatch.setattr(ExtractionWorker, "submit",
+                        lambda self, chunks, aliases: (submitted.append(len(chunks)), real(self, chunks, aliases))[1])
+    graphs = []
+    for use_worker in (True, False):
+        settings = settings_for(arcadedb, tmp_path / f"data-{use_worker}", ingest=IngestSettings(doc_batch=3),
+                                extraction=ExtractionSettings(worker=use_worker),
+                                resolution=ResolutionSettings(enabled=False))
+        with Platform(settings, embedder=embedder) as p:
+            report = p.ingest([corpus])
+            assert report.documents_ingested == len(PASSAGES)
+            graphs.append(_graph(p))
+        assert bool(submitted) == use_worker  # 4 batches of 3: the worker parsed them
+        submitted.clear()
+    assert graphs[0] == graphs[1]
