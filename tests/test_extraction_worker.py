@@ -8,6 +8,9 @@ import json
 import logging
 import os
 import signal
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -90,3 +93,38 @@ def test_an_ingest_parsed_ahead_by_the_worker_writes_the_same_graph(arcadedb: An
         assert bool(submitted) == use_worker  # 4 batches of 3: the worker parsed them
         submitted.clear()
     assert graphs[0] == graphs[1]
+
+
+def test_the_worker_leaves_when_the_ingest_process_is_killed(tmp_path: Path) -> None:
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import sys, time\n"
+        "from hopgraph.core.settings import ExtractionSettings\n"
+        "from ingest.extraction_worker import ExtractionWorker\n"
+        "if __name__ == '__main__':\n"
+        "    w = ExtractionWorker(ExtractionSettings())\n"
+        "    w.submit([], {}).result()\n"
+        "    print(*w._pool._processes, flush=True)\n"
+        "    time.sleep(600)\n", encoding="utf-8")
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True,
+                              cwd=Path(__file__).resolve().parents[1])
+    try:
+        assert parent.stdout is not None
+        child = int(parent.stdout.readline().split()[0])
+        assert _alive(child)
+        parent.kill()
+        parent.wait()
+        deadline = time.monotonic() + 120  # a liveness bound, not a speed test
+        while _alive(child) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _alive(child)
+    finally:
+        parent.kill()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"  # a zombie has exited
