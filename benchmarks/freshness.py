@@ -110,12 +110,25 @@ def serve_restarts(settings: Settings, question: str, times: int = 3) -> None:
     print(f"hopgraph serve restart: serving after a median {statistics.median(took):.1f}s of {times} ({each})")
 
 
+def graph_env(settings: Settings) -> dict[str, str]:
+    """The environment that points ``hopgraph serve`` at the same graph (a throwaway server's database;
+    the password in the environment, never on a command line)."""
+    g = settings.graph
+    env = {"HOPGRAPH_GRAPH__DATABASE": g.database, "HOPGRAPH_GRAPH__BOLT_PORT": str(g.bolt_port),
+           "HOPGRAPH_GRAPH__HTTP_PORT": str(g.http_port)}
+    if g.uri:
+        env["HOPGRAPH_GRAPH__URI"] = g.uri
+    if g.password is not None:
+        env["HOPGRAPH_GRAPH__PASSWORD"] = g.password.get_secret_value()
+    return env
+
+
 def serve_restart(settings: Settings, question: str) -> float:
     """``hopgraph serve`` started on the data dir: seconds until /ready answers, then the first query;
     returns the seconds until it served."""
     port = free_port()
     env = {**os.environ, "HOPGRAPH_DATA_DIR": str(settings.data_dir), "HOPGRAPH_API__PORT": str(port),
-           "HF_HUB_OFFLINE": "1"}
+           "HF_HUB_OFFLINE": "1", **graph_env(settings)}
     url = f"http://127.0.0.1:{port}"
     t = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "hopgraph.cli", "serve"], env=env, stdout=subprocess.DEVNULL,
@@ -136,6 +149,8 @@ def serve_restart(settings: Settings, question: str) -> float:
         t = time.perf_counter()
         ready = httpx.get(f"{url}/ready", timeout=60)
         ready_s = time.perf_counter() - t
+        if "index" not in ready.json():
+            raise RuntimeError(f"/ready answered {ready.status_code}: {ready.text}")
         index = ready.json()["index"]
         print(f"hopgraph serve restart: serving after {serving_s:.1f}s (process, models, stores, index state v"
               f"{index['served_version']} by {index['last_refresh_kind']} in {index['last_refresh_s']:.2f}s), "
