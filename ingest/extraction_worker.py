@@ -26,7 +26,7 @@ from typing import Any
 
 from hopgraph.core.records import Chunk
 from hopgraph.core.settings import ExtractionSettings
-from ingest.extraction import Extraction, SpacyExtractor
+from ingest.extraction import Extraction, Extractor, SpacyExtractor
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +83,7 @@ class ExtractionWorker:
             self.close()
             return self.submit(chunks, aliases)
 
-    def result(self, future: Future[Extraction], fallback: SpacyExtractor, chunks: Sequence[Chunk]) -> Extraction:
+    def result(self, future: Future[Extraction], fallback: Extractor, chunks: Sequence[Chunk]) -> Extraction:
         """The batch's extraction; extracted by ``fallback`` (in this process) if the worker died (the
         next batch starts a new one)."""
         try:

@@ -335,8 +335,7 @@ class Ingestor:
         todo, chunks, sections, per_doc = prepared.todo, prepared.chunks, prepared.sections, prepared.per_doc
         self._checkpoint(ctl, report)
         with stage(report, "extract"):  # with a worker: the time spent waiting for it
-            if prepared.future is not None and self._worker is not None and isinstance(self.extractor,
-                                                                                       SpacyExtractor):
+            if prepared.future is not None and self._worker is not None:
                 extraction = self._worker.result(prepared.future, self.extractor, prepared.to_extract)
             else:
                 extraction = self.extractor.extract(prepared.to_extract)

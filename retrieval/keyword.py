@@ -84,7 +84,7 @@ class KeywordIndex:
         if not n_docs:
             return
         doc_len = np.asarray(tf.sum(axis=1), dtype=np.float64).ravel()
-        avg = np.array(doc_len.astype(np.int64)).mean()
+        avg = doc_len.astype(np.int64).mean()  # bm25s: the mean of the integer lengths
         # idf: math.log, as bm25s computes it (per distinct document frequency)
         values, inverse = np.unique(self._df, return_inverse=True)
         logs = np.asarray([math.log(1 + (n_docs - df + 0.5) / (df + 0.5)) if df else 0.0 for df in values.tolist()])

