@@ -75,10 +75,9 @@ class ExtractionWorker:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"), initializer=_start,
                                              initargs=(self.cfg.model_dump(),))
-            return self._pool.submit(_extract, list(chunks), dict(aliases))
         try:
             return self._pool.submit(_extract, list(chunks), dict(aliases))
-        except BrokenProcessPool as exc:  # it died while idle
+        except BrokenProcessPool as exc:  # it died while idle (a new pool is never broken: one retry)
             log.warning("the extraction worker died (%s): starting another", exc)
             self.close()
             return self.submit(chunks, aliases)

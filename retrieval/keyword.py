@@ -80,13 +80,13 @@ class KeywordIndex:
         retriever = bm25s.BM25()
         retriever.nonoccurrence_array = None  # what bm25s' own index sets for the Lucene variant
         self._bm25 = retriever
-        self._df = np.bincount(tf.indices, minlength=len(self._terms))
         if not n_docs:
             return
+        df = np.bincount(tf.indices, minlength=len(self._terms))
         doc_len = np.asarray(tf.sum(axis=1), dtype=np.float64).ravel()
         avg = doc_len.astype(np.int64).mean()  # bm25s: the mean of the integer lengths
         # idf: math.log, as bm25s computes it (per distinct document frequency)
-        values, inverse = np.unique(self._df, return_inverse=True)
+        values, inverse = np.unique(df, return_inverse=True)
         logs = np.asarray([math.log(1 + (n_docs - df + 0.5) / (df + 0.5)) if df else 0.0 for df in values.tolist()])
         idf = logs[inverse].astype(np.float32)
         rows = np.repeat(np.arange(n_docs), np.diff(tf.indptr))
