@@ -7,13 +7,12 @@ import contextlib
 import logging
 import time
 from collections.abc import Iterator
-from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
 from hopgraph.core.records import Chunk, IngestReport, Section
 from ingest.chunking import Chunker
-from ingest.extraction import Extraction
+from ingest.extraction_worker import Pending
 from ingest.sources import SourceText
 
 log = logging.getLogger(__name__)
@@ -31,7 +30,8 @@ def stage(report: IngestReport, name: str) -> Iterator[None]:
 
 @dataclass
 class Prepared:
-    """A chunked batch waiting for its extraction (``future``: the worker's, when it parses ahead)."""
+    """A chunked batch waiting for its extraction (``in_workers``: by the spaCy worker processes;
+    ``pending``: already submitted to them, parsed ahead)."""
 
     todo: list[SourceText]
     chunks: list[Chunk]
@@ -39,7 +39,8 @@ class Prepared:
     per_doc: dict[str, list[str]]          # document id -> its chunk ids
     graphs: dict[str, Any]                 # graph documents' own graphs (not parsed)
     to_extract: list[Chunk]                # the chunks to parse
-    future: Future[Extraction] | None = None
+    in_workers: bool = False
+    pending: Pending | None = None
 
 
 def prepare(chunker: Chunker, batch: list[SourceText], most_chunks: int, report: IngestReport) -> Prepared | None:

@@ -62,6 +62,21 @@ class Extraction:
         self.mentions += other.mentions
         self.relations += other.relations
 
+    def extend(self, later: Extraction) -> None:
+        """Take in the extraction of the next piece of the same batch, so that the pieces' extractions
+        joined in order equal the extraction of the whole batch: an entity found in both keeps our name
+        and type (its first mention) and the description of the smaller chunk (as ``SpacyExtractor``
+        picks it)."""
+        for eid, ent in later.entities.items():
+            old = self.entities.get(eid)
+            if old is None:
+                self.entities[eid] = ent
+            elif ent.description_chunk < old.description_chunk:
+                self.entities[eid] = old.model_copy(update={"description": ent.description,
+                                                            "description_chunk": ent.description_chunk})
+        self.mentions += later.mentions
+        self.relations += later.relations
+
 
 class Extractor(Protocol):
     """What the pipeline needs of an extractor (spaCy here, or ``ingest.llm_extraction.LlmExtractor``)."""

@@ -1,19 +1,24 @@
-"""spaCy extraction in a worker process, a batch ahead of the writer (``extraction.worker``, off by
-default: on a 2-core machine the embedder already uses both cores, and parsing beside it gained
-nothing — podcasts ingested in 470 s without the worker, 500 s with it at the same priority, 485 s
-at the lowest).
+"""spaCy extraction in worker processes: a batch split across several (``extraction.processes``), or
+one worker a batch ahead of the writer (``extraction.worker``).
 
-While the ingest process embeds and writes batch *i*, the worker parses batch *i + 1* (bounded: the
-pipeline submits one batch ahead and waits for it before submitting the next). The worker is a
-spawned process (safe beside the threads of a server) that loads the spaCy model once and runs the
-same ``SpacyExtractor`` code as the ingest process would, so the extraction is the same; aliases
-(surface id -> canonical id) travel with each batch. A worker that dies is reported and the batch
-is extracted in the ingest process instead: nothing is lost.
+spaCy parses on one core. Split across processes, a batch parses on all of them while the ingest
+process waits (on 2 cores: 600 podcast chunks in 7.8 s, not 14.9 s); the embedder then has the cores
+to itself. Parsing a batch ahead instead overlaps parsing with embedding: on 2 cores, where the
+embedder already uses both, that gained nothing (podcasts: 470 s without the worker, 500 s with it at
+the same priority, 485 s at the lowest), so it is off by default.
+
+The workers are spawned processes (safe beside the threads of a server) that load the spaCy model
+once and run the same ``SpacyExtractor`` code as the ingest process would; the pieces' extractions
+joined in order (``Extraction.extend``) equal the whole batch's, and aliases (surface id -> canonical
+id) travel with each batch. A worker that dies is reported and the batch is extracted in the ingest
+process instead: nothing is lost.
 """
 
 from __future__ import annotations
 
+import bisect
 import contextlib
+import itertools
 import logging
 import multiprocessing
 import os
@@ -22,6 +27,7 @@ import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from typing import Any
 
 from hopgraph.core.records import Chunk
@@ -30,15 +36,15 @@ from ingest.extraction import Extraction, Extractor, SpacyExtractor
 
 log = logging.getLogger(__name__)
 
-#: the worker's CPU priority: it takes the cores the ingest process leaves idle (between its embedding
-#: batches, while it writes) and barely slows the embedder when it needs both cores (measured on 2
-#: cores: at the same priority the embedder lost more time than parsing gained)
-_NICE = 19
+#: the CPU priority of a worker parsing ahead: it takes the cores the ingest process leaves idle
+#: (between its embedding batches, while it writes) and barely slows the embedder when it needs both
+#: cores (measured on 2 cores: at the same priority the embedder lost more time than parsing gained)
+AHEAD_NICE = 19
 _worker: SpacyExtractor | None = None
 _aliases: Mapping[str, str] = {}
 
 
-def _start(cfg: dict[str, Any]) -> None:
+def _start(cfg: dict[str, Any], nice: int) -> None:
     """In the worker: load the model once, and leave when the ingest process is gone (killed: nothing
     else would stop a worker waiting for its next batch)."""
     global _worker
@@ -50,8 +56,9 @@ def _start(cfg: dict[str, Any]) -> None:
         os._exit(0)
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
-    with contextlib.suppress(OSError):
-        os.nice(_NICE)
+    if nice:
+        with contextlib.suppress(OSError):
+            os.nice(nice)
     _worker = SpacyExtractor(ExtractionSettings.model_validate(cfg), resolve=lambda eid: _aliases.get(eid, eid))
     _ = _worker.nlp
 
@@ -64,37 +71,87 @@ def _extract(chunks: list[Chunk], aliases: Mapping[str, str]) -> Extraction:
     return _worker.extract(chunks)
 
 
-class ExtractionWorker:
-    """One spaCy process; ``submit`` returns a future of the batch's ``Extraction``."""
+def pieces(chunks: Sequence[Chunk], n: int) -> list[list[Chunk]]:
+    """``chunks`` cut into at most ``n`` consecutive pieces of about equal text length (at least one
+    piece, perhaps empty)."""
+    if n <= 1 or len(chunks) <= 1:
+        return [list(chunks)]
+    ends = list(itertools.accumulate(len(c.text) + 1 for c in chunks))
+    cuts = []
+    for k in range(1, n):  # after the chunk whose end is closest to k/n of the text
+        target = ends[-1] * k / n
+        at = bisect.bisect_left(ends, target)
+        cuts.append(at if at > 0 and target - ends[at - 1] < ends[at] - target else at + 1)
+    bounds = sorted({0, *(min(c, len(chunks)) for c in cuts), len(chunks)})
+    return [list(chunks[a:b]) for a, b in itertools.pairwise(bounds) if b > a]
 
-    def __init__(self, cfg: ExtractionSettings) -> None:
+
+@dataclass
+class Pending:
+    """A batch in the workers: its pieces' futures, in order."""
+
+    futures: list[Future[Extraction]]
+
+    def result(self) -> Extraction:
+        """The batch's extraction (the pieces' joined in order)."""
+        out = Extraction()
+        for future in self.futures:
+            out.extend(future.result())
+        return out
+
+
+class ExtractionWorker:
+    """``processes`` spaCy processes at CPU priority ``nice``; ``submit`` splits a batch among them."""
+
+    def __init__(self, cfg: ExtractionSettings, processes: int = 1, nice: int = 0) -> None:
         self.cfg = cfg
+        self.processes = max(1, processes)
+        self.nice = nice
         self._pool: ProcessPoolExecutor | None = None
 
-    def submit(self, chunks: Sequence[Chunk], aliases: Mapping[str, str]) -> Future[Extraction]:
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"), initializer=_start,
-                                             initargs=(self.cfg.model_dump(),))
-        try:
-            return self._pool.submit(_extract, list(chunks), dict(aliases))
-        except BrokenProcessPool as exc:  # it died while idle (a new pool is never broken: one retry)
-            log.warning("the extraction worker died (%s): starting another", exc)
-            self.close()
-            return self.submit(chunks, aliases)
+    @property
+    def running(self) -> bool:
+        return self._pool is not None
 
-    def result(self, future: Future[Extraction], fallback: Extractor, chunks: Sequence[Chunk]) -> Extraction:
-        """The batch's extraction; extracted by ``fallback`` (in this process) if the worker died (the
-        next batch starts a new one)."""
+    def start(self) -> None:
+        """Start every worker and load its model (otherwise the first batch does)."""
+        Pending([self._submit([], {}) for _ in range(self.processes)]).result()  # each submit spawns one
+
+    def submit(self, chunks: Sequence[Chunk], aliases: Mapping[str, str]) -> Pending:
+        return Pending([self._submit(piece, dict(aliases)) for piece in pieces(chunks, self.processes)])
+
+    def _submit(self, chunks: list[Chunk], aliases: dict[str, str]) -> Future[Extraction]:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_start, initargs=(self.cfg.model_dump(), self.nice))
         try:
-            return future.result()
+            return self._pool.submit(_extract, chunks, aliases)
+        except BrokenProcessPool as exc:  # one died while idle (a new pool is never broken: one retry)
+            log.warning("an extraction worker died (%s): starting the workers again", exc)
+            self.close()
+            return self._submit(chunks, aliases)
+
+    def result(self, pending: Pending, fallback: Extractor, chunks: Sequence[Chunk]) -> Extraction:
+        """The batch's extraction; extracted by ``fallback`` (in this process) if a worker died (the
+        next batch starts new ones)."""
+        try:
+            return pending.result()
         except BrokenProcessPool as exc:
-            log.warning("the extraction worker died (%s): extracting %d chunks in the ingest process",
+            log.warning("an extraction worker died (%s): extracting %d chunks in the ingest process",
                         exc, len(chunks))
             self.close()
             return fallback.extract(chunks)
 
     def close(self) -> None:
-        """Stop the worker (pending batches are cancelled)."""
+        """Stop the workers (pending batches are cancelled)."""
         if self._pool is not None:
             pool, self._pool = self._pool, None
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def cores() -> int:
+    """The CPU cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1

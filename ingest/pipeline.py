@@ -37,7 +37,7 @@ from ingest.embedding import (
     vector_points,
 )
 from ingest.extraction import Extraction, Extractor, SpacyExtractor
-from ingest.extraction_worker import ExtractionWorker
+from ingest.extraction_worker import AHEAD_NICE, ExtractionWorker, cores
 from ingest.forgetting import forget_removed_text
 from ingest.graph_docs import graph_extraction
 from ingest.graph_edits import plan_removal
@@ -57,8 +57,10 @@ log = logging.getLogger(__name__)
 _EMBEDDED_CAP = 2_000_000  # ids remembered per collection by a long-lived ingestor (about 200 MB)
 #: documents read ahead to skip the unchanged ones with one state read (a write batch is ``ingest.doc_batch``)
 _LOOKAHEAD = 1024
-#: batches in one run from which spaCy parses in a worker process, a batch ahead (its start costs seconds)
+#: batches in one run from which spaCy parses in worker processes (their start costs seconds)
 _WORKER_MIN_BATCHES = 4
+#: most spaCy worker processes by default (each holds its own model and parse buffers)
+_MOST_PARSERS = 4
 
 
 class Ingestor:
@@ -80,9 +82,7 @@ class Ingestor:
         self._embedded: dict[str, set[str]] = {"entities": set(), "relationships": set()}
         self._llm: ChatClient | None = None
         self.extractor = self._extractor()
-        cfg = settings.extraction
-        self._worker = (ExtractionWorker(cfg) if isinstance(self.extractor, SpacyExtractor) and cfg.worker
-                        and cfg.n_process == 1 else None)
+        self._parsers = self._parser_pool()
         self.resolver = EntityResolver(graph, vectors, embedder, settings.resolution,
                                        relation_words=settings.extraction.relation_text_words)
         reporter = LlmReporter(self._chat()) if settings.communities.llm_summaries else None
@@ -101,16 +101,27 @@ class Ingestor:
             return LlmExtractor(self.settings.llm, self._chat(), resolve=resolve)
         return SpacyExtractor(self.settings.extraction, resolve=resolve)
 
+    def _parser_pool(self) -> ExtractionWorker | None:
+        """spaCy's worker processes: one parsing ahead (``extraction.worker``), or those a batch is split
+        among (``extraction.processes``); None where the batch is parsed here."""
+        cfg = self.settings.extraction
+        if not isinstance(self.extractor, SpacyExtractor) or cfg.n_process > 1:
+            return None
+        if cfg.worker:
+            return ExtractionWorker(cfg, processes=1, nice=AHEAD_NICE)
+        processes = cfg.processes or min(cores(), _MOST_PARSERS)
+        return ExtractionWorker(cfg, processes=processes) if processes > 1 else None
+
     def warm_up(self) -> None:
-        """Load the extraction model now, and start the extraction worker."""
+        """Load the extraction model now, and start the extraction workers."""
         self.extractor.extract([])
-        if self._worker is not None:
-            self._worker.submit([], {}).result()
+        if self._parsers is not None:
+            self._parsers.start()
 
     def close(self) -> None:
-        """Stop the extraction worker (a later ingest starts another)."""
-        if self._worker is not None:
-            self._worker.close()
+        """Stop the extraction workers (a later ingest starts others)."""
+        if self._parsers is not None:
+            self._parsers.close()
 
     def _chat(self) -> ChatClient:
         """One LLM client (and response cache) for extraction and community reports."""
@@ -306,13 +317,16 @@ class Ingestor:
             else:
                 changed.append(s)
         batches = [changed[i : i + size] for i in range(0, len(changed), size)]
-        ahead = self._worker if self._worker is not None and len(batches) >= _WORKER_MIN_BATCHES else None
+        parsers = (self._parsers if self._parsers is not None and (len(batches) >= _WORKER_MIN_BATCHES
+                                                                   or self._parsers.running) else None)
         pending: tuple[list[SourceText], Prepared | None] | None = None
-        for batch in [*batches, None]:  # batch i + 1 is chunked and sent to the worker before i is written
+        for batch in [*batches, None]:  # batch i + 1 is chunked (and sent to a worker) before i is written
             prepared = (prepare(self.chunker, batch, self.settings.ingest.max_document_chunks, report)
                         if batch is not None else None)
-            if prepared is not None and ahead is not None:
-                prepared.future = ahead.submit(prepared.to_extract, self.aliases)
+            if prepared is not None and parsers is not None:
+                prepared.in_workers = True
+                if self.settings.extraction.worker:  # parsed ahead, while batch i is written
+                    prepared.pending = parsers.submit(prepared.to_extract, self.aliases)
             if pending is not None:
                 done, ready = pending
                 if ready is not None:
@@ -331,12 +345,13 @@ class Ingestor:
             check_free_space(self.settings.vectors_dir, self.settings.ingest.min_free_mb)
 
     def _write_batch(self, prepared: Prepared, report: IngestReport, ctl: IngestControl) -> None:
-        """Extract (or take the worker's extraction), embed and write one prepared batch."""
+        """Extract (or take the workers' extraction), embed and write one prepared batch."""
         todo, chunks, sections, per_doc = prepared.todo, prepared.chunks, prepared.sections, prepared.per_doc
         self._checkpoint(ctl, report)
-        with stage(report, "extract"):  # with a worker: the time spent waiting for it
-            if prepared.future is not None and self._worker is not None:
-                extraction = self._worker.result(prepared.future, self.extractor, prepared.to_extract)
+        with stage(report, "extract"):  # parsed ahead: the time spent waiting for the worker
+            if prepared.in_workers and self._parsers is not None:
+                pending = prepared.pending or self._parsers.submit(prepared.to_extract, self.aliases)
+                extraction = self._parsers.result(pending, self.extractor, prepared.to_extract)
             else:
                 extraction = self.extractor.extract(prepared.to_extract)
             for doc_id, graph in prepared.graphs.items():  # a graph document brings its own entities and relations

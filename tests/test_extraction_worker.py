@@ -1,6 +1,7 @@
-"""spaCy in a worker process a batch ahead of the writer: the extraction is the one the ingest process
-would make (aliases applied), a worker that dies costs nothing but a warning, and an ingest of many
-batches writes the same graph with the worker as without it (real model, real engines)."""
+"""spaCy in worker processes (a batch split among several, or one parsing a batch ahead): the
+extraction is the one the ingest process would make (aliases applied, entities met in several pieces
+described as one extraction would), a worker that dies costs nothing but a warning, and an ingest of
+many batches writes the same graph with the workers as without them (real model, real engines)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from hopgraph.app.platform import Platform
 from hopgraph.core.records import Chunk, entity_id
 from hopgraph.core.settings import ExtractionSettings, IngestSettings, ResolutionSettings
 from ingest.extraction import Extraction, SpacyExtractor
-from ingest.extraction_worker import ExtractionWorker
+from ingest.extraction_worker import ExtractionWorker, pieces
 from tests.conftest import settings_for
 from tests.paths import SHARED_DATA
 from tests.test_incremental_ingest import _graph
@@ -40,57 +41,76 @@ def _dump(x: Extraction) -> dict[str, Any]:
             "mentions": [m.model_dump() for m in x.mentions], "relations": [r.model_dump() for r in x.relations]}
 
 
-@pytest.fixture
-def worker() -> Iterator[ExtractionWorker]:
-    w = ExtractionWorker(ExtractionSettings())
+@pytest.fixture(params=[1, 3], ids=["one-worker", "split-in-3"])
+def worker(request: pytest.FixtureRequest) -> Iterator[ExtractionWorker]:
+    w = ExtractionWorker(ExtractionSettings(), processes=request.param)
     yield w
     w.close()
 
 
-def test_the_worker_extracts_what_the_ingest_process_would(worker: ExtractionWorker) -> None:
-    chunks = _chunks()
+def test_the_workers_extract_what_the_ingest_process_would(worker: ExtractionWorker) -> None:
+    # the first passage again at the end, under a smaller chunk id: its entities recur in another
+    # piece, and the later piece holds the chunk that describes them
+    chunks = [*_chunks(), Chunk(id="a000", document_id="d-again", text=PASSAGES[0]["text"], ord=0)]
     here = SpacyExtractor(ExtractionSettings()).extract(chunks)
+    assert any(e.description_chunk == "a000" for e in here.entities.values())
     some = sorted(here.entities)[0]
     aliases = {some: entity_id("Somebody Else")}
     assert _dump(worker.submit(chunks, aliases).result()) == _dump(
         SpacyExtractor(ExtractionSettings(), resolve=lambda e: aliases.get(e, e)).extract(chunks))
-    assert _dump(worker.submit(chunks, {}).result()) == _dump(here)
+    got = worker.submit(chunks, {}).result()
+    assert _dump(got) == _dump(here)
+    assert list(got.entities) == list(here.entities)  # in the order of first mention, too
+
+
+def test_a_batch_is_cut_into_consecutive_pieces_of_about_equal_text() -> None:
+    chunks = [Chunk(id=f"c{i}", document_id="d", text="x" * n, ord=i) for i, n in enumerate([10, 10, 10, 10, 40])]
+    cut = pieces(chunks, 2)
+    assert [c.id for part in cut for c in part] == [c.id for c in chunks]
+    assert [len(part) for part in cut] == [4, 1]  # 40 + 40 characters
+    assert [len(part) for part in pieces([chunks[0], chunks[4], *chunks[1:4]], 2)] == [2, 3]  # 50 + 30, not 10 + 70
+    assert [len(part) for part in pieces(chunks[:4], 3)] == [1, 2, 1]
+    assert [len(part) for part in pieces(chunks, 9)] == [1, 1, 1, 1, 1]
+    assert pieces(chunks[:1], 3) == [chunks[:1]]
+    assert pieces([], 3) == [[]]
 
 
 def test_a_dead_worker_costs_a_warning_not_the_batch(worker: ExtractionWorker,
                                                      caplog: pytest.LogCaptureFixture) -> None:
     chunks = _chunks()
     expected = _dump(SpacyExtractor(ExtractionSettings()).extract(chunks))
-    worker.submit([], {}).result()  # started
-    assert worker._pool is not None
+    worker.start()
+    assert worker._pool is not None and len(worker._pool._processes) == worker.processes
     for pid in list(worker._pool._processes):  # killed while idle, or while parsing the batch below
         os.kill(pid, signal.SIGKILL)
     with caplog.at_level(logging.WARNING, logger="ingest.extraction_worker"):
         future = worker.submit(chunks, {})
         got = worker.result(future, SpacyExtractor(ExtractionSettings()), chunks)
-    assert "extraction worker died" in caplog.text
+    assert "an extraction worker died" in caplog.text
     assert _dump(got) == expected
 
 
-def test_an_ingest_parsed_ahead_by_the_worker_writes_the_same_graph(arcadedb: Any, tmp_path: Path,
-                                                                    embedder: SentenceTransformerEmbedder,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("how", ["ahead", "split", "here"])
+def test_an_ingest_parsed_by_the_workers_writes_the_same_graph(how: str, arcadedb: Any, tmp_path: Path,
+                                                               embedder: SentenceTransformerEmbedder,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text("\n".join(json.dumps(p) for p in PASSAGES) + "\n", encoding="utf-8")
     submitted: list[int] = []
     real = ExtractionWorker.submit
     monkeypatch.setattr(ExtractionWorker, "submit",
                         lambda self, chunks, aliases: (submitted.append(len(chunks)), real(self, chunks, aliases))[1])
+    extraction = {"ahead": ExtractionSettings(worker=True), "split": ExtractionSettings(processes=2)}
     graphs = []
-    for use_worker in (True, False):
-        settings = settings_for(arcadedb, tmp_path / f"data-{use_worker}", ingest=IngestSettings(doc_batch=3),
-                                extraction=ExtractionSettings(worker=use_worker),
-                                resolution=ResolutionSettings(enabled=False))
+    for run, cfg in enumerate([extraction.get(how, ExtractionSettings(processes=1)), ExtractionSettings(processes=1)]):
+        settings = settings_for(arcadedb, tmp_path / f"data-{run}", ingest=IngestSettings(doc_batch=3),
+                                extraction=cfg, resolution=ResolutionSettings(enabled=False))
         with Platform(settings, embedder=embedder) as p:
             report = p.ingest([corpus])
             assert report.documents_ingested == len(PASSAGES)
             graphs.append(_graph(p))
-        assert bool(submitted) == use_worker  # 4 batches of 3: the worker parsed them
+        # 4 batches of 3: the workers parsed them (in the first run), or this process did
+        assert len(submitted) == (4 if run == 0 and how != "here" else 0)
         submitted.clear()
     assert graphs[0] == graphs[1]
 
