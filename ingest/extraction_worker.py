@@ -1,11 +1,13 @@
 """spaCy extraction in worker processes: a batch split across several (``extraction.processes``), or
 one worker a batch ahead of the writer (``extraction.worker``).
 
-spaCy parses on one core. Split across processes, a batch parses on all of them while the ingest
-process waits (on 2 cores: 600 podcast chunks in 7.8 s, not 14.9 s); the embedder then has the cores
-to itself. Parsing a batch ahead instead overlaps parsing with embedding: on 2 cores, where the
-embedder already uses both, that gained nothing (podcasts: 470 s without the worker, 500 s with it at
-the same priority, 485 s at the lowest), so it is off by default.
+spaCy parses on one core. Split across processes, a batch parses on all of them (on 2 cores: 600
+podcast chunks in 7.8 s, not 14.9 s), beginning while the previous batch is written and finishing
+while the ingest process waits; the embedder has the cores to itself. Parsing a whole batch ahead
+instead overlaps parsing with embedding: on 2 cores, where the embedder already uses both, that gained
+nothing (podcasts: 470 s without the worker, 500 s with it at the same priority, 485 s at the lowest),
+so it is off by default. Workers run at the lowest CPU priority: they take what the ingest process
+leaves idle, and everything while it waits for them.
 
 The workers are spawned processes (safe beside the threads of a server) that load the spaCy model
 once and run the same ``SpacyExtractor`` code as the ingest process would; the pieces' extractions
@@ -36,15 +38,15 @@ from ingest.extraction import Extraction, Extractor, SpacyExtractor
 
 log = logging.getLogger(__name__)
 
-#: the CPU priority of a worker parsing ahead: it takes the cores the ingest process leaves idle
-#: (between its embedding batches, while it writes) and barely slows the embedder when it needs both
-#: cores (measured on 2 cores: at the same priority the embedder lost more time than parsing gained)
-AHEAD_NICE = 19
+#: the workers' CPU priority: they take the cores the ingest process leaves idle (while it writes, or
+#: waits for them) and barely slow it when it needs them (measured on 2 cores: a worker at the same
+#: priority cost the embedder more time than parsing ahead gained)
+_NICE = 19
 _worker: SpacyExtractor | None = None
 _aliases: Mapping[str, str] = {}
 
 
-def _start(cfg: dict[str, Any], nice: int) -> None:
+def _start(cfg: dict[str, Any]) -> None:
     """In the worker: load the model once, and leave when the ingest process is gone (killed: nothing
     else would stop a worker waiting for its next batch)."""
     global _worker
@@ -56,9 +58,8 @@ def _start(cfg: dict[str, Any], nice: int) -> None:
         os._exit(0)
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
-    if nice:
-        with contextlib.suppress(OSError):
-            os.nice(nice)
+    with contextlib.suppress(OSError):
+        os.nice(_NICE)
     _worker = SpacyExtractor(ExtractionSettings.model_validate(cfg), resolve=lambda eid: _aliases.get(eid, eid))
     _ = _worker.nlp
 
@@ -101,12 +102,11 @@ class Pending:
 
 
 class ExtractionWorker:
-    """``processes`` spaCy processes at CPU priority ``nice``; ``submit`` splits a batch among them."""
+    """``processes`` spaCy processes; ``submit`` splits a batch among them."""
 
-    def __init__(self, cfg: ExtractionSettings, processes: int = 1, nice: int = 0) -> None:
+    def __init__(self, cfg: ExtractionSettings, processes: int = 1) -> None:
         self.cfg = cfg
         self.processes = max(1, processes)
-        self.nice = nice
         self._pool: ProcessPoolExecutor | None = None
 
     @property
@@ -123,7 +123,7 @@ class ExtractionWorker:
     def _submit(self, chunks: list[Chunk], aliases: dict[str, str]) -> Future[Extraction]:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_start, initargs=(self.cfg.model_dump(), self.nice))
+                                             initializer=_start, initargs=(self.cfg.model_dump(),))
         try:
             return self._pool.submit(_extract, chunks, aliases)
         except BrokenProcessPool as exc:  # one died while idle (a new pool is never broken: one retry)

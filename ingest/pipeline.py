@@ -37,7 +37,7 @@ from ingest.embedding import (
     vector_points,
 )
 from ingest.extraction import Extraction, Extractor, SpacyExtractor
-from ingest.extraction_worker import AHEAD_NICE, ExtractionWorker, cores
+from ingest.extraction_worker import ExtractionWorker, cores
 from ingest.forgetting import forget_removed_text
 from ingest.graph_docs import graph_extraction
 from ingest.graph_edits import plan_removal
@@ -108,7 +108,7 @@ class Ingestor:
         if not isinstance(self.extractor, SpacyExtractor) or cfg.n_process > 1:
             return None
         if cfg.worker:
-            return ExtractionWorker(cfg, processes=1, nice=AHEAD_NICE)
+            return ExtractionWorker(cfg, processes=1)
         processes = cfg.processes or min(cores(), _MOST_PARSERS)
         return ExtractionWorker(cfg, processes=processes) if processes > 1 else None
 
@@ -325,12 +325,12 @@ class Ingestor:
                         if batch is not None else None)
             if prepared is not None and parsers is not None:
                 prepared.in_workers = True
-                if self.settings.extraction.worker:  # parsed ahead, while batch i is written
+                if self.settings.extraction.worker:  # parsed ahead, while batch i is embedded and written
                     prepared.pending = parsers.submit(prepared.to_extract, self.aliases)
             if pending is not None:
                 done, ready = pending
                 if ready is not None:
-                    self._write_batch(ready, report, ctl)
+                    self._write_batch(ready, report, ctl, upcoming=prepared)
                 bar.update(len(done))
                 ctl.advance(len(done))
             pending = (batch, prepared) if batch is not None else None
@@ -344,8 +344,11 @@ class Ingestor:
         if writing:
             check_free_space(self.settings.vectors_dir, self.settings.ingest.min_free_mb)
 
-    def _write_batch(self, prepared: Prepared, report: IngestReport, ctl: IngestControl) -> None:
-        """Extract (or take the workers' extraction), embed and write one prepared batch."""
+    def _write_batch(self, prepared: Prepared, report: IngestReport, ctl: IngestControl,
+                     upcoming: Prepared | None = None) -> None:
+        """Extract (or take the workers' extraction), embed and write one prepared batch; the workers
+        parse the ``upcoming`` one while this one is written (not while it is embedded: the embedder
+        uses every core)."""
         todo, chunks, sections, per_doc = prepared.todo, prepared.chunks, prepared.sections, prepared.per_doc
         self._checkpoint(ctl, report)
         with stage(report, "extract"):  # parsed ahead: the time spent waiting for the worker
@@ -363,6 +366,8 @@ class Ingestor:
                                    relations, self._embedded)
             points["captions"] = caption_points(self.embedder, {s.document.id: s.text for s in todo
                                                                 if s.document.kind == "image"})
+        if upcoming is not None and upcoming.in_workers and upcoming.pending is None and self._parsers is not None:
+            upcoming.pending = self._parsers.submit(upcoming.to_extract, self.aliases)
         if self.clip is not None:
             with stage(report, "image_embed"):
                 points["images"] = image_points(self.clip, todo, report)
