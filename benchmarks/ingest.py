@@ -4,8 +4,9 @@ For each corpus (default: ../shared/data/2wiki-corpus and ../shared/data/podcast
 record into a fresh embedded ArcadeDB + qdrant-edge and prints chunks/s end to end and the seconds of
 each stage (chunk, extract, embed, graph write, vector write, resolve, communities; parsing is the
 remainder), the stage that bounds it, and the ratio against embedding the same chunks alone (the
-baseline, measured in the same run). Then it re-ingests after changing one record (three times) and
-1% of the records, to show what an incremental run costs against the full one (same stores).
+baseline, measured twice in the same run, the faster kept). Then it re-ingests after changing one
+record (three times) and 1% of the records, to show what an incremental run costs against the full
+one (same stores).
 
     python -m benchmarks.ingest [--corpora ...] [--embedder sentence-transformers|onnx-int8] [--limit N]
 """
@@ -23,6 +24,9 @@ from hopgraph.app.platform import Platform
 from hopgraph.core.settings import EmbedderSettings, Settings
 
 DATA = SHARED_DATA
+#: runs of the baseline, the fastest kept (on this shared 2-core machine one run of the podcasts baseline
+#: measured 39.7, 41.5 and 44.8 chunks/s in three sessions)
+BASELINE_RUNS = 2
 
 
 def _copy(src: Path, dst: Path, limit: int | None) -> int:
@@ -59,12 +63,15 @@ def run(corpus: Path, embedder: str, limit: int | None) -> None:
             wall = time.perf_counter() - t
             st = p.status()
             texts = [c["text"] for c in p.graph.snapshot_chunks()]
-            cache = getattr(p.embedder, "_cache", None)
-            if cache is not None:  # the ingest just embedded these texts: the baseline must not read them back
-                cache.clear()
-            t = time.perf_counter()
-            p.embedder.embed(texts)  # the baseline: what a plain vector index must do with the same chunks
-            embed_only = len(texts) / (time.perf_counter() - t)
+            rates = []
+            for _ in range(BASELINE_RUNS):  # the baseline: what a plain vector index must do with the same chunks
+                cache = getattr(p.embedder, "_cache", None)
+                if cache is not None:  # the texts were just embedded: the baseline must not read them back
+                    cache.clear()
+                t = time.perf_counter()
+                p.embedder.embed(texts)
+                rates.append(len(texts) / (time.perf_counter() - t))
+            embed_only = max(rates)  # the faster run: noise on this machine never flatters the ratio
             one = []
             for k in range(3):  # one changed document, three times (a different one each time)
                 _change(work, 1 / len(work.read_text(encoding="utf-8").splitlines()), offset=1 + 7 * k)
@@ -84,7 +91,8 @@ def run(corpus: Path, embedder: str, limit: int | None) -> None:
           f"({report.entities_merged} merged) [embedder {embedder}, {os.cpu_count()} cores]")
     rate = report.chunks / wall
     print(f"  end to end: {rate:,.1f} chunks/s ({wall:.1f} s) = {rate / embed_only:.2f}x "
-          f"the chunk-embedding-only rate of this run ({embed_only:,.1f} chunks/s)")
+          f"the chunk-embedding-only rate of this run ({embed_only:,.1f} chunks/s, the faster of "
+          f"{', '.join(f'{r:,.1f}' for r in rates)})")
     print(f"  ({report.chunks / wall:,.1f} chunks/s; "
           f"LLM-extraction pipelines manage about 0.03-0.1 chunks/s: {report.chunks / wall / 0.1:,.0f}x faster "
           f"than the best of them")
