@@ -42,6 +42,8 @@ log = logging.getLogger(__name__)
 #: waits for them) and barely slow it when it needs them (measured on 2 cores: a worker at the same
 #: priority cost the embedder more time than parsing ahead gained)
 _NICE = 19
+#: most worker processes by default (each holds its own model and parse buffers: about 350 MB)
+MOST_PROCESSES = 4
 _worker: SpacyExtractor | None = None
 _aliases: Mapping[str, str] = {}
 
@@ -155,3 +157,15 @@ def cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+def parser_pool(extractor: Extractor, cfg: ExtractionSettings) -> ExtractionWorker | None:
+    """The worker processes of an ingest: one parsing ahead (``extraction.worker``), or those a batch
+    is split among (``extraction.processes``); None where batches are parsed in the ingest process
+    (another extractor, spaCy's own ``n_process``, or one core)."""
+    if not isinstance(extractor, SpacyExtractor) or cfg.n_process > 1:
+        return None
+    if cfg.worker:
+        return ExtractionWorker(cfg, processes=1)
+    processes = cfg.processes or min(cores(), MOST_PROCESSES)
+    return ExtractionWorker(cfg, processes=processes) if processes > 1 else None

@@ -37,7 +37,7 @@ from ingest.embedding import (
     vector_points,
 )
 from ingest.extraction import Extraction, Extractor, SpacyExtractor
-from ingest.extraction_worker import ExtractionWorker, cores
+from ingest.extraction_worker import parser_pool
 from ingest.forgetting import forget_removed_text
 from ingest.graph_docs import graph_extraction
 from ingest.graph_edits import plan_removal
@@ -59,8 +59,6 @@ _EMBEDDED_CAP = 2_000_000  # ids remembered per collection by a long-lived inges
 _LOOKAHEAD = 1024
 #: batches in one run from which spaCy parses in worker processes (their start costs seconds)
 _WORKER_MIN_BATCHES = 4
-#: most spaCy worker processes by default (each holds its own model and parse buffers)
-_MOST_PARSERS = 4
 
 
 class Ingestor:
@@ -82,7 +80,7 @@ class Ingestor:
         self._embedded: dict[str, set[str]] = {"entities": set(), "relationships": set()}
         self._llm: ChatClient | None = None
         self.extractor = self._extractor()
-        self._parsers = self._parser_pool()
+        self._parsers = parser_pool(self.extractor, settings.extraction)
         self.resolver = EntityResolver(graph, vectors, embedder, settings.resolution,
                                        relation_words=settings.extraction.relation_text_words)
         reporter = LlmReporter(self._chat()) if settings.communities.llm_summaries else None
@@ -100,17 +98,6 @@ class Ingestor:
         if self.settings.extraction.method == "llm":
             return LlmExtractor(self.settings.llm, self._chat(), resolve=resolve)
         return SpacyExtractor(self.settings.extraction, resolve=resolve)
-
-    def _parser_pool(self) -> ExtractionWorker | None:
-        """spaCy's worker processes: one parsing ahead (``extraction.worker``), or those a batch is split
-        among (``extraction.processes``); None where the batch is parsed here."""
-        cfg = self.settings.extraction
-        if not isinstance(self.extractor, SpacyExtractor) or cfg.n_process > 1:
-            return None
-        if cfg.worker:
-            return ExtractionWorker(cfg, processes=1)
-        processes = cfg.processes or min(cores(), _MOST_PARSERS)
-        return ExtractionWorker(cfg, processes=processes) if processes > 1 else None
 
     def warm_up(self) -> None:
         """Load the extraction model now, and start the extraction workers."""
@@ -173,23 +160,26 @@ class Ingestor:
         batch: list[SourceText] = []
         size = self.settings.ingest.doc_batch
         limit = self.settings.ingest.max_document_chars
-        for item in items:
-            report.documents_seen += 1
-            if isinstance(item, SourceText) and len(item.text) > limit:
-                item = Skipped(item.document.source, f"too long: {len(item.text):,} characters > "
-                               f"ingest.max_document_chars={limit:,}")
-            if isinstance(item, Skipped):
-                report.skipped[item.source] = item.reason
-                log.warning("skipped %s: %s", item.source, item.reason)
-                bar.update(1)
-                ctl.advance(1)
-                continue
-            batch.append(item)
-            if len(batch) >= _LOOKAHEAD:
-                self._ingest_changed(batch, size, report, ctl, bar)
-                batch = []
-        self._ingest_changed(batch, size, report, ctl, bar)
-        bar.close()
+        try:
+            for item in items:
+                report.documents_seen += 1
+                if isinstance(item, SourceText) and len(item.text) > limit:
+                    item = Skipped(item.document.source, f"too long: {len(item.text):,} characters > "
+                                   f"ingest.max_document_chars={limit:,}")
+                if isinstance(item, Skipped):
+                    report.skipped[item.source] = item.reason
+                    log.warning("skipped %s: %s", item.source, item.reason)
+                    bar.update(1)
+                    ctl.advance(1)
+                    continue
+                batch.append(item)
+                if len(batch) >= _LOOKAHEAD:
+                    self._ingest_changed(batch, size, report, ctl, bar)
+                    batch = []
+            self._ingest_changed(batch, size, report, ctl, bar)
+        finally:
+            bar.close()
+            self.close()  # the extraction workers leave with the run (each holds a spaCy model)
         if finish:
             self._finish(report)
         report.seconds = time.perf_counter() - t0

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -108,6 +109,7 @@ def test_an_ingest_parsed_by_the_workers_writes_the_same_graph(how: str, arcaded
         with Platform(settings, embedder=embedder) as p:
             report = p.ingest([corpus])
             assert report.documents_ingested == len(PASSAGES)
+            assert not multiprocessing.active_children()  # the workers left with the run
             graphs.append(_graph(p))
         # 4 batches of 3: the workers parsed them (in the first run), or this process did
         assert len(submitted) == (4 if run == 0 and how != "here" else 0)
