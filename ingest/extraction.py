@@ -69,13 +69,16 @@ class Extraction:
         picks it)."""
         for eid, ent in later.entities.items():
             old = self.entities.get(eid)
-            if old is None:
-                self.entities[eid] = ent
-            elif ent.description_chunk < old.description_chunk:
-                self.entities[eid] = old.model_copy(update={"description": ent.description,
-                                                            "description_chunk": ent.description_chunk})
+            self.entities[eid] = ent if old is None else described(old, ent.description, ent.description_chunk)
         self.mentions += later.mentions
         self.relations += later.relations
+
+
+def described(entity: Entity, description: str, chunk_id: str) -> Entity:
+    """``entity`` met again in ``chunk_id``: the smallest chunk describes it (see ``Entity``)."""
+    if chunk_id < entity.description_chunk:
+        return entity.model_copy(update={"description": description, "description_chunk": chunk_id})
+    return entity
 
 
 class Extractor(Protocol):
@@ -124,11 +127,9 @@ class SpacyExtractor:
             return None
         eid = self.resolve(entity_id(name))
         old = out.entities.get(eid)
-        if old is None:
-            out.entities[eid] = Entity(id=eid, name=name, type=type_, description=context[:240],
-                                       description_chunk=chunk_id)
-        elif chunk_id < old.description_chunk:  # the smallest chunk describes it (see Entity)
-            out.entities[eid] = old.model_copy(update={"description": context[:240], "description_chunk": chunk_id})
+        context = context[:240]
+        out.entities[eid] = (described(old, context, chunk_id) if old is not None else
+                             Entity(id=eid, name=name, type=type_, description=context, description_chunk=chunk_id))
         return eid
 
     def _spans(self, doc: Any, out: Extraction, chunk_id: str) -> list[_Span]:
