@@ -27,7 +27,7 @@ import os
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
@@ -138,7 +138,7 @@ class ExtractionWorker:
         next batch starts new ones)."""
         try:
             return pending.result()
-        except BrokenProcessPool as exc:
+        except (BrokenProcessPool, CancelledError) as exc:  # cancelled: a piece's pool was replaced
             log.warning("an extraction worker died (%s): extracting %d chunks in the ingest process",
                         exc, len(chunks))
             self.close()
