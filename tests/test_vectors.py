@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from qdrant_client import QdrantClient
 
 from vectors.edge import EdgeVectorStore
 from vectors.qdrant_server import QdrantClientVectorStore
@@ -117,3 +118,35 @@ def test_edge_store_has_one_owner_and_survives_reopen(tmp_path: Path) -> None:
     again.ensure_collections(SPEC)
     assert again.count("entities") == 5
     again.close()
+
+
+@pytest.mark.filterwarnings("ignore:Local mode performs exact")  # a server's rule, run on the local mode
+def test_small_collections_are_searched_exactly(tmp_path: Path) -> None:
+    """Below ``exact_below`` points a search is exact (HNSW's answer depends on how its graph was
+    built); the count behind that choice follows this process's writes."""
+    from hopgraph.core.settings import VectorSettings
+
+    edge = EdgeVectorStore(tmp_path / "vec", VectorSettings(exact_below=50))
+    memory = QdrantClientVectorStore(QdrantClient(location=":memory:"), "t_", 64, exact_below=50)
+    pts = _points(60)
+    q = np.asarray(pts[3].vector)
+    try:
+        for s in (edge, memory):
+            s.ensure_collections(SPEC)
+            exact = (lambda: edge._search_params("chunks").exact) if s is edge else (
+                lambda: memory._params("chunks") is not None)
+            assert exact()  # empty
+            s.upsert("chunks", pts[:40])
+            assert exact()
+            s.upsert("chunks", pts[40:])
+            assert not exact()  # 60 points: HNSW
+            s.delete("chunks", [p.id for p in pts[:20]])
+            assert exact()
+            assert [h.id for h in s.search("chunks", q, 5)] == _exact(pts[20:], q, 5)
+            s.delete_where("chunks", {"document_id": "doc_0"})
+            assert exact() and s.count("chunks") == 27
+    finally:
+        edge.close()
+        memory.close()
+    # local mode is exact anyway: it is given no search parameters
+    assert QdrantClientVectorStore.connect(":memory:", None, "t_", 64, 10, exact_below=50).exact_below == 0

@@ -18,4 +18,4 @@ def open_vector_store(settings: Settings) -> VectorStore:
 
     url = cfg.url if cfg.backend == "server" else ":memory:"
     key = cfg.api_key.get_secret_value() if cfg.api_key else None
-    return QdrantClientVectorStore.connect(url, key, cfg.prefix, cfg.upsert_batch, cfg.timeout_s)
+    return QdrantClientVectorStore.connect(url, key, cfg.prefix, cfg.upsert_batch, cfg.timeout_s, cfg.exact_below)

@@ -6,6 +6,7 @@ few hundred points only. The embedder that produced a collection is kept in its 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,6 +16,8 @@ from qdrant_client import models as qm
 
 from vectors.store import COLLECTIONS, CollectionSpec, Filter, Hit, VectorPoint, VectorStoreError, point_uuid
 
+#: how long a collection's point count decides between exact and HNSW search on a shared server
+COUNT_TTL_S = 60.0
 _KINDS = {"keyword": qm.PayloadSchemaType.KEYWORD, "integer": qm.PayloadSchemaType.INTEGER}
 
 
@@ -34,18 +37,33 @@ def to_client_filter(where: Filter | None) -> qm.Filter | None:
 class QdrantClientVectorStore:
     """Collections on a Qdrant server (or in memory), named ``<prefix><collection>``."""
 
-    def __init__(self, client: QdrantClient, prefix: str = "hopgraph_", upsert_batch: int = 512) -> None:
+    def __init__(self, client: QdrantClient, prefix: str = "hopgraph_", upsert_batch: int = 512,
+                 exact_below: int = 0) -> None:
         self.client = client
         self.prefix = prefix
         self.upsert_batch = upsert_batch
+        #: collections of fewer points are searched exactly (see ``VectorSettings.exact_below``)
+        self.exact_below = exact_below
         self._dirty: set[str] = set()
+        self._counts: dict[str, tuple[float, int]] = {}  # collection -> (when counted, points)
 
     @classmethod
     def connect(cls, url: str | None, api_key: str | None, prefix: str, upsert_batch: int,
-                timeout_s: float) -> QdrantClientVectorStore:
-        client = QdrantClient(location=":memory:") if url in (None, ":memory:") else QdrantClient(
-            url=url, api_key=api_key, timeout=int(timeout_s))
-        return cls(client, prefix, upsert_batch)
+                timeout_s: float, exact_below: int = 0) -> QdrantClientVectorStore:
+        if url in (None, ":memory:"):  # local mode searches exactly anyway
+            return cls(QdrantClient(location=":memory:"), prefix, upsert_batch)
+        return cls(QdrantClient(url=url, api_key=api_key, timeout=int(timeout_s)), prefix, upsert_batch, exact_below)
+
+    def _params(self, collection: str) -> qm.SearchParams | None:
+        """Exact search below ``exact_below`` points. Other processes write to a server too, so a count
+        is trusted for ``COUNT_TTL_S`` (and dropped on this process's own writes)."""
+        if not self.exact_below:
+            return None
+        when, count = self._counts.get(collection, (0.0, 0))
+        if time.monotonic() - when > COUNT_TTL_S:
+            count = self.count(collection)
+            self._counts[collection] = (time.monotonic(), count)
+        return qm.SearchParams(exact=True) if count < self.exact_below else None
 
     def _name(self, collection: str) -> str:
         if collection not in COLLECTIONS:
@@ -83,20 +101,22 @@ class QdrantClientVectorStore:
                 for p in points[i : i + self.upsert_batch]
             ]
             self.client.upsert(full, batch, wait=True)
+        self._counts.pop(collection, None)
 
     def search(self, collection: str, vector: np.ndarray, limit: int,
                where: Filter | None = None) -> list[Hit]:
         res = self.client.query_points(
             self._name(collection), query=np.asarray(vector, dtype=np.float32).tolist(), limit=limit,
-            query_filter=to_client_filter(where), with_payload=True,
+            query_filter=to_client_filter(where), with_payload=True, search_params=self._params(collection),
         )
         return [Hit(str((p.payload or {})["id"]), float(p.score), dict(p.payload or {})) for p in res.points]
 
     def search_many(self, collection: str, vectors: np.ndarray, limit: int) -> list[list[Hit]]:
         if len(vectors) == 0:
             return []
-        reqs = [qm.QueryRequest(query=np.asarray(v, dtype=np.float32).tolist(), limit=limit, with_payload=True)
-                for v in vectors]
+        params = self._params(collection)
+        reqs = [qm.QueryRequest(query=np.asarray(v, dtype=np.float32).tolist(), limit=limit, with_payload=True,
+                                params=params) for v in vectors]
         res = self.client.query_batch_points(self._name(collection), reqs)
         return [[Hit(str((p.payload or {})["id"]), float(p.score), dict(p.payload or {})) for p in r.points]
                 for r in res]
@@ -105,12 +125,14 @@ class QdrantClientVectorStore:
         if ids:
             self.client.delete(self._name(collection), qm.PointIdsList(points=[point_uuid(i) for i in ids]),
                                wait=True)
+            self._counts.pop(collection, None)
 
     def delete_where(self, collection: str, where: Filter) -> None:
         flt = to_client_filter(where)
         if flt is None:
             raise VectorStoreError("delete_where needs a non-empty filter")
         self.client.delete(self._name(collection), qm.FilterSelector(filter=flt), wait=True)
+        self._counts.pop(collection, None)
 
     def count(self, collection: str) -> int:
         return int(self.client.count(self._name(collection), exact=True).count)

@@ -15,12 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
-from pydantic_settings import (
-    BaseSettings,
-    PydanticBaseSettingsSource,
-    SettingsConfigDict,
-    TomlConfigSettingsSource,
-)
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 from hopgraph.core.answer_settings import AnswerSettings
 from hopgraph.core.gpu_settings import GpuSettings
@@ -80,6 +75,8 @@ class VectorSettings(BaseModel):
     hnsw_ef_construct: int = Field(default=128, ge=8, description="HNSW build beam width.")
     hnsw_payload_m: int | None = Field(default=None, ge=0, description="HNSW links per indexed payload value.")
     search_ef: int = Field(default=128, ge=8, description="HNSW search beam width (recall vs latency).")
+    exact_below: int = Field(default=100_000, ge=0, description="Collections of fewer points are searched "
+                             "exactly: full recall, and the same answer for the same points (2.7 ms at 48k).")
 
 
 class EmbedderSettings(BaseModel):
