@@ -167,8 +167,10 @@ class EntityResolver:
         self.vectors.delete("entities", ids)
         self.vectors.delete("relationships", edits.removed_relation_ids)
         keep = [r for r in edits.relations if r.type != "co_occurs"]
-        if keep:
+        if keep:  # re-pointed relations are embedded again, named by both of their (current) ends
             names = {m.canonical_id: m.canonical_name for m in merges}
+            names.update((i, name) for i, name, _ in self.graph.snapshot_entities(
+                sorted({e for r in keep for e in (r.source_id, r.target_id)})))
             vecs = self.embedder.embed([relation_text(r, names, self.relation_words) for r in keep])
             self.vectors.upsert("relationships", [relation_point(r, v) for r, v in zip(keep, vecs, strict=True)])
         for m in merges:

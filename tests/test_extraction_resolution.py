@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import Chunk
 from hopgraph.core.settings import ExtractionSettings
-from ingest.extraction import SpacyExtractor
+from ingest.extraction import CO_OCCURS, SpacyExtractor
 from ingest.resolution import accepts, compatible_types, name_relation
+from ingest.texts import relation_text
 from tests.paths import SHARED_DATA
 
 DATA = SHARED_DATA
@@ -71,6 +74,15 @@ def test_resolution_merges_variants_not_distinct_names(platform: Platform, tmp_p
     assert n > 20
     assert g.read("MATCH (e:Entity) WHERE NOT (e)<-[:MENTIONS]-() RETURN count(e) AS n")[0]["n"] == 0
     assert platform.vectors.count("entities") == platform.graph.counts()["Entity"]
+    # the relations moved to a canonical entity were embedded again with the names of both their ends
+    moved = [r for r in g.relations_of_entities([by_name["Ebenezer Scrooge"]["id"]]) if r.type != CO_OCCURS]
+    assert len(moved) >= 3
+    names = {i: name for i, name, _ in g.snapshot_entities(sorted({e for r in moved for e in (r.source_id,
+                                                                                           r.target_id)}))}
+    words = platform.settings.extraction.relation_text_words
+    want = platform.embedder.embed([relation_text(r, names, words) for r in moved])
+    have = platform.vectors.vectors("relationships", [r.id for r in moved])
+    assert all(float(np.dot(have[r.id], v)) > 0.999 for r, v in zip(moved, want, strict=True))
     # the merge is recorded: a later ingest maps the surface form straight to the canonical entity
     (tmp_path / "more.txt").write_text("Scrooge counted his money in the counting-house.")
     platform.ingest([tmp_path / "more.txt"])
