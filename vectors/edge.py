@@ -157,11 +157,11 @@ class EdgeVectorStore:
                 for p in self._shard(collection).query(req)]
 
     def search_many(self, collection: str, vectors: np.ndarray, limit: int) -> list[list[Hit]]:
+        if len(vectors) == 0:
+            return []
         params = self._search_params(collection)
         reqs = [qe.QueryRequest(limit=limit, query=qe.Query.Nearest(np.asarray(v, dtype=np.float32).tolist()),
                                 with_payload=True, params=params) for v in vectors]
-        if not reqs:
-            return []
         res = self._shard(collection).query_batch(qe.QueryBatchRequest(reqs))
         return [[Hit(str((p.payload or {})["id"]), float(p.score), dict(p.payload or {})) for p in r] for r in res]
 

@@ -45,7 +45,7 @@ class QdrantClientVectorStore:
         #: collections of fewer points are searched exactly (see ``VectorSettings.exact_below``)
         self.exact_below = exact_below
         self._dirty: set[str] = set()
-        self._counts: dict[str, tuple[float, int]] = {}  # collection -> (when counted, points)
+        self._counts: dict[str, tuple[float | None, int]] = {}  # collection -> (when counted, points)
 
     @classmethod
     def connect(cls, url: str | None, api_key: str | None, prefix: str, upsert_batch: int,
@@ -59,8 +59,8 @@ class QdrantClientVectorStore:
         is trusted for ``COUNT_TTL_S`` (and dropped on this process's own writes)."""
         if not self.exact_below:
             return None
-        when, count = self._counts.get(collection, (0.0, 0))
-        if time.monotonic() - when > COUNT_TTL_S:
+        when, count = self._counts.get(collection, (None, 0))
+        if when is None or time.monotonic() - when > COUNT_TTL_S:
             count = self.count(collection)
             self._counts[collection] = (time.monotonic(), count)
         return qm.SearchParams(exact=True) if count < self.exact_below else None
