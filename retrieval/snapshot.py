@@ -13,6 +13,7 @@ it shows. Expansion, PPR and keyword search run here, not hop by hop in Cypher. 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,10 +44,10 @@ class Snapshot:
     mentioned_in: sp.csr_matrix          # (n_entities, n_chunks) the incidence transposed: entity -> its chunks
     adjacency: sp.csr_matrix             # (n_entities, n_entities) symmetric relation weights
     links: sp.csr_matrix                 # (n_chunks, n_chunks) symmetric title links
-    edge_types: dict[tuple[int, int], str] = field(default_factory=dict)
-    relation_ids: dict[tuple[int, int], str] = field(default_factory=dict)  # typed pair -> relation id
-    entity_index: dict[str, int] = field(default_factory=dict)
-    chunk_index: dict[str, int] = field(default_factory=dict)
+    edge_types: Mapping[tuple[int, int], str] = field(default_factory=dict)
+    relation_ids: Mapping[tuple[int, int], str] = field(default_factory=dict)  # typed pair -> relation id
+    entity_index: Mapping[str, int] = field(default_factory=dict)
+    chunk_index: Mapping[str, int] = field(default_factory=dict)
     name_index: dict[str, list[int]] = field(default_factory=dict)
     title_index: dict[str, list[int]] = field(default_factory=dict)  # normalized title -> chunks
     title_automaton: Any = None          # finds title_index's keys in a text (``index.links.titles_in``)
@@ -55,6 +56,9 @@ class Snapshot:
     entity_hub_limit: float = float("inf")  # more chunks mentioning an entity than this: a hub (``hub_limit``)
     generic: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))  # concepts mentioned by hub-many chunks
     community_members: dict[str, np.ndarray] = field(default_factory=dict)  # community id -> entity indices
+    title_keys: dict[str, str] = field(default_factory=dict)  # chunk title -> normalized title
+    chunk_about: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # the entity a chunk's title names
+    changed: np.ndarray | None = None    # entity rows whose relations were derived again (None: all were)
     build_seconds: float = 0.0
 
     @property

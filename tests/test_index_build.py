@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from retrieval.index import delta
-from retrieval.index.build import _csr, _symmetric
 from retrieval.index.state import gc_paused
+from retrieval.index.sums import csr as _csr
+from retrieval.index.sums import symmetric as _symmetric
 
 
 def _entries(rng: np.random.Generator, n: int, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

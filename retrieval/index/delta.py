@@ -31,6 +31,18 @@ from retrieval.index.tables import (
 from vectors.store import VectorStore
 
 
+@dataclass(frozen=True)
+class Patch:
+    """What a delta changed, for a derivation that carries the rest of the previous state over: the
+    old rows' new places, and which rows may differ (everything else is equal, row for row)."""
+
+    entity_map: np.ndarray     # int64: old entity row -> new row, -1 where removed
+    chunk_map: np.ndarray      # int64: old chunk row -> new row, -1 where removed
+    entities: np.ndarray       # bool over new entity rows: inserted, or touched (mentions, edges, name, vector)
+    chunks: np.ndarray         # bool over new chunk rows: inserted, or whose mentions changed
+    members: bool              # whether memberships may have changed
+
+
 class NeedsRebuild(Exception):
     """A delta cannot give what a fresh build would: the state must be read again."""
 
@@ -103,8 +115,12 @@ def _concat(*parts: np.ndarray) -> np.ndarray:
 def apply_changes(tables: Tables, changes: Sequence[GraphChange], graph: GraphStore,
                   vectors: VectorStore) -> Tables:
     """``tables`` brought to the last change's version."""
-    if not changes:
-        return tables
+    return apply_delta(tables, changes, graph, vectors)[0] if changes else tables
+
+
+def apply_delta(tables: Tables, changes: Sequence[GraphChange], graph: GraphStore,
+                vectors: VectorStore) -> tuple[Tables, Patch]:
+    """``tables`` brought to the last change's version (``changes`` not empty), and what changed."""
     docs = sorted({d for c in changes for d in c.documents})
     named = sorted({e for c in changes for e in c.entities})
     # an incremental community update names the entities whose memberships changed; a rebuild does not
@@ -195,6 +211,14 @@ def apply_changes(tables: Tables, changes: Sequence[GraphChange], graph: GraphSt
         members = {"member_entity": _concat(m_e[stay], again_m["member_entity"]).astype(np.int32),
                    "member_community": _concat(t.member_community[stay], again_m["member_community"])}
 
+    dirty_chunks = np.zeros(len(chunks.ids), dtype=bool)
+    dirty_chunks[chunks.new_rows] = True
+    moved = _remap(t.mention_chunk[drop_m], chunks.old_to_new)
+    dirty_chunks[moved[moved >= 0]] = True
+    dirty_entities = np.zeros(len(ents.ids), dtype=bool)
+    dirty_entities[rows_of(ents.ids, touched)[rows_of(ents.ids, touched) >= 0]] = True
+    patch = Patch(ents.old_to_new, chunks.old_to_new, dirty_entities, dirty_chunks,
+                  every_member or bool(regrouped) or bool(rows))
     return Tables(
         version=changes[-1].version, entity_ids=ents.ids, entity_names=names, entity_types=types, entity_keys=keys,
         entity_vectors=evec, chunk_ids=chunks.ids, chunks=cols, chunk_vectors=cvec,
@@ -207,4 +231,4 @@ def apply_changes(tables: Tables, changes: Sequence[GraphChange], graph: GraphSt
         edge_weight=_concat(t.edge_weight[~drop_e][e_live], edges["edge_weight"]).astype(np.float64),
         edge_id=_concat(t.edge_id[~drop_e][e_live], edges["edge_id"]),
         **members,
-    )
+    ), patch

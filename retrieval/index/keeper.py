@@ -15,7 +15,7 @@ from pathlib import Path
 
 from graphdb.store import GraphStore
 from retrieval.index import persist
-from retrieval.index.delta import NeedsRebuild, apply_changes
+from retrieval.index.delta import NeedsRebuild, Patch, apply_delta
 from retrieval.index.state import IndexRecipe, IndexState, gc_paused
 from retrieval.index.tables import Tables, fetch_all
 from vectors.store import VectorStore
@@ -90,7 +90,7 @@ class IndexKeeper:
             if state is not None and state.version == version:
                 return state
             with gc_paused():
-                tables, kind, loaded = self._next_tables(state, version)
+                tables, kind, loaded, patch = self._next_tables(state, version)
                 keyword, since = None, None
                 if kind == "load" and self.folder:
                     keyword = persist.load_keyword(self.folder, tables)
@@ -99,7 +99,8 @@ class IndexKeeper:
                     since = (loaded, saved) if saved is not None else None
                 elif kind == "delta" and state is not None:
                     since = (state.tables, state.keyword)
-                state = IndexState.of(tables, self.recipe, keyword, since)
+                base = (state, patch) if kind == "delta" and state is not None and patch is not None else None
+                state = IndexState.of(tables, self.recipe, keyword, since, base)
             self._state = state
             self._last = (round(time.perf_counter() - t0, 3), kind)
             log.info("index state v%d served (%s in %.2fs: %s)", state.version, kind, self._last[0], state.seconds)
@@ -108,8 +109,10 @@ class IndexKeeper:
             self._maybe_save(state, force=kind in ("rebuild", "load"))
             return state
 
-    def _next_tables(self, state: IndexState | None, version: int) -> tuple[Tables, str, Tables | None]:
-        """The tables of ``version``, how they were made, and the tables loaded from disk (if any)."""
+    def _next_tables(self, state: IndexState | None, version: int
+                     ) -> tuple[Tables, str, Tables | None, Patch | None]:
+        """The tables of ``version``, how they were made, the tables loaded from disk (if any), and
+        what a delta changed."""
         base = state.tables if state is not None else None
         kind, loaded = "delta", None
         if base is None and self.folder is not None:
@@ -118,17 +121,19 @@ class IndexKeeper:
             if base is not None:
                 self._saved_at, self._saved_version = time.monotonic(), base.version
                 if base.version == version:
-                    return base, kind, loaded
+                    return base, kind, loaded, None
         if base is not None and base.version <= version:
             changes = self.graph.changes_since(base.version)
             try:
+                if changes is not None and not changes:
+                    return base, "load+delta" if kind == "load" else "delta", loaded, None
                 if changes is not None:
-                    patched = apply_changes(base, changes, self.graph, self.vectors)
-                    return patched, "load+delta" if kind == "load" else "delta", loaded
+                    patched, patch = apply_delta(base, changes, self.graph, self.vectors)
+                    return patched, "load+delta" if kind == "load" else "delta", loaded, patch
                 log.info("change log does not reach back to v%d: rebuilding the index state", base.version)
             except NeedsRebuild as exc:
                 log.info("index state v%d cannot be patched (%s): rebuilding", base.version, exc)
-        return fetch_all(self.graph, self.vectors, self.dim), "rebuild", None
+        return fetch_all(self.graph, self.vectors, self.dim), "rebuild", None, None
 
     def _maybe_save(self, state: IndexState, force: bool = False) -> None:
         """Write ``state`` on a background thread (one write at a time; the writer never waits)."""

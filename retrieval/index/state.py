@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import scipy.sparse as sp
 
 from retrieval.index.build import build
-from retrieval.index.delta import row_changes
+from retrieval.index.delta import Patch, row_changes
 from retrieval.index.tables import Tables
 from retrieval.keyword import KeywordIndex
 from retrieval.ppr import joint_transition
@@ -78,13 +78,20 @@ class IndexState:
 
     @classmethod
     def of(cls, tables: Tables, settings: IndexRecipe, keyword: KeywordIndex | None = None,
-           since: tuple[Tables, KeywordIndex] | None = None) -> IndexState:
+           since: tuple[Tables, KeywordIndex] | None = None, base: tuple[IndexState, Patch] | None = None
+           ) -> IndexState:
         """Derive the snapshot, the BM25 index and the default transition of ``tables``. The BM25 index
         is ``keyword`` when given (the one of these tables, loaded with them), else ``since``'s (the
-        tables these were patched from, and their index) patched, else built."""
+        tables these were patched from, and their index) patched, else built. ``base``: the state these
+        tables were patched from and the patch, whose untouched rows the derivation carries over."""
+        if base is not None:
+            since = since or (base[0].tables, base[0].keyword)
+            if base[0].settings != settings:
+                base = None
         with gc_paused():
             t0 = time.perf_counter()
-            snap = build(tables, settings.typed_weight, settings.about_weight)
+            snap = build(tables, settings.typed_weight, settings.about_weight,
+                         (base[0].snapshot, base[1]) if base is not None else None)
             t1 = time.perf_counter()
             if keyword is None and since is not None:
                 old, old_keyword = since

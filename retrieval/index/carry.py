@@ -1,0 +1,50 @@
+"""Carry a sparse matrix over to the next version: keep the entries a delta did not touch, move them
+by the delta's row maps, and add what was computed again. Rows only move by monotone maps (sorted ids
+with some removed and some inserted), so carried entries stay in order: nothing is sorted again.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def carried(m: sp.csr_matrix, keep_rows: np.ndarray, keep_cols: np.ndarray | None, row_map: np.ndarray,
+            col_map: np.ndarray | None, shape: tuple[int, int]) -> sp.csr_matrix:
+    """The entries of ``m`` in rows where ``keep_rows`` (and columns where ``keep_cols``), moved to
+    rows ``row_map[r]`` and columns ``col_map[c]`` (monotone; kept rows and columns map to >= 0)."""
+    counts = np.diff(m.indptr)
+    keep = np.repeat(keep_rows, counts)
+    if keep_cols is not None:
+        keep &= keep_cols[m.indices]
+        running = np.zeros(len(keep) + 1, dtype=np.int64)
+        np.cumsum(keep, out=running[1:])
+        per_row = running[m.indptr[1:]] - running[m.indptr[:-1]]
+    else:
+        per_row = np.where(keep_rows, counts, 0)
+    indices = m.indices[keep]
+    if col_map is not None:
+        indices = col_map[indices]
+    new_counts = np.zeros(shape[0], dtype=np.int64)
+    moved = np.flatnonzero(keep_rows)
+    new_counts[row_map[moved]] = per_row[moved]
+    index_type = np.int32 if max(shape[1], int(new_counts.sum())) < 2**31 else np.int64
+    indptr = np.zeros(shape[0] + 1, dtype=index_type)
+    np.cumsum(new_counts, out=indptr[1:])
+    return sp.csr_matrix((m.data[keep], indices.astype(index_type, copy=False), indptr), shape=shape)
+
+
+def joined(carried_part: sp.csr_matrix, fresh: sp.csr_matrix) -> sp.csr_matrix:
+    """Two matrices with no entry in common, as one (sorted indices, as ``build`` leaves them)."""
+    out = carried_part if fresh.nnz == 0 else sp.csr_matrix(carried_part + fresh)
+    out.sort_indices()
+    return out
+
+
+def entries_in_rows(m: sp.csr_matrix, rows: np.ndarray) -> np.ndarray:
+    """A bool mask over the columns of ``m``: those with an entry in one of ``rows`` (a row mask)."""
+    out = np.zeros(m.shape[1], dtype=bool)
+    picked = np.flatnonzero(rows)
+    if len(picked):
+        out[m[picked].indices] = True
+    return out

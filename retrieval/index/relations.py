@@ -1,0 +1,89 @@
+"""Entity-entity relations of a snapshot: the symmetric adjacency (typed relations ``typed_weight`` x
+support, co-occurrences positive PMI over chunks x support) and the typed pairs' types and relation
+ids. Derived from scratch, or patched: after a delta only the entities it touched (and those whose
+chunk count moved) get their rows and columns again; the rest is carried over, bit for bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from retrieval.index.carry import carried, joined
+from retrieval.index.delta import Patch
+from retrieval.index.lookups import PairLookup
+from retrieval.index.sums import canonical, symmetric
+from retrieval.index.tables import CO_OCCURS, Tables
+from retrieval.snapshot import Snapshot
+
+Relations = tuple[sp.csr_matrix, PairLookup, PairLookup]
+
+
+def edge_weights(t: Tables, sel: np.ndarray | None, df: np.ndarray, typed_weight: float
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(source rows, target rows, weights) of the edges ``sel`` (all when None) that weigh anything."""
+    pick = (lambda a: a) if sel is None else (lambda a: a[sel])
+    s, d = pick(t.edge_source).astype(np.int64), pick(t.edge_target).astype(np.int64)
+    w = pick(t.edge_weight).astype(np.float64)
+    co = pick(t.edge_type) == CO_OCCURS
+    n_c = len(t.chunk_ids)
+    pmi = np.log(max(n_c, 1) * np.maximum(w, 1.0) / np.maximum(df[s] * df[d], 1.0)) if len(s) else w
+    weight = np.where(co, np.maximum(pmi, 0.0) * w, typed_weight * w)
+    keep = (s != d) & (weight > 0)
+    return s[keep], d[keep], weight[keep]
+
+
+def typed_pairs(t: Tables, sel: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(pair keys ``source * n_entities + target``, types, relation ids) of the typed relations among
+    the edges ``sel`` (all when None), one per pair: the largest relation id's."""
+    typed = np.flatnonzero(t.edge_type != CO_OCCURS) if sel is None else sel[t.edge_type[sel] != CO_OCCURS]
+    typed = typed[t.edge_source[typed] != t.edge_target[typed]]
+    key = t.edge_source[typed].astype(np.int64) * max(len(t.entity_ids), 1) + t.edge_target[typed]
+    order = canonical(key, t.edge_id[typed])  # by source, target, then relation id
+    k = key[order]
+    last = order[np.flatnonzero(np.append(k[1:] != k[:-1], True))] if len(k) else order
+    return key[last], t.edge_type[typed[last]], t.edge_id[typed[last]]
+
+
+def fresh(t: Tables, df: np.ndarray, typed_weight: float) -> Relations:
+    """(adjacency, edge types, relation ids) of every edge."""
+    n_e = len(t.entity_ids)
+    s, d, weight = edge_weights(t, None, df, typed_weight)
+    keys, types, ids = typed_pairs(t, None)
+    return symmetric(s, d, weight, n_e), PairLookup(keys, types, n_e), PairLookup(keys, ids, n_e)
+
+
+def old_rows(new_mask: np.ndarray, row_map: np.ndarray) -> np.ndarray:
+    """A mask over old rows: removed, or moved to a row where ``new_mask`` is True."""
+    out = row_map < 0
+    out[~out] = new_mask[row_map[~out]]
+    return out
+
+
+def patched(t: Tables, since: tuple[Snapshot, Patch], df: np.ndarray, typed_weight: float
+            ) -> tuple[sp.csr_matrix, PairLookup, PairLookup, np.ndarray]:
+    """``fresh``'s result from the previous version's (with the same chunk count, PMI's N), and the
+    mask of entity rows whose relations were computed again."""
+    old, patch = since
+    n_e, emap = len(t.entity_ids), patch.entity_map
+    moved = emap >= 0
+    old_df = np.full(n_e, -1.0)
+    old_df[emap[moved]] = old.entity_df[moved]
+    dirty = patch.entities | (old_df != df)  # touched, inserted, or a chunk count (so PMI) moved
+    gone = old_rows(dirty, emap)
+    clean = carried(old.adjacency, ~gone, ~gone, emap, emap, (n_e, n_e))
+    sel = np.flatnonzero(dirty[t.edge_source] | dirty[t.edge_target])
+    s, d, weight = edge_weights(t, sel, df, typed_weight)
+    adjacency = joined(clean, symmetric(s, d, weight, n_e))
+
+    old_types, old_ids = old.edge_types, old.relation_ids
+    assert isinstance(old_types, PairLookup) and isinstance(old_ids, PairLookup)
+    src, dst = old_types.pair_keys // old_types.width, old_types.pair_keys % old_types.width
+    stay = ~gone[src] & ~gone[dst]
+    keys = emap[src[stay]] * max(n_e, 1) + emap[dst[stay]]
+    new_keys, new_types, new_ids = typed_pairs(t, sel)
+    at = np.searchsorted(keys, new_keys)
+    keys = np.insert(keys, at, new_keys)
+    types = np.insert(old_types.strings[stay], at, new_types)
+    ids = np.insert(old_ids.strings[stay], at, new_ids)
+    return adjacency, PairLookup(keys, types, n_e), PairLookup(keys, ids, n_e), dirty

@@ -1,0 +1,69 @@
+"""The snapshot's array-backed lookups answer as the dicts they replace, and patching sparse matrices
+by carrying rows over equals building them again."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from retrieval.index.carry import carried, joined
+from retrieval.index.lookups import PairLookup, RowIndex
+from retrieval.index.tables import strings
+
+
+def test_row_index_answers_as_a_dict() -> None:
+    ids = strings(["a", "b", "d"])
+    index, plain = RowIndex(ids), {"a": 0, "b": 1, "d": 2}
+    assert dict(index) == plain and len(index) == 3
+    for key in ("a", "b", "c", "d", "", "zz"):
+        assert (key in index) == (key in plain)
+        assert index.get(key) == plain.get(key)
+    assert 3 not in index and None not in index  # type: ignore[comparison-overlap]
+    with pytest.raises(KeyError):
+        index["c"]
+    assert RowIndex(strings([])).get("a") is None
+
+
+def test_pair_lookup_answers_as_a_dict() -> None:
+    plain = {(0, 2): "knows", (1, 0): "born_in", (2, 2): "is"}
+    keys = sorted(a * 3 + b for a, b in plain)
+    lookup = PairLookup(np.asarray(keys), strings([plain[(k // 3, k % 3)] for k in keys]), 3)
+    assert dict(lookup) == plain and list(lookup) == sorted(plain)
+    assert lookup == plain
+    for pair in [(0, 2), (2, 0), (1, 0), (5, 0), (-1, 2), (2, 2)]:
+        assert lookup.get(pair) == plain.get(pair)
+        assert (pair in lookup) == (pair in plain)
+    assert "x" not in lookup
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_carried_rows_equal_the_matrix_built_again(seed: int) -> None:
+    """Drop some rows/columns, insert others (a monotone map), add the recomputed part: the result
+    equals the new matrix built directly."""
+    rng = np.random.default_rng(seed)
+    n_old = 30
+    old = sp.random(n_old, n_old, density=0.2, random_state=seed, format="csr")
+    old = sp.csr_matrix(old + old.T)
+    keep = rng.random(n_old) > 0.2
+    row_map = np.full(n_old, -1)
+    inserted = np.sort(rng.choice(40, 40 - int(keep.sum()), replace=False))
+    row_map[keep] = np.setdiff1d(np.arange(40), inserted)
+    dirty_new = np.zeros(40, dtype=bool)
+    dirty_new[inserted] = True
+    dirty_new[rng.choice(40, 4)] = True
+    gone = row_map < 0
+    gone[~gone] = dirty_new[row_map[~gone]]
+    # the "new" matrix: old entries moved, then the dirty rows and columns replaced by fresh values
+    coo = old.tocoo()
+    live = ~gone[coo.row] & ~gone[coo.col]
+    fresh = sp.random(40, 40, density=0.3, random_state=seed + 9, format="coo")
+    fresh_live = dirty_new[fresh.row] | dirty_new[fresh.col]
+    fresh = sp.csr_matrix((fresh.data[fresh_live], (fresh.row[fresh_live], fresh.col[fresh_live])), shape=(40, 40))
+    want = sp.csr_matrix((coo.data[live], (row_map[coo.row[live]], row_map[coo.col[live]])), shape=(40, 40)) + fresh
+    got = joined(carried(old, ~gone, ~gone, row_map, row_map, (40, 40)), fresh)
+    assert got.has_sorted_indices and (got != want).nnz == 0
+    # rows only (the transition's patch): every column of a kept row is kept
+    drop = rng.random(n_old) < 0.3
+    rows_only = carried(old, ~drop, None, np.arange(n_old), None, (n_old, n_old))
+    assert (rows_only != sp.csr_matrix(sp.diags((~drop).astype(float)) @ old)).nnz == 0
