@@ -23,15 +23,25 @@ def carried(m: sp.csr_matrix, keep_rows: np.ndarray, keep_cols: np.ndarray | Non
     else:
         per_row = np.where(keep_rows, counts, 0)
     indices = m.indices[keep]
-    if col_map is not None:
+    if col_map is not None and not _identity(col_map, shape[1]):
         indices = col_map[indices]
-    new_counts = np.zeros(shape[0], dtype=np.int64)
+        if len(indices) and int(indices.min()) < 0:
+            raise ValueError("a carried entry points to a removed row")
     moved = np.flatnonzero(keep_rows)
-    new_counts[row_map[moved]] = per_row[moved]
+    if _identity(row_map, shape[0]):
+        new_counts = per_row
+    else:
+        new_counts = np.zeros(shape[0], dtype=np.int64)
+        new_counts[row_map[moved]] = per_row[moved]
     index_type = np.int32 if max(shape[1], int(new_counts.sum())) < 2**31 else np.int64
     indptr = np.zeros(shape[0] + 1, dtype=index_type)
     np.cumsum(new_counts, out=indptr[1:])
     return sp.csr_matrix((m.data[keep], indices.astype(index_type, copy=False), indptr), shape=shape)
+
+
+def _identity(row_map: np.ndarray, n: int) -> bool:
+    """Whether a map of old rows moves none."""
+    return len(row_map) == n and bool((row_map == np.arange(n)).all())
 
 
 def joined(carried_part: sp.csr_matrix, fresh: sp.csr_matrix) -> sp.csr_matrix:

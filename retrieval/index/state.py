@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from retrieval.index.build import build
 from retrieval.index.delta import Patch, row_changes
 from retrieval.index.tables import Tables
+from retrieval.index.walk import patched_transition
 from retrieval.keyword import KeywordIndex
 from retrieval.ppr import joint_transition
 from retrieval.snapshot import Snapshot
@@ -101,6 +102,12 @@ class IndexState:
             keyword = KeywordIndex(snap.chunk_texts) if keyword is None else keyword
             t2 = time.perf_counter()
             state = cls(tables, snap, keyword, settings)
+            key = ("transition", settings.link_weight)
+            if base is not None and key in base[0]._memo:
+                walk = patched_transition(base[0]._memo[key], base[0].snapshot, snap, base[1],
+                                          link_weight=settings.link_weight)
+                if walk is not None:
+                    state._memo[key] = walk
             state.transition(settings.link_weight)
             t3 = time.perf_counter()
         state.seconds = {"snapshot": round(t1 - t0, 3), "bm25": round(t2 - t1, 3), "transition": round(t3 - t2, 3)}
