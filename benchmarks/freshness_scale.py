@@ -2,7 +2,7 @@
 
 Documents have one chunk naming ten entities (uniformly drawn) and a title; edges join uniformly
 drawn entity pairs, one in ten typed. A ``SyntheticGraph`` answers the delta's reads for 100 changed
-documents from the same arrays, so the refresh runs ``apply_changes`` and the derivation for real.
+documents from the same arrays, so the refresh runs ``apply_delta`` and the derivation (carrying the served state over) for real.
 The patched tables are then persisted, and a fresh process loads them as ``serve`` does: its RSS is
 the served state's, and its graph passes give the query p50 (``python -m benchmarks.freshness_scale
 FOLDER`` runs that part alone).
@@ -24,7 +24,7 @@ from benchmarks.freshness import rss_mb
 from graphdb.store import EdgeRow, GraphChange
 from hopgraph.core.text import normalize_name
 from retrieval.index import persist
-from retrieval.index.delta import apply_changes
+from retrieval.index.delta import apply_delta
 from retrieval.index.state import IndexRecipe, IndexState
 from retrieval.index.tables import Tables, shared, strings, vector_dtype
 from retrieval.signals import Seeds, entity_similarity, ppr_scores
@@ -170,11 +170,11 @@ def scale_run(n_docs: int, n_entities: int, n_edges: int) -> None:
         changed = np.random.default_rng(5 + k).choice(n_docs, 100, replace=False).tolist()
         graph = SyntheticGraph(served_state.tables, changed, seed=11 + k)
         t = time.perf_counter()
-        patched = apply_changes(served_state.tables, graph.changes_since(served_state.version),
-                                graph, SyntheticVectors())  # type: ignore[arg-type]
+        patched, patch = apply_delta(served_state.tables, graph.changes_since(served_state.version),
+                                     graph, SyntheticVectors())  # type: ignore[arg-type]
         delta_s = time.perf_counter() - t
         t = time.perf_counter()
-        new = IndexState.of(patched, IndexRecipe(), since=(served_state.tables, served_state.keyword))
+        new = IndexState.of(patched, IndexRecipe(), base=(served_state, patch))
         derive_s = time.perf_counter() - t
         print(f"refresh {k + 1} after 100 changed documents: tables {delta_s:.2f}s + derive {derive_s:.2f}s "
               f"{new.seconds}")
