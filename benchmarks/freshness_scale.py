@@ -2,7 +2,8 @@
 
 Documents have one chunk naming ten entities (uniformly drawn) and a title; edges join uniformly
 drawn entity pairs, one in ten typed. A ``SyntheticGraph`` answers the delta's reads for 100 changed
-documents from the same arrays, so the refresh runs ``apply_delta`` and the derivation (carrying the served state over) for real.
+documents from the same arrays, so the refresh runs ``apply_delta`` and the derivation (carrying the
+served state over) for real.
 The patched tables are then persisted, and a fresh process loads them as ``serve`` does: its RSS is
 the served state's, and its graph passes give the query p50 (``python -m benchmarks.freshness_scale
 FOLDER`` runs that part alone).
