@@ -40,7 +40,6 @@ class Patch:
     chunk_map: np.ndarray      # int64: old chunk row -> new row, -1 where removed
     entities: np.ndarray       # bool over new entity rows: inserted, or touched (mentions, edges, name, vector)
     chunks: np.ndarray         # bool over new chunk rows: inserted, or whose mentions changed
-    members: bool              # whether memberships may have changed
 
 
 class NeedsRebuild(Exception):
@@ -216,9 +215,9 @@ def apply_delta(tables: Tables, changes: Sequence[GraphChange], graph: GraphStor
     moved = _remap(t.mention_chunk[drop_m], chunks.old_to_new)
     dirty_chunks[moved[moved >= 0]] = True
     dirty_entities = np.zeros(len(ents.ids), dtype=bool)
-    dirty_entities[rows_of(ents.ids, touched)[rows_of(ents.ids, touched) >= 0]] = True
-    patch = Patch(ents.old_to_new, chunks.old_to_new, dirty_entities, dirty_chunks,
-                  every_member or bool(regrouped) or bool(rows))
+    now = rows_of(ents.ids, touched)
+    dirty_entities[now[now >= 0]] = True
+    patch = Patch(ents.old_to_new, chunks.old_to_new, dirty_entities, dirty_chunks)
     return Tables(
         version=changes[-1].version, entity_ids=ents.ids, entity_names=names, entity_types=types, entity_keys=keys,
         entity_vectors=evec, chunk_ids=chunks.ids, chunks=cols, chunk_vectors=cvec,
