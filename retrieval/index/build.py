@@ -18,6 +18,7 @@ from hopgraph.core.records import CONCEPT
 from hopgraph.core.text import normalize_name
 from hopgraph.core.weights import specificity
 from retrieval.index import links, relations
+from retrieval.index.carry import identity
 from retrieval.index.delta import Patch
 from retrieval.index.lookups import RowIndex
 from retrieval.index.sums import csr
@@ -39,8 +40,7 @@ def _name_index(t: Tables, since: tuple[Snapshot, Patch] | None) -> dict[str, li
     moved no entity row and renamed none)."""
     if since is not None:
         old, patch = since
-        same = len(patch.entity_map) == len(t.entity_ids) and bool((patch.entity_map == np.arange(
-            len(t.entity_ids))).all())
+        same = identity(patch.entity_map, len(t.entity_ids))
         touched = np.flatnonzero(patch.entities)
         if same and all(k in old.name_index and int(i) in old.name_index[k]
                         for i, k in zip(touched.tolist(), t.entity_keys[touched].tolist(), strict=True)):

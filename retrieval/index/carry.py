@@ -23,12 +23,12 @@ def carried(m: sp.csr_matrix, keep_rows: np.ndarray, keep_cols: np.ndarray | Non
     else:
         per_row = np.where(keep_rows, counts, 0)
     indices = m.indices[keep]
-    if col_map is not None and not _identity(col_map, shape[1]):
+    if col_map is not None and not identity(col_map, shape[1]):
         indices = col_map[indices]
         if len(indices) and int(indices.min()) < 0:
             raise ValueError("a carried entry points to a removed row")
     moved = np.flatnonzero(keep_rows)
-    if _identity(row_map, shape[0]):
+    if identity(row_map, shape[0]):
         new_counts = per_row
     else:
         new_counts = np.zeros(shape[0], dtype=np.int64)
@@ -39,7 +39,7 @@ def carried(m: sp.csr_matrix, keep_rows: np.ndarray, keep_cols: np.ndarray | Non
     return sp.csr_matrix((m.data[keep], indices.astype(index_type, copy=False), indptr), shape=shape)
 
 
-def _identity(row_map: np.ndarray, n: int) -> bool:
+def identity(row_map: np.ndarray, n: int) -> bool:
     """Whether a map of old rows moves none."""
     return len(row_map) == n and bool((row_map == np.arange(n)).all())
 

@@ -19,13 +19,13 @@ from retrieval.snapshot import Snapshot
 Relations = tuple[sp.csr_matrix, PairLookup, PairLookup]
 
 
-def edge_weights(t: Tables, sel: np.ndarray | None, df: np.ndarray, typed_weight: float
+def edge_weights(t: Tables, sel: np.ndarray | None, co: np.ndarray, df: np.ndarray, typed_weight: float
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(source rows, target rows, weights) of the edges ``sel`` (all when None) that weigh anything."""
+    """(source rows, target rows, weights) of the edges ``sel`` (all when None; ``co``: which of them
+    are co-occurrences) that weigh anything."""
     pick = (lambda a: a) if sel is None else (lambda a: a[sel])
     s, d = pick(t.edge_source).astype(np.int64), pick(t.edge_target).astype(np.int64)
     w = pick(t.edge_weight).astype(np.float64)
-    co = pick(t.edge_type) == CO_OCCURS
     n_c = len(t.chunk_ids)
     pmi = np.log(max(n_c, 1) * np.maximum(w, 1.0) / np.maximum(df[s] * df[d], 1.0)) if len(s) else w
     weight = np.where(co, np.maximum(pmi, 0.0) * w, typed_weight * w)
@@ -33,10 +33,11 @@ def edge_weights(t: Tables, sel: np.ndarray | None, df: np.ndarray, typed_weight
     return s[keep], d[keep], weight[keep]
 
 
-def typed_pairs(t: Tables, sel: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def typed_pairs(t: Tables, sel: np.ndarray | None, co: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(pair keys ``source * n_entities + target``, types, relation ids) of the typed relations among
-    the edges ``sel`` (all when None), one per pair: the largest relation id's."""
-    typed = np.flatnonzero(t.edge_type != CO_OCCURS) if sel is None else sel[t.edge_type[sel] != CO_OCCURS]
+    the edges ``sel`` (all when None; ``co``: which of them are co-occurrences), one per pair: the
+    largest relation id's."""
+    typed = np.flatnonzero(~co) if sel is None else sel[~co]
     typed = typed[t.edge_source[typed] != t.edge_target[typed]]
     key = t.edge_source[typed].astype(np.int64) * max(len(t.entity_ids), 1) + t.edge_target[typed]
     order = canonical(key, t.edge_id[typed])  # by source, target, then relation id
@@ -48,8 +49,9 @@ def typed_pairs(t: Tables, sel: np.ndarray | None) -> tuple[np.ndarray, np.ndarr
 def fresh(t: Tables, df: np.ndarray, typed_weight: float) -> Relations:
     """(adjacency, edge types, relation ids) of every edge."""
     n_e = len(t.entity_ids)
-    s, d, weight = edge_weights(t, None, df, typed_weight)
-    keys, types, ids = typed_pairs(t, None)
+    co = t.edge_type == CO_OCCURS  # (10M string comparisons at scale: once)
+    s, d, weight = edge_weights(t, None, co, df, typed_weight)
+    keys, types, ids = typed_pairs(t, None, co)
     return symmetric(s, d, weight, n_e), PairLookup(keys, types, n_e), PairLookup(keys, ids, n_e)
 
 
@@ -73,7 +75,8 @@ def patched(t: Tables, since: tuple[Snapshot, Patch], df: np.ndarray, typed_weig
     gone = old_rows(dirty, emap)
     clean = carried(old.adjacency, ~gone, ~gone, emap, emap, (n_e, n_e))
     sel = np.flatnonzero(dirty[t.edge_source] | dirty[t.edge_target])
-    s, d, weight = edge_weights(t, sel, df, typed_weight)
+    co = t.edge_type[sel] == CO_OCCURS
+    s, d, weight = edge_weights(t, sel, co, df, typed_weight)
     adjacency = joined(clean, symmetric(s, d, weight, n_e))
 
     old_types, old_ids = old.edge_types, old.relation_ids
@@ -81,7 +84,7 @@ def patched(t: Tables, since: tuple[Snapshot, Patch], df: np.ndarray, typed_weig
     src, dst = old_types.pair_keys // old_types.width, old_types.pair_keys % old_types.width
     stay = ~gone[src] & ~gone[dst]
     keys = emap[src[stay]] * max(n_e, 1) + emap[dst[stay]]
-    new_keys, new_types, new_ids = typed_pairs(t, sel)
+    new_keys, new_types, new_ids = typed_pairs(t, sel, co)
     at = np.searchsorted(keys, new_keys)
     keys = np.insert(keys, at, new_keys)
     types = np.insert(old_types.strings[stay], at, new_types)

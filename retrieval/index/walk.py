@@ -36,7 +36,7 @@ def _changed_rows(prev: Snapshot, snap: Snapshot, patch: Patch, changed: np.ndar
     chunks |= _moved(entries_in_rows(prev.mentioned_in, gone_e), cmap, n_c)
     links = carried(prev.links, stays, stays, cmap, cmap, (n_c, n_c))
     diff = sp.csr_matrix(snap.links != links)
-    chunks[np.repeat(np.arange(n_c), np.diff(diff.indptr))] = True
+    chunks |= np.diff(diff.indptr) > 0
     chunks |= _moved(entries_in_rows(prev.links, ~stays), cmap, n_c)
 
     entities = changed | entries_in_rows(snap.adjacency, changed)
