@@ -58,6 +58,8 @@ class Snapshot:
     community_members: dict[str, np.ndarray] = field(default_factory=dict)  # community id -> entity indices
     title_keys: dict[str, str] = field(default_factory=dict)  # chunk title -> normalized title
     chunk_about: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # the entity a chunk's title names
+    chunk_titles: list[tuple[str, ...]] = field(default_factory=list)  # the title keys each chunk names
+    title_cased: set[str] = field(default_factory=set)  # titles some document writes with a capital
     changed: np.ndarray | None = None    # entity rows whose relations were derived again (None: all were)
     build_seconds: float = 0.0
 

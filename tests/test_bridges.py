@@ -83,7 +83,7 @@ def test_a_title_that_many_passages_name_passes_less() -> None:
              *(f"This note mentions Caldermouth{' and Dax Fenn' if i < 2 else ''}." for i in range(30))]
     by_title = links.title_index(titles)
     auto = links.automaton(by_title, links.cased_titles(titles))
-    matrix, named_by = links.title_links(texts, by_title, [normalize_name(t) for t in titles], auto)
+    matrix, named_by = links.title_links(links.named_titles(texts, auto), by_title, [normalize_name(t) for t in titles])
     assert named_by == {"caldermouth": 30, "dax fenn": 2, "quilla marrow": 1}
     assert matrix[2, 1] == 1.0 and matrix[1, 2] == 1.0  # symmetric links
     limit = links.hub_limit(list(named_by.values()))

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from retrieval.index.carry import carried, joined
+from retrieval.index.carry import carried, joined, spliced
 from retrieval.index.lookups import PairLookup, RowIndex
 from retrieval.index.tables import strings
 
@@ -70,3 +70,37 @@ def test_carried_rows_equal_the_matrix_built_again(seed: int, n_new: int) -> Non
     drop = rng.random(n_old) < 0.3
     rows_only = carried(old, ~drop, None, np.arange(n_old), None, (n_old, n_old))
     assert (rows_only != sp.csr_matrix(sp.diags((~drop).astype(float)) @ old)).nnz == 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_spliced_rows_equal_carried_and_joined(seed: int) -> None:
+    """The transition's patch: fresh rows replace some rows, the others move by a monotone map with
+    rows removed and inserted; copying runs of rows gives carried + joined's arrays exactly."""
+    rng = np.random.default_rng(seed)
+    n_old, n_new = 40, 46
+    keep = rng.random(n_old) > 0.15
+    row_map = np.full(n_old, -1)
+    inserted = np.sort(rng.choice(n_new, n_new - int(keep.sum()), replace=False))
+    row_map[keep] = np.setdiff1d(np.arange(n_new), inserted)
+    old = sp.random(n_old, n_old, density=0.2, random_state=seed, format="csr")
+    old = sp.csr_matrix(old @ sp.diags(keep.astype(float)))  # no entry points to a removed row
+    old.eliminate_zeros()
+    old.sort_indices()  # as every matrix of a state
+    fresh_rows = np.zeros(n_new, dtype=bool)
+    fresh_rows[inserted] = True
+    fresh_rows[rng.choice(n_new, 6)] = True
+    fresh = sp.random(n_new, n_new, density=0.3, random_state=seed + 9, format="csr")
+    fresh = sp.csr_matrix(sp.diags(fresh_rows.astype(float)) @ fresh)
+    fresh.eliminate_zeros()
+    fresh.sort_indices()
+    gone = row_map < 0
+    gone[~gone] = fresh_rows[row_map[~gone]]
+    want = joined(carried(old, ~gone, None, row_map, row_map, (n_new, n_new)), fresh)
+    got = spliced(old, row_map, row_map, fresh, fresh_rows)
+    assert got.has_sorted_indices
+    for a, b in ((got.indptr, want.indptr), (got.indices, want.indices), (got.data, want.data)):
+        assert np.array_equal(a, b)
+    old_bad = old.tolil()
+    old_bad[int(np.flatnonzero(~gone)[0]), int(np.flatnonzero(~keep)[0])] = 1.0
+    with pytest.raises(ValueError, match="removed row"):
+        spliced(sp.csr_matrix(old_bad), row_map, row_map, fresh, fresh_rows)

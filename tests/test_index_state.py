@@ -144,6 +144,7 @@ def assert_same(patched: IndexState, fresh: IndexState) -> None:
         assert (np.array_equal(ma.indptr, mb.indptr) and np.array_equal(ma.indices, mb.indices)
                 and np.array_equal(ma.data, mb.data)), m
     assert sa.edge_types == sb.edge_types and sa.relation_ids == sb.relation_ids
+    assert sa.chunk_titles == sb.chunk_titles and sa.title_named_by == sb.title_named_by
     for query in ("Ada Lovelace London", "Analytical Engine", "the"):  # BM25 (built, or loaded from disk)
         ka, kb = patched.keyword.search(query, 5), fresh.keyword.search(query, 5)
         assert ka[0].tolist() == kb[0].tolist() and ka[1].tolist() == kb[1].tolist(), query

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import time
 
+import ahocorasick
 import numpy as np
 import scipy.sparse as sp
 
@@ -49,6 +50,26 @@ def _name_index(t: Tables, since: tuple[Snapshot, Patch] | None) -> dict[str, li
     for i, key in enumerate(t.entity_keys.tolist()):
         index.setdefault(key, []).append(i)
     return index
+
+
+def _named(t: Tables, titles: dict[str, list[int]], cased: set[str], since: tuple[Snapshot, Patch] | None
+           ) -> tuple[list[tuple[str, ...]], ahocorasick.Automaton | None]:
+    """The title keys each chunk names, and the automaton that finds them: the previous version's, and
+    its chunks' findings carried over, when the titles (and which are written with capitals) did not
+    change; then only the delta's new chunks are read (the others' texts are unchanged)."""
+    if since is not None:
+        old, patch = since
+        if old.title_cased == cased and old.title_index.keys() == titles.keys():
+            named: list[tuple[str, ...]] = [()] * len(t.chunk_ids)
+            moved = np.flatnonzero(patch.chunk_map >= 0)
+            for row, new_row in zip(moved.tolist(), patch.chunk_map[moved].tolist(), strict=True):
+                named[new_row] = old.chunk_titles[row]
+            fresh = np.flatnonzero(patch.chunks)  # (every new row that is no old row is marked)
+            for row, text in zip(fresh.tolist(), t.chunks["text"][fresh].tolist(), strict=True):
+                named[row] = tuple(links.titles_in(old.title_automaton, text))
+            return named, old.title_automaton
+    auto = links.automaton(titles, cased)
+    return links.named_titles(t.chunks["text"].tolist(), auto), auto
 
 
 def incidence_of(t: Tables, about: np.ndarray, about_weight: float) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix]:
@@ -96,9 +117,10 @@ def build(t: Tables, typed_weight: float = 2.0, about_weight: float = 2.0,
     texts = t.chunks["text"].tolist()
     docs = t.chunks["document_id"].tolist()
     by_title = links.title_index(titles, title_keys)
-    auto = links.automaton(by_title, links.cased_titles(titles, title_keys))
+    cased = links.cased_titles(titles, title_keys)
+    named, auto = _named(t, by_title, cased, since)
     chunk_ids = t.chunk_ids.tolist()
-    title_links, named_by = links.title_links(texts, by_title, docs, auto)
+    title_links, named_by = links.title_links(named, by_title, docs)
     title_links = links.damp_hubs(title_links, by_title, named_by)
     snap = Snapshot(
         version=t.version, entity_ids=t.entity_ids.tolist(), entity_names=t.entity_names.tolist(),
@@ -114,6 +136,7 @@ def build(t: Tables, typed_weight: float = 2.0, about_weight: float = 2.0,
         entity_hub_limit=(limit := links.hub_limit(df[df > 0])),
         generic=(t.entity_types == CONCEPT) & (df > limit),
         community_members=members, title_keys=title_keys, chunk_about=about, changed=dirty,
+        chunk_titles=named, title_cased=cased,
     )
     snap.build_seconds = time.perf_counter() - t0
     log.info("index v%d: %d entities, %d chunks, %d mentions, %d edges derived in %.2fs%s", t.version, n_e, n_c,

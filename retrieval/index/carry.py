@@ -39,6 +39,58 @@ def carried(m: sp.csr_matrix, keep_rows: np.ndarray, keep_cols: np.ndarray | Non
     return sp.csr_matrix((m.data[keep], indices.astype(index_type, copy=False), indptr), shape=shape)
 
 
+def spliced(old: sp.csr_matrix, row_map: np.ndarray, col_map: np.ndarray, fresh: sp.csr_matrix,
+            fresh_rows: np.ndarray) -> sp.csr_matrix:
+    """The matrix whose rows ``fresh_rows`` (a mask over the new rows) are ``fresh``'s (sorted, empty
+    elsewhere) and whose other rows are ``old``'s, moved by ``row_map`` and their columns by ``col_map``
+    (both monotone; every new row not fresh comes from an old row). ``carried`` then ``joined`` give
+    the same matrix entry by entry; this copies runs of rows instead of masking every entry."""
+    n = fresh.shape[0]
+    source = np.full(n, -1, dtype=np.int64)  # the old row of each carried new row
+    carry = row_map >= 0
+    carry[carry] = ~fresh_rows[row_map[carry]]
+    source[row_map[carry]] = np.flatnonzero(carry)
+    if ((source < 0) & ~fresh_rows).any():
+        raise ValueError("a new row is neither fresh nor carried")
+    # runs: fresh rows, or carried rows whose old rows follow on one another
+    step = np.ones(n, dtype=bool)
+    step[1:] = (source[1:] < 0) != (source[:-1] < 0)
+    step[1:] |= (source[1:] >= 0) & (source[1:] != source[:-1] + 1)
+    starts = np.flatnonzero(step).tolist()
+    ends = [*starts[1:], n] if starts else []
+    counts = np.diff(fresh.indptr)
+    counts[source >= 0] = np.diff(old.indptr)[source[source >= 0]]
+    index_type = np.int32 if max(fresh.shape[1], int(counts.sum())) < 2**31 else np.int64
+    moves = not identity(col_map, old.shape[1])
+    cmap = col_map.astype(index_type)
+    indices: list[np.ndarray] = []
+    data: list[np.ndarray] = []
+    for a, b in zip(starts, ends, strict=True):
+        r = int(source[a])
+        if r < 0:
+            lo, hi = int(fresh.indptr[a]), int(fresh.indptr[b])
+            indices.append(fresh.indices[lo:hi])
+            data.append(fresh.data[lo:hi])
+            continue
+        lo, hi = int(old.indptr[r]), int(old.indptr[r + b - a])
+        part = old.indices[lo:hi]
+        if moves and hi > lo:
+            part = cmap[part]
+            if int(part.min()) < 0:
+                raise ValueError("a carried entry points to a removed row")
+        indices.append(part)
+        data.append(old.data[lo:hi])
+    indptr = np.zeros(n + 1, dtype=index_type)
+    np.cumsum(counts, out=indptr[1:])
+    out = sp.csr_matrix((_joined(data, np.float64), _joined(indices, index_type), indptr), shape=fresh.shape)
+    out.has_sorted_indices = True
+    return out
+
+
+def _joined(parts: list[np.ndarray], dtype: type) -> np.ndarray:
+    return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype=dtype)
+
+
 def identity(row_map: np.ndarray, n: int) -> bool:
     """Whether a map of old rows moves none."""
     return len(row_map) == n and bool((row_map == np.arange(n)).all())

@@ -84,23 +84,30 @@ def titles_in(auto: ahocorasick.Automaton | None, text: str, case: bool = True) 
 HUB_FACTOR = 10.0
 
 
-def title_links(texts: Sequence[str], by_title: dict[str, list[int]], docs: Sequence[str],
-                auto: ahocorasick.Automaton | None) -> tuple[sp.csr_matrix, dict[str, int]]:
-    """Symmetric chunk-chunk matrix of title links found by ``auto`` (the automaton of ``by_title``;
-    a chunk never links within its own document), and how many chunks name each title named."""
+def named_titles(texts: Sequence[str], auto: ahocorasick.Automaton | None) -> list[tuple[str, ...]]:
+    """The title keys each text names (``titles_in``)."""
+    return [tuple(titles_in(auto, text)) for text in texts]
+
+
+def title_links(named: Sequence[Sequence[str]], by_title: dict[str, list[int]], docs: Sequence[str]
+                ) -> tuple[sp.csr_matrix, dict[str, int]]:
+    """Symmetric chunk-chunk matrix of the title links of the chunks naming the titles ``named`` (a
+    chunk never links within its own document), and how many chunks name each title named."""
     rows: list[int] = []
     cols: list[int] = []
     named_by: dict[str, int] = {}
-    for i, text in enumerate(texts):
+    for i, keys in enumerate(named):
+        if not keys:
+            continue
         targets: set[int] = set()
-        for key in titles_in(auto, text):
+        for key in keys:
             found = {j for j in by_title[key] if docs[j] != docs[i]}
             if found:
                 named_by[key] = named_by.get(key, 0) + 1
                 targets |= found
         rows += [i] * len(targets)
         cols += targets
-    n = len(texts)
+    n = len(named)
     r = np.asarray(rows + cols, dtype=np.int32)
     c = np.asarray(cols + rows, dtype=np.int32)
     m = sp.csr_matrix((np.ones(len(r)), (r, c)), shape=(n, n), dtype=np.float64)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from retrieval.index.carry import carried, entries_in_rows, joined
+from retrieval.index.carry import carried, entries_in_rows, spliced
 from retrieval.index.delta import Patch
 from retrieval.index.relations import old_rows
 from retrieval.snapshot import Snapshot
@@ -72,8 +72,7 @@ def patched_transition(old: sp.csc_matrix, prev: Snapshot, snap: Snapshot, patch
     if snap.changed is None:
         return None
     entities, chunks = _changed_rows(prev, snap, patch, snap.changed)
-    n_e, n = snap.n_entities, snap.n_entities + snap.n_chunks
+    n_e = snap.n_entities
     joint_map = np.concatenate([patch.entity_map, np.where(patch.chunk_map >= 0, patch.chunk_map + n_e, -1)])
-    gone = old_rows(np.concatenate([entities, chunks]), joint_map)
-    clean = carried(sp.csr_matrix(old.T), ~gone, None, joint_map, joint_map, (n, n))
-    return joined(clean, _rows(snap, entities, chunks, mention_weight, link_weight)).T
+    fresh = _rows(snap, entities, chunks, mention_weight, link_weight)
+    return spliced(sp.csr_matrix(old.T), joint_map, joint_map, fresh, np.concatenate([entities, chunks])).T
