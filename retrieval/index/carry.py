@@ -56,33 +56,29 @@ def spliced(old: sp.csr_matrix, row_map: np.ndarray, col_map: np.ndarray, fresh:
     step = np.ones(n, dtype=bool)
     step[1:] = (source[1:] < 0) != (source[:-1] < 0)
     step[1:] |= (source[1:] >= 0) & (source[1:] != source[:-1] + 1)
-    starts = np.flatnonzero(step).tolist()
-    ends = [*starts[1:], n] if starts else []
+    starts = np.flatnonzero(step)
+    ends = np.append(starts[1:], n).astype(np.int64)
     counts = np.diff(fresh.indptr)
     counts[source >= 0] = np.diff(old.indptr)[source[source >= 0]]
     index_type = np.int32 if max(fresh.shape[1], int(counts.sum())) < 2**31 else np.int64
-    moves = not identity(col_map, old.shape[1])
-    cmap = col_map.astype(index_type)
-    indices: list[np.ndarray] = []
-    data: list[np.ndarray] = []
-    for a, b in zip(starts, ends, strict=True):
-        r = int(source[a])
-        if r < 0:
-            lo, hi = int(fresh.indptr[a]), int(fresh.indptr[b])
-            indices.append(fresh.indices[lo:hi])
-            data.append(fresh.data[lo:hi])
-            continue
-        lo, hi = int(old.indptr[r]), int(old.indptr[r + b - a])
-        part = old.indices[lo:hi]
-        if moves and hi > lo:
-            part = cmap[part]
-            if int(part.min()) < 0:
-                raise ValueError("a carried entry points to a removed row")
-        indices.append(part)
-        data.append(old.data[lo:hi])
+    old_indices = old.indices
+    if not identity(col_map, old.shape[1]):
+        old_indices = col_map.astype(index_type)[old_indices]
+    # each run's slice of its source's arrays, in the order of the new rows
+    first = source[starts]
+    from_fresh = first < 0
+    first = np.maximum(first, 0)
+    lo = np.where(from_fresh, fresh.indptr[starts], old.indptr[first])
+    hi = np.where(from_fresh, fresh.indptr[ends], old.indptr[np.minimum(first + ends - starts, len(old.indptr) - 1)])
+    runs = zip(from_fresh.tolist(), lo.tolist(), hi.tolist(), strict=True)
+    pieces = [(fresh if f else old, f, a, b) for f, a, b in runs if b > a]
+    indices = _joined([(m.indices if f else old_indices)[a:b] for m, f, a, b in pieces], index_type)
+    if len(indices) and int(indices.min()) < 0:
+        raise ValueError("a carried entry points to a removed row")
     indptr = np.zeros(n + 1, dtype=index_type)
     np.cumsum(counts, out=indptr[1:])
-    out = sp.csr_matrix((_joined(data, np.float64), _joined(indices, index_type), indptr), shape=fresh.shape)
+    out = sp.csr_matrix((_joined([m.data[a:b] for m, _, a, b in pieces], np.float64), indices, indptr),
+                        shape=fresh.shape)
     out.has_sorted_indices = True
     return out
 

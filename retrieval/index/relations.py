@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from retrieval.index.carry import carried, joined
+from retrieval.index.carry import entries_in_rows, joined, spliced
 from retrieval.index.delta import Patch
 from retrieval.index.lookups import PairLookup
 from retrieval.index.sums import canonical, symmetric
@@ -62,6 +62,27 @@ def old_rows(new_mask: np.ndarray, row_map: np.ndarray) -> np.ndarray:
     return out
 
 
+def _adjacency(old: sp.csr_matrix, dirty: np.ndarray, gone: np.ndarray, emap: np.ndarray, again: sp.csr_matrix
+               ) -> sp.csr_matrix:
+    """The adjacency whose rows and columns of the ``dirty`` rows (``gone``: the old rows removed or
+    dirty) are ``again`` (their relations derived again), every other entry carried over. Rows with
+    no entry in a dirty column are copied whole (``carry.spliced``); their neighbours' rows are put
+    together from both parts."""
+    near = entries_in_rows(old, gone) & ~gone  # kept old rows with an entry in a gone column (symmetric)
+    sub = old[np.flatnonzero(near)]
+    keep = ~gone[sub.indices]
+    running = np.zeros(len(keep) + 1, dtype=np.int64)
+    np.cumsum(keep, out=running[1:])
+    counts = np.zeros(again.shape[0], dtype=np.int64)
+    counts[emap[near]] = running[sub.indptr[1:]] - running[sub.indptr[:-1]]
+    indptr = np.zeros(again.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    kept = sp.csr_matrix((sub.data[keep], emap[sub.indices[keep]], indptr), shape=again.shape)
+    rows = dirty | (np.diff(again.indptr) > 0)
+    rows[emap[near]] = True
+    return spliced(old, emap, emap, joined(kept, again), rows)
+
+
 def patched(t: Tables, since: tuple[Snapshot, Patch], df: np.ndarray, typed_weight: float
             ) -> tuple[sp.csr_matrix, PairLookup, PairLookup, np.ndarray]:
     """``fresh``'s result from the previous version's (with the same chunk count, PMI's N), and the
@@ -73,11 +94,10 @@ def patched(t: Tables, since: tuple[Snapshot, Patch], df: np.ndarray, typed_weig
     old_df[emap[moved]] = old.entity_df[moved]
     dirty = patch.entities | (old_df != df)  # touched, inserted, or a chunk count (so PMI) moved
     gone = old_rows(dirty, emap)
-    clean = carried(old.adjacency, ~gone, ~gone, emap, emap, (n_e, n_e))
     sel = np.flatnonzero(dirty[t.edge_source] | dirty[t.edge_target])
     co = t.edge_type[sel] == CO_OCCURS
     s, d, weight = edge_weights(t, sel, co, df, typed_weight)
-    adjacency = joined(clean, symmetric(s, d, weight, n_e))
+    adjacency = _adjacency(old.adjacency, dirty, gone, emap, symmetric(s, d, weight, n_e))
 
     old_types, old_ids = old.edge_types, old.relation_ids
     assert isinstance(old_types, PairLookup) and isinstance(old_ids, PairLookup)
