@@ -104,3 +104,25 @@ def test_spliced_rows_equal_carried_and_joined(seed: int) -> None:
     old_bad[int(np.flatnonzero(~gone)[0]), int(np.flatnonzero(~keep)[0])] = 1.0
     with pytest.raises(ValueError, match="removed row"):
         spliced(sp.csr_matrix(old_bad), row_map, row_map, fresh, fresh_rows)
+
+
+def test_adjacency_patch_keeps_the_rest_of_a_row_that_gains_a_relation() -> None:
+    """A relation re-derived for a dirty entity can be new to an untouched one (a PMI weight that was
+    not positive before): that row keeps its other entries."""
+    from retrieval.index.relations import _adjacency
+
+    def sym(pairs: dict[tuple[int, int], float], n: int) -> sp.csr_matrix:
+        rows = [a for a, b in pairs] + [b for a, b in pairs]
+        cols = [b for a, b in pairs] + [a for a, b in pairs]
+        m = sp.csr_matrix((list(pairs.values()) * 2, (rows, cols)), shape=(n, n))
+        m.sort_indices()
+        return m
+
+    n = 6
+    old = sym({(0, 1): 1.0, (1, 2): 2.0, (3, 4): 3.0, (4, 5): 4.0}, n)
+    dirty = np.zeros(n, dtype=bool)
+    dirty[2] = True
+    again = sym({(1, 2): 2.5, (2, 4): 0.5}, n)  # entity 4 gains a relation with the dirty entity 2
+    got = _adjacency(old, dirty, dirty.copy(), np.arange(n), again)
+    want = sym({(0, 1): 1.0, (1, 2): 2.5, (2, 4): 0.5, (3, 4): 3.0, (4, 5): 4.0}, n)
+    assert got.has_sorted_indices and (got != want).nnz == 0

@@ -168,7 +168,7 @@ OP = st.one_of(
 )
 
 
-@settings(max_examples=int(os.environ.get("HOPGRAPH_PROPERTY_EXAMPLES", "100")), deadline=None,
+@settings(max_examples=int(os.environ.get("HOPGRAPH_PROPERTY_EXAMPLES", "300")), deadline=None,
           derandomize="HOPGRAPH_PROPERTY_EXAMPLES" not in os.environ, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(OP, min_size=1, max_size=12), st.integers(1, 4))
 def test_deltas_equal_a_fresh_build(ops: list[tuple], refresh_every: int) -> None:  # type: ignore[type-arg]

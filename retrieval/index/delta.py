@@ -16,6 +16,7 @@ import numpy as np
 
 from graphdb.store import GraphChange, GraphStore
 from hopgraph.core.text import normalize_name
+from retrieval.index.carry import identity
 from retrieval.index.tables import (
     CHUNK_COLUMNS,
     Tables,
@@ -107,6 +108,12 @@ def _remap(rows: np.ndarray, mapping: np.ndarray) -> np.ndarray:
     return mapping[rows] if len(rows) else rows.astype(np.int64)
 
 
+def _moved(rows: np.ndarray, keep: np.ndarray, mapping: np.ndarray) -> np.ndarray:
+    """The int32 rows where ``keep``, moved by ``mapping`` (not gathered when it moves none)."""
+    kept = rows[keep]
+    return kept if identity(mapping, len(mapping)) else mapping.astype(np.int32)[kept]
+
+
 def _concat(*parts: np.ndarray) -> np.ndarray:
     return np.concatenate(parts)
 
@@ -161,10 +168,15 @@ def apply_delta(tables: Tables, changes: Sequence[GraphChange], graph: GraphStor
         names[at] = strings([r[1] for r in rows.values()])
         types[at] = strings([r[2] for r in rows.values()])
         keys[at] = strings([normalize_name(r[1]) for r in rows.values()])
-    evec = splice(t.entity_vectors, keep_entity, ins, unit_rows(sorted(added), vectors, t.dim))
     kept = sorted(set(rows) - set(added))  # a touched entity may have been deleted and written again since
-    if kept:
-        evec[rows_of(ents.ids, kept)] = unit_rows(kept, vectors, t.dim)
+    again = unit_rows(kept, vectors, t.dim)
+    if not added and identity(ents.old_to_new, len(t.entity_ids)) and np.array_equal(
+            t.entity_vectors[rows_of(t.entity_ids, kept)], again.astype(t.entity_vectors.dtype)):
+        evec = t.entity_vectors  # no row moved, no vector changed: shared (never written), not copied
+    else:
+        evec = splice(t.entity_vectors, keep_entity, ins, unit_rows(sorted(added), vectors, t.dim))
+        if kept:
+            evec[rows_of(ents.ids, kept)] = again
     if evec.dtype != (want := vector_dtype(len(ents.ids))):
         if want is not np.float16:  # float16 rows cannot become the float32 rows a fresh read gives
             raise NeedsRebuild(f"{len(ents.ids)} entities: vectors back to float32")
@@ -190,9 +202,9 @@ def apply_delta(tables: Tables, changes: Sequence[GraphChange], graph: GraphStor
     in_named[t_named[t_named >= 0]] = True
     drop_e = (in_touched[t.edge_source] & in_touched[t.edge_target]) | in_named[t.edge_source] | \
         in_named[t.edge_target]
-    e_src = _remap(t.edge_source[~drop_e], ents.old_to_new)
-    e_dst = _remap(t.edge_target[~drop_e], ents.old_to_new)
-    e_live = (e_src >= 0) & (e_dst >= 0)
+    if not identity(ents.old_to_new, len(t.entity_ids)):  # an edge to a removed entity goes too
+        drop_e |= (ents.old_to_new[t.edge_source] < 0) | (ents.old_to_new[t.edge_target] < 0)
+    e_keep = ~drop_e  # (each column compressed once: 10M rows at scale, two of them Python strings)
     read = {e.id: e for e in [*(graph.snapshot_edges(touched, within=True) if touched else []),
                               *(graph.snapshot_edges(named) if named else [])]}
     edges = edge_columns(list(read.values()), ents.ids)
@@ -224,10 +236,10 @@ def apply_delta(tables: Tables, changes: Sequence[GraphChange], graph: GraphStor
         mention_chunk=_concat(m_chunk[live], fresh["mention_chunk"]).astype(np.int32),
         mention_entity=_concat(m_entity[live], fresh["mention_entity"]).astype(np.int32),
         mention_count=_concat(t.mention_count[~drop_m][live], fresh["mention_count"]).astype(np.float64),
-        edge_source=_concat(e_src[e_live], edges["edge_source"]).astype(np.int32),
-        edge_target=_concat(e_dst[e_live], edges["edge_target"]).astype(np.int32),
-        edge_type=_concat(t.edge_type[~drop_e][e_live], edges["edge_type"]),
-        edge_weight=_concat(t.edge_weight[~drop_e][e_live], edges["edge_weight"]).astype(np.float64),
-        edge_id=_concat(t.edge_id[~drop_e][e_live], edges["edge_id"]),
+        edge_source=_concat(_moved(t.edge_source, e_keep, ents.old_to_new), edges["edge_source"]),
+        edge_target=_concat(_moved(t.edge_target, e_keep, ents.old_to_new), edges["edge_target"]),
+        edge_type=_concat(t.edge_type[e_keep], edges["edge_type"]),
+        edge_weight=_concat(t.edge_weight[e_keep], edges["edge_weight"]).astype(np.float64),
+        edge_id=_concat(t.edge_id[e_keep], edges["edge_id"]),
         **members,
     ), patch

@@ -66,9 +66,13 @@ def _adjacency(old: sp.csr_matrix, dirty: np.ndarray, gone: np.ndarray, emap: np
                ) -> sp.csr_matrix:
     """The adjacency whose rows and columns of the ``dirty`` rows (``gone``: the old rows removed or
     dirty) are ``again`` (their relations derived again), every other entry carried over. Rows with
-    no entry in a dirty column are copied whole (``carry.spliced``); their neighbours' rows are put
-    together from both parts."""
-    near = entries_in_rows(old, gone) & ~gone  # kept old rows with an entry in a gone column (symmetric)
+    no entry in a dirty column, before or after, are copied whole (``carry.spliced``); their
+    neighbours' rows are put together from both parts."""
+    fresh_rows = np.diff(again.indptr) > 0
+    near = entries_in_rows(old, gone)  # old rows with an entry in a gone column (symmetric), or one again
+    stays = emap >= 0
+    near[stays] |= fresh_rows[emap[stays]]
+    near &= ~gone
     sub = old[np.flatnonzero(near)]
     keep = ~gone[sub.indices]
     running = np.zeros(len(keep) + 1, dtype=np.int64)
@@ -78,7 +82,7 @@ def _adjacency(old: sp.csr_matrix, dirty: np.ndarray, gone: np.ndarray, emap: np
     indptr = np.zeros(again.shape[0] + 1, dtype=np.int64)
     np.cumsum(counts, out=indptr[1:])
     kept = sp.csr_matrix((sub.data[keep], emap[sub.indices[keep]], indptr), shape=again.shape)
-    rows = dirty | (np.diff(again.indptr) > 0)
+    rows = dirty | fresh_rows
     rows[emap[near]] = True
     return spliced(old, emap, emap, joined(kept, again), rows)
 
