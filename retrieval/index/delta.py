@@ -169,14 +169,14 @@ def apply_delta(tables: Tables, changes: Sequence[GraphChange], graph: GraphStor
         types[at] = strings([r[2] for r in rows.values()])
         keys[at] = strings([normalize_name(r[1]) for r in rows.values()])
     kept = sorted(set(rows) - set(added))  # a touched entity may have been deleted and written again since
-    again = unit_rows(kept, vectors, t.dim)
+    reread = unit_rows(kept, vectors, t.dim)
     if not added and identity(ents.old_to_new, len(t.entity_ids)) and np.array_equal(
-            t.entity_vectors[rows_of(t.entity_ids, kept)], again.astype(t.entity_vectors.dtype)):
+            t.entity_vectors[rows_of(t.entity_ids, kept)], reread.astype(t.entity_vectors.dtype)):
         evec = t.entity_vectors  # no row moved, no vector changed: shared (never written), not copied
     else:
         evec = splice(t.entity_vectors, keep_entity, ins, unit_rows(sorted(added), vectors, t.dim))
         if kept:
-            evec[rows_of(ents.ids, kept)] = again
+            evec[rows_of(ents.ids, kept)] = reread
     if evec.dtype != (want := vector_dtype(len(ents.ids))):
         if want is not np.float16:  # float16 rows cannot become the float32 rows a fresh read gives
             raise NeedsRebuild(f"{len(ents.ids)} entities: vectors back to float32")
