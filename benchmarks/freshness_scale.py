@@ -2,8 +2,9 @@
 
 Documents have one chunk naming ten entities (uniformly drawn) and a title; edges join uniformly
 drawn entity pairs, one in ten typed. A ``SyntheticGraph`` answers the delta's reads for 100 changed
-documents from the same arrays, so the refresh runs ``apply_delta`` and the derivation (carrying the
-served state over) for real.
+documents from the same arrays (their new chunks mention entities that exist: no entity row is inserted
+or removed), so the refresh runs ``apply_delta`` and the derivation (carrying the served state over)
+for real.
 The patched tables are then persisted, and a fresh process loads them as ``serve`` does: its RSS is
 the served state's, and its graph passes give the query p50 (``python -m benchmarks.freshness_scale
 FOLDER`` runs that part alone).
@@ -27,7 +28,7 @@ from hopgraph.core.text import normalize_name
 from retrieval.index import persist
 from retrieval.index.delta import apply_delta
 from retrieval.index.state import IndexRecipe, IndexState
-from retrieval.index.tables import Tables, shared, strings, vector_dtype
+from retrieval.index.tables import Tables, shared, strings, unit, vector_dtype
 from retrieval.signals import Seeds, entity_similarity, ppr_scores
 
 DIM = 384
@@ -50,9 +51,9 @@ def generate(n_docs: int, n_entities: int, n_edges: int, seed: int = 7) -> Table
     texts = [_text(rng, m_entity[j * PER_CHUNK:(j + 1) * PER_CHUNK]) for j in range(n_docs)]
     chunk_ids = strings([f"c{j:09d}" for j in range(n_docs)])
     docs = strings([f"d{j:09d}" for j in range(n_docs)])
-    vec = rng.standard_normal((n_entities, DIM), dtype=np.float32)
-    vec /= np.linalg.norm(vec, axis=1, keepdims=True)
-    vec = vec.astype(vector_dtype(n_entities), copy=False)
+    vec = np.empty((n_entities, DIM), dtype=vector_dtype(n_entities))
+    for a in range(0, n_entities, 65_536):
+        vec[a:a + 65_536] = unit(stored(np.arange(a, min(a + 65_536, n_entities)), ENTITY_SALT))
     cvec = rng.standard_normal((n_docs, DIM), dtype=np.float32)
     cvec /= np.linalg.norm(cvec, axis=1, keepdims=True)
     src = rng.integers(0, n_entities, n_edges).astype(np.int32)
@@ -114,10 +115,24 @@ class SyntheticGraph:
         return []
 
 
+def stored(rows: np.ndarray, salt: float) -> np.ndarray:
+    """The float32 vectors a store holds for these rows: a function of the row, as an entity's vector is
+    of its name (a hash, not statistics: only their being distinct and fixed matters here)."""
+    x = np.sin((rows[:, None] + 1.0) * 12.9898 + np.arange(DIM)[None, :] * 78.233 + salt) * 43758.5453
+    return (x - np.floor(x) - 0.5).astype(np.float32)
+
+
+ENTITY_SALT, CHUNK_SALT = 0.0, 0.5
+
+
 class SyntheticVectors:
+    """The vector store: an entity keeps the vector it was generated with (its name did not change); a
+    changed document's chunk gets a new one (its text did)."""
+
     def vectors(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        rng = np.random.default_rng(3)
-        return {i: rng.standard_normal(DIM).astype(np.float32) for i in ids}
+        rows = np.asarray([int(i[1:]) for i in ids], dtype=np.float64)
+        found = stored(rows, ENTITY_SALT if collection == "entities" else CHUNK_SALT)
+        return dict(zip(ids, found, strict=True))
 
 
 def rss_parts() -> dict[str, float]:
