@@ -109,7 +109,7 @@ def test_spliced_rows_equal_carried_and_joined(seed: int) -> None:
 def test_adjacency_patch_keeps_the_rest_of_a_row_that_gains_a_relation() -> None:
     """A relation re-derived for a dirty entity can be new to an untouched one (a PMI weight that was
     not positive before): that row keeps its other entries."""
-    from retrieval.index.relations import _adjacency
+    from retrieval.index.relations import spliced_adjacency
 
     def sym(pairs: dict[tuple[int, int], float], n: int) -> sp.csr_matrix:
         rows = [a for a, b in pairs] + [b for a, b in pairs]
@@ -123,6 +123,6 @@ def test_adjacency_patch_keeps_the_rest_of_a_row_that_gains_a_relation() -> None
     dirty = np.zeros(n, dtype=bool)
     dirty[2] = True
     again = sym({(1, 2): 2.5, (2, 4): 0.5}, n)  # entity 4 gains a relation with the dirty entity 2
-    got = _adjacency(old, dirty, dirty.copy(), np.arange(n), again)
+    got = spliced_adjacency(old, dirty, dirty.copy(), np.arange(n), again)
     want = sym({(0, 1): 1.0, (1, 2): 2.5, (2, 4): 0.5, (3, 4): 3.0, (4, 5): 4.0}, n)
     assert got.has_sorted_indices and (got != want).nnz == 0

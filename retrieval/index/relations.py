@@ -62,7 +62,7 @@ def old_rows(new_mask: np.ndarray, row_map: np.ndarray) -> np.ndarray:
     return out
 
 
-def _adjacency(old: sp.csr_matrix, dirty: np.ndarray, gone: np.ndarray, emap: np.ndarray, again: sp.csr_matrix
+def spliced_adjacency(old: sp.csr_matrix, dirty: np.ndarray, gone: np.ndarray, emap: np.ndarray, again: sp.csr_matrix
                ) -> sp.csr_matrix:
     """The adjacency whose rows and columns of the ``dirty`` rows (``gone``: the old rows removed or
     dirty) are ``again`` (their relations derived again), every other entry carried over. Rows with
@@ -101,7 +101,7 @@ def patched(t: Tables, since: tuple[Snapshot, Patch], df: np.ndarray, typed_weig
     sel = np.flatnonzero(dirty[t.edge_source] | dirty[t.edge_target])
     co = t.edge_type[sel] == CO_OCCURS
     s, d, weight = edge_weights(t, sel, co, df, typed_weight)
-    adjacency = _adjacency(old.adjacency, dirty, gone, emap, symmetric(s, d, weight, n_e))
+    adjacency = spliced_adjacency(old.adjacency, dirty, gone, emap, symmetric(s, d, weight, n_e))
 
     old_types, old_ids = old.edge_types, old.relation_ids
     assert isinstance(old_types, PairLookup) and isinstance(old_ids, PairLookup)
