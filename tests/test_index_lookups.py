@@ -9,6 +9,7 @@ import scipy.sparse as sp
 
 from retrieval.index.carry import carried, joined, spliced
 from retrieval.index.lookups import PairLookup, RowIndex
+from retrieval.index.relations import spliced_adjacency
 from retrieval.index.tables import strings
 
 
@@ -109,8 +110,6 @@ def test_spliced_rows_equal_carried_and_joined(seed: int) -> None:
 def test_adjacency_patch_keeps_the_rest_of_a_row_that_gains_a_relation() -> None:
     """A relation re-derived for a dirty entity can be new to an untouched one (a PMI weight that was
     not positive before): that row keeps its other entries."""
-    from retrieval.index.relations import spliced_adjacency
-
     def sym(pairs: dict[tuple[int, int], float], n: int) -> sp.csr_matrix:
         rows = [a for a, b in pairs] + [b for a, b in pairs]
         cols = [b for a, b in pairs] + [a for a, b in pairs]
