@@ -1,11 +1,11 @@
 """The vectors of one ingest batch: chunks, sections (the mean of their chunks' vectors), entities (by
-name), typed relations (``ingest.texts.relation_text``), each caption of an image document and, with
+name), typed relations (``ingest.relation_vectors``), each caption of an image document and, with
 CLIP, image files; and the vectors of sections and image captions that have none yet."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -14,8 +14,9 @@ from graphdb.store import GraphStore
 from hopgraph.core.records import Chunk, Document, IngestReport, Relation, Section
 from hopgraph.core.settings import ExtractionSettings
 from ingest.extraction import CO_OCCURS, Extraction
+from ingest.relation_vectors import Lookup, relation_vectors
 from ingest.sources import SourceText
-from ingest.texts import relation_point, relation_text
+from ingest.texts import relation_point
 from vectors.clip import ClipEmbedder
 from vectors.embedders import Embedder
 from vectors.store import VectorPoint, VectorStore
@@ -36,18 +37,27 @@ def section_point(section: Section, chunk_vectors: Mapping[str, np.ndarray]) -> 
 
 
 def vector_points(embedder: Embedder, cfg: ExtractionSettings, chunks: list[Chunk], sections: list[Section],
-                  extraction: Extraction, relations: list[Relation],
-                  already: Mapping[str, set[str]]) -> dict[str, list[VectorPoint]]:
+                  extraction: Extraction, relations: list[Relation], already: Mapping[str, set[str]],
+                  stored: Lookup) -> dict[str, list[VectorPoint]]:
     """The batch's points per collection, except entities and relations whose ids are in ``already``
-    (their vectors were written by this process)."""
+    (their vectors were written by this process). ``stored``: the vectors already in the store (for
+    composed relationship vectors whose entities were embedded by an earlier batch)."""
     names = {e.id: e.name for e in extraction.entities.values()}
     entities = [e for e in extraction.entities.values() if e.id not in already["entities"]]
     embedded = [r for r in relations if (r.type != CO_OCCURS or cfg.embed_cooccurrence)
                 and r.id not in already["relationships"]]
     chunk_vecs = embedder.embed([c.text for c in chunks])
     entity_vecs = embedder.embed([e.name for e in entities])
-    relation_vecs = embedder.embed([relation_text(r, names, cfg.relation_text_words) for r in embedded])
     by_chunk = {c.id: v for c, v in zip(chunks, chunk_vecs, strict=True)}
+    batch = {"entities": {e.id: v for e, v in zip(entities, entity_vecs, strict=True)}, "chunks": by_chunk}
+
+    def lookup(collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        here = batch[collection]
+        found = {i: here[i] for i in ids if i in here}
+        rest = [i for i in ids if i not in here]
+        return {**found, **stored(collection, rest)} if rest else found
+
+    relation_vecs = relation_vectors(embedded, embedder, cfg, names, lookup)
     return {
         "chunks": [VectorPoint(c.id, v, {"document_id": c.document_id}) for c, v in zip(chunks, chunk_vecs,
                                                                                         strict=True)],

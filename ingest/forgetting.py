@@ -11,7 +11,8 @@ from hopgraph.core.records import Chunk, Entity, Relation
 from hopgraph.core.settings import ExtractionSettings
 from ingest.extraction import CO_OCCURS, Extractor, SpacyExtractor
 from ingest.graph_edits import refreshed_description
-from ingest.texts import merge_relations, relation_point, relation_text
+from ingest.relation_vectors import relation_vectors
+from ingest.texts import merge_relations, relation_point
 from vectors.embedders import Embedder
 from vectors.store import VectorStore
 
@@ -49,11 +50,12 @@ def forget_removed_text(graph: GraphStore, vectors: VectorStore, embedder: Embed
     graph.set_descriptions({e.id: fresh[e.id] or e.description for e in entities},
                            {r.ref: fresh[r.id] or r.description for r in relations if r.ref is not None})
     rels = [Relation(id=r.id, source_id=r.ref.source_id, target_id=r.ref.target_id, type=r.type,
-                     description=fresh[r.id] or "") for r in changed if r.ref is not None]
+                     description=fresh[r.id] or "", description_chunk=r.chunk_ids[0] if r.chunk_ids else "")
+            for r in changed if r.ref is not None]
     names = {rel.source_id: r.names[0] for rel, r in zip(rels, changed, strict=True)}
     names.update({rel.target_id: r.names[1] for rel, r in zip(rels, changed, strict=True)})
     if rels:
-        vecs = embedder.embed([relation_text(r, names, cfg.relation_text_words) for r in rels])
+        vecs = relation_vectors(rels, embedder, cfg, names, vectors.vectors)
         vectors.upsert("relationships", [relation_point(r, v) for r, v in zip(rels, vecs, strict=True)])
     log.info("forgot removed text: %d entity and %d relation description(s) rewritten",
              sum(fresh[e.id] is not None for e in entities), sum(fresh[r.id] is not None for r in relations))

@@ -82,7 +82,7 @@ class Ingestor:
         self.extractor = self._extractor()
         self._parsers = parser_pool(self.extractor, settings.extraction)
         self.resolver = EntityResolver(graph, vectors, embedder, settings.resolution,
-                                       relation_words=settings.extraction.relation_text_words)
+                                       extraction=settings.extraction)
         reporter = LlmReporter(self._chat()) if settings.communities.llm_summaries else None
         self.communities = CommunityBuilder(graph, vectors, embedder, settings.communities, reporter=reporter,
                                             max_concurrency=settings.llm.max_concurrency)
@@ -353,7 +353,7 @@ class Ingestor:
         self._checkpoint(ctl, report)
         with stage(report, "embed"):
             points = vector_points(self.embedder, self.settings.extraction, chunks, sections, extraction,
-                                   relations, self._embedded)
+                                   relations, self._embedded, self.vectors.vectors)
             points["captions"] = caption_points(self.embedder, {s.document.id: s.text for s in todo
                                                                 if s.document.kind == "image"})
         if upcoming is not None and upcoming.in_workers and upcoming.pending is None and self._parsers is not None:

@@ -27,10 +27,11 @@ import numpy as np
 
 from graphdb.store import GraphStore
 from hopgraph.core.records import CONCEPT, GRAPH_NODE, Entity
-from hopgraph.core.settings import ResolutionSettings
+from hopgraph.core.settings import ExtractionSettings, ResolutionSettings
 from hopgraph.core.text import normalize_name
 from ingest.graph_edits import merge_edits
-from ingest.texts import relation_point, relation_text
+from ingest.relation_vectors import relation_vectors
+from ingest.texts import relation_point
 from vectors.embedders import Embedder
 from vectors.store import VectorStore
 
@@ -89,8 +90,8 @@ class EntityResolver:
     """Finds and applies merges among recently written entities."""
 
     def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder,
-                 cfg: ResolutionSettings, relation_words: int) -> None:
-        self.relation_words = relation_words
+                 cfg: ResolutionSettings, extraction: ExtractionSettings) -> None:
+        self.extraction = extraction
         self.graph = graph
         self.vectors = vectors
         self.embedder = embedder
@@ -171,7 +172,7 @@ class EntityResolver:
             names = {m.canonical_id: m.canonical_name for m in merges}
             names.update((i, name) for i, name, _ in self.graph.snapshot_entities(
                 sorted({e for r in keep for e in (r.source_id, r.target_id)})))
-            vecs = self.embedder.embed([relation_text(r, names, self.relation_words) for r in keep])
+            vecs = relation_vectors(keep, self.embedder, self.extraction, names, self.vectors.vectors)
             self.vectors.upsert("relationships", [relation_point(r, v) for r, v in zip(keep, vecs, strict=True)])
         for m in merges:
             log.debug("merged entity %r into %r (similarity %.2f)", m.alias_name, m.canonical_name, m.score)

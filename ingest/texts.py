@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -19,7 +19,7 @@ def merge_relations(relations: Sequence[Relation]) -> list[Relation]:
     return list(merged.values())
 
 
-def relation_text(r: Relation, names: dict[str, str], max_words: int) -> str:
+def relation_text(r: Relation, names: Mapping[str, str], max_words: int) -> str:
     """What a relationship embedding encodes: "{source} {type} {target}: {description}" (the
     supporting sentence, cut at ``max_words``: the chunk vector already holds the whole of it)."""
     src, dst = names.get(r.source_id, r.source_id), names.get(r.target_id, r.target_id)

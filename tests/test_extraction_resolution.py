@@ -5,14 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import Chunk
 from hopgraph.core.settings import ExtractionSettings
 from ingest.extraction import CO_OCCURS, SpacyExtractor
+from ingest.relation_vectors import relation_vectors
 from ingest.resolution import accepts, compatible_types, name_relation
-from ingest.texts import relation_text
 from tests.paths import SHARED_DATA
+from vectors.embedders import SentenceTransformerEmbedder
+
+from .conftest import ServerInfo, settings_for
 
 DATA = SHARED_DATA
 CAROL = DATA / "christmas-carol" / "a-christmas-carol.txt"
@@ -58,7 +62,16 @@ def test_name_rules() -> None:
     assert accepts("fuzzy", "GPE", "GPE")  # spelling variants of a place still merge
 
 
-def test_resolution_merges_variants_not_distinct_names(platform: Platform, tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", ["text", "composed"])
+def test_resolution_merges_variants_not_distinct_names(arcadedb: ServerInfo, embedder: SentenceTransformerEmbedder,
+                                                       tmp_path: Path, mode: str) -> None:
+    """(``mode``: how relationship vectors are made, ``extraction.relation_vectors``)"""
+    cfg = settings_for(arcadedb, tmp_path / "data", extraction=ExtractionSettings(relation_vectors=mode))
+    with Platform(cfg, embedder=embedder) as platform:  # type: ignore[arg-type]
+        _merges_variants(platform, tmp_path)
+
+
+def _merges_variants(platform: Platform, tmp_path: Path) -> None:
     text = CAROL.read_text(encoding="utf-8")
     (tmp_path / "carol.txt").write_text(text[:60_000], encoding="utf-8")
     report = platform.ingest([tmp_path / "carol.txt"])
@@ -74,13 +87,12 @@ def test_resolution_merges_variants_not_distinct_names(platform: Platform, tmp_p
     assert n > 20
     assert g.read("MATCH (e:Entity) WHERE NOT (e)<-[:MENTIONS]-() RETURN count(e) AS n")[0]["n"] == 0
     assert platform.vectors.count("entities") == platform.graph.counts()["Entity"]
-    # the relations moved to a canonical entity were embedded again with the names of both their ends
+    # the relations moved to a canonical entity were embedded again with both their (current) ends
     moved = [r for r in g.relations_of_entities([by_name["Ebenezer Scrooge"]["id"]]) if r.type != CO_OCCURS]
     assert len(moved) >= 3
     names = {i: name for i, name, _ in g.snapshot_entities(sorted({e for r in moved for e in (r.source_id,
                                                                                            r.target_id)}))}
-    words = platform.settings.extraction.relation_text_words
-    want = platform.embedder.embed([relation_text(r, names, words) for r in moved])
+    want = relation_vectors(moved, platform.embedder, platform.settings.extraction, names, platform.vectors.vectors)
     have = platform.vectors.vectors("relationships", [r.id for r in moved])
     assert all(float(np.dot(have[r.id], v)) > 0.999 for r, v in zip(moved, want, strict=True))
     # the merge is recorded: a later ingest maps the surface form straight to the canonical entity

@@ -16,7 +16,7 @@ import pytest
 from graphdb.bolt import BoltGraphStore
 from hopgraph.app.doctor import diagnose
 from hopgraph.app.platform import Platform
-from hopgraph.core.settings import ResolutionSettings
+from hopgraph.core.settings import ExtractionSettings, ResolutionSettings
 from tests.conftest import settings_for
 from tests.paths import SHARED_DATA
 from vectors.embedders import SentenceTransformerEmbedder
@@ -87,13 +87,17 @@ def _modularity(p: Platform) -> tuple[float, float]:
 
 
 @pytest.mark.timeout(900)
+@pytest.mark.parametrize("mode", ["text", "composed"])
 def test_an_incremental_reingest_equals_a_fresh_ingest_of_the_changed_corpus(
         arcadedb: Any, embedder: SentenceTransformerEmbedder, tmp_path: Path,
-        caplog: pytest.LogCaptureFixture) -> None:
+        caplog: pytest.LogCaptureFixture, mode: str) -> None:
+    """(``mode``: how relationship vectors are made, ``extraction.relation_vectors``)"""
+    extraction = ExtractionSettings(relation_vectors=mode)
     lines = (SHARED_DATA / "2wiki-corpus" / "corpus.jsonl").read_text().splitlines()
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text("\n".join(lines[:160]))
-    with Platform(settings_for(arcadedb, tmp_path / "inc", resolution=NO_MERGES), embedder=embedder) as inc:
+    with Platform(settings_for(arcadedb, tmp_path / "inc", resolution=NO_MERGES, extraction=extraction),
+                  embedder=embedder) as inc:
         inc.ingest([corpus])
         communities_before = inc.graph.counts()["Community"]
         recs = [json.loads(x) for x in lines[:160]]
@@ -109,7 +113,8 @@ def test_an_incremental_reingest_equals_a_fresh_ingest_of_the_changed_corpus(
         assert inc.vectors.count("communities") == inc.graph.counts()["Community"]
         assert inc.graph.unclustered_entities() == [] and inc.graph.stale_summaries() == set()
         assert inc.graph.counts()["Community"] > 0.8 * communities_before
-    with Platform(settings_for(arcadedb, tmp_path / "fresh", resolution=NO_MERGES), embedder=embedder) as fresh:
+    with Platform(settings_for(arcadedb, tmp_path / "fresh", resolution=NO_MERGES, extraction=extraction),
+                  embedder=embedder) as fresh:
         fresh.ingest([corpus])
         fresh_graph, fresh_vectors, fresh_q = _graph(fresh), _vectors(fresh), _modularity(fresh)
     assert inc_graph["nodes"].keys() == fresh_graph["nodes"].keys()

@@ -1,0 +1,73 @@
+"""Relationship vectors, made one of two ways (``extraction.relation_vectors``):
+
+- ``text``: the embedding of "{source} {type} {target}: {sentence}" (``ingest.texts.relation_text``);
+- ``composed``: no relation text is embedded. A relationship's vector is the sum of four unit vectors
+  the ingest already has or gets almost for free: its two entities' (their names), its type's (a few
+  thousand distinct types, each embedded once) and its stating chunk's (the chunk its description
+  comes from), scaled to unit length. The chunk carries the sentence the text form spelled out.
+
+On the session-12 stores of the three developer sets (relationship vectors rewritten, nothing else
+changed), ``composed`` moved ``global`` R@2 by +6.5 / +4.0 / +3.2 and ``hybrid`` by +2.5 / +2.1 / +1.7
+(hotpotqa-100 / musique-100 / 2wiki-dev-500), and ``mix`` by 0.0 / -3.7 / +0.6, so it is not the
+default; it saves the embedding of every typed relation (2wiki-corpus: 41k texts, ~2.5 minutes on
+2 cores).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+
+from hopgraph.core.records import Relation
+from hopgraph.core.settings import ExtractionSettings
+from ingest.texts import relation_text
+from vectors.embedders import Embedder
+
+#: stored vectors of ids in a collection ("entities", "chunks"); ids without one are left out
+Lookup = Callable[[str, Sequence[str]], Mapping[str, np.ndarray]]
+
+
+def stating_chunk(r: Relation) -> str:
+    """The chunk a relation's description comes from (its smallest supporting chunk when unset)."""
+    return r.description_chunk or (min(r.chunk_ids) if r.chunk_ids else "")
+
+
+def type_text(r: Relation) -> str:
+    return r.type.replace("_", " ")
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    v = np.asarray(v, dtype=np.float32)
+    return v / max(float(np.linalg.norm(v)), 1e-12)
+
+
+def composed(relations: Sequence[Relation], embedder: Embedder, names: Mapping[str, str], lookup: Lookup
+             ) -> np.ndarray:
+    """The ``composed`` vectors of ``relations`` (an entity without a stored vector has its name
+    embedded; a stating chunk without one is left out of the sum)."""
+    ends = sorted({e for r in relations for e in (r.source_id, r.target_id)})
+    entity = dict(lookup("entities", ends))
+    missing = [e for e in ends if e not in entity]
+    if missing:
+        entity.update(zip(missing, embedder.embed([names.get(e, e) for e in missing]), strict=True))
+    chunk = lookup("chunks", sorted({c for r in relations if (c := stating_chunk(r))}))
+    types = sorted({type_text(r) for r in relations})
+    typed = dict(zip(types, embedder.embed(types), strict=True))
+    out = np.zeros((len(relations), embedder.dim), dtype=np.float32)
+    for k, r in enumerate(relations):
+        total = _unit(entity[r.source_id]) + _unit(typed[type_text(r)]) + _unit(entity[r.target_id])
+        said = chunk.get(stating_chunk(r))
+        out[k] = _unit(total if said is None else total + _unit(said))
+    return out
+
+
+def relation_vectors(relations: Sequence[Relation], embedder: Embedder, cfg: ExtractionSettings,
+                     names: Mapping[str, str], lookup: Lookup) -> np.ndarray:
+    """One vector per relation, as ``cfg.relation_vectors`` says (``names``: entity id -> name, for
+    the text form and for entities without a stored vector)."""
+    if not relations:
+        return np.zeros((0, embedder.dim), dtype=np.float32)
+    if cfg.relation_vectors == "composed":
+        return composed(relations, embedder, names, lookup)
+    return embedder.embed([relation_text(r, names, cfg.relation_text_words) for r in relations])
