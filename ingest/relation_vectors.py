@@ -1,16 +1,17 @@
 """Relationship vectors, made one of two ways (``extraction.relation_vectors``):
 
 - ``text``: the embedding of "{source} {type} {target}: {sentence}" (``ingest.texts.relation_text``);
-- ``composed``: no relation text is embedded. A relationship's vector is the sum of four unit vectors
-  the ingest already has or gets almost for free: its two entities' (their names), its type's (a few
-  thousand distinct types, each embedded once) and its stating chunk's (the chunk its description
-  comes from), scaled to unit length. The chunk carries the sentence the text form spelled out.
+- ``composed``: no relation text is embedded. A relationship's vector is made of vectors the ingest
+  already has or gets almost for free: the direction of the sum of its two entities' (their names)
+  and its type's (a few thousand distinct types, each embedded once), plus, with the same weight, its
+  stating chunk's (the chunk its description comes from), scaled to unit length. The chunk carries
+  the sentence the text form spelled out; at half that weight the gains were gone.
 
 On the session-12 stores of the three developer sets (relationship vectors rewritten, nothing else
 changed), ``composed`` moved ``global`` R@2 by +6.5 / +4.0 / +3.2 and ``hybrid`` by +2.5 / +2.1 / +1.7
 (hotpotqa-100 / musique-100 / 2wiki-dev-500), and ``mix`` by 0.0 / -3.7 / +0.6, so it is not the
-default; it saves the embedding of every typed relation (2wiki-corpus: 41k texts, ~2.5 minutes on
-2 cores).
+default; it saves the embedding of every typed relation (2wiki-corpus: 41k texts; its ingest took
+375 s instead of 570 s on 2 cores, ``python -m benchmarks.ingest``).
 """
 
 from __future__ import annotations
@@ -56,9 +57,9 @@ def composed(relations: Sequence[Relation], embedder: Embedder, names: Mapping[s
     typed = dict(zip(types, embedder.embed(types), strict=True))
     out = np.zeros((len(relations), embedder.dim), dtype=np.float32)
     for k, r in enumerate(relations):
-        total = _unit(entity[r.source_id]) + _unit(typed[type_text(r)]) + _unit(entity[r.target_id])
+        ends_and_type = _unit(_unit(entity[r.source_id]) + _unit(typed[type_text(r)]) + _unit(entity[r.target_id]))
         said = chunk.get(stating_chunk(r))
-        out[k] = _unit(total if said is None else total + _unit(said))
+        out[k] = ends_and_type if said is None else _unit(ends_and_type + _unit(said))
     return out
 
 

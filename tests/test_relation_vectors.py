@@ -39,7 +39,8 @@ def test_composed_sums_entities_type_and_stating_chunk(embedder: SentenceTransfo
     work, marry = embedder.embed(["work in", "marry"])
     # r1: both ends stored, its smallest chunk stored; r2: "c" has no stored vector (its name is
     # embedded), its stating chunk has none (left out of the sum)
-    want = [unit(unit(a) + unit(work) + unit(b) + unit(stored["chunks"]["k1"])), unit(unit(a) + unit(marry) + unit(c))]
+    want = [unit(unit(unit(a) + unit(work) + unit(b)) + unit(stored["chunks"]["k1"])),
+            unit(unit(a) + unit(marry) + unit(c))]
     for g, w in zip(got, want, strict=True):
         assert float(np.dot(g, w)) > 0.9999
     assert ("entities", ["a", "b", "c"]) in asked and ("chunks", ["k1", "k9"]) in asked
@@ -72,6 +73,7 @@ def test_ingest_writes_composed_relationship_vectors(arcadedb: ServerInfo, embed
         ends = p.vectors.vectors("entities", sorted({e for r in typed for e in (r.source_id, r.target_id)}))
         chunks = p.vectors.vectors("chunks", sorted({min(r.chunk_ids) for r in typed}))
         for r in typed:
-            want = unit(unit(ends[r.source_id]) + unit(embedder.embed([r.type.replace("_", " ")])[0])
-                        + unit(ends[r.target_id]) + unit(chunks[min(r.chunk_ids)]))
+            triple = unit(unit(ends[r.source_id]) + unit(embedder.embed([r.type.replace("_", " ")])[0])
+                          + unit(ends[r.target_id]))
+            want = unit(triple + unit(chunks[min(r.chunk_ids)]))
             assert float(np.dot(have[r.id], want)) > 0.999, r
