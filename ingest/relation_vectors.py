@@ -7,11 +7,11 @@
   stating chunk's (the chunk its description comes from), scaled to unit length. The chunk carries
   the sentence the text form spelled out; at half that weight the gains were gone.
 
-On the session-12 stores of the three developer sets (relationship vectors rewritten, nothing else
-changed), ``composed`` moved ``global`` R@2 by +6.5 / +4.0 / +3.2 and ``hybrid`` by +2.5 / +2.1 / +1.7
-(hotpotqa-100 / musique-100 / 2wiki-dev-500), and ``mix`` by 0.0 / -3.7 / +0.6, so it is not the
-default; it saves the embedding of every typed relation (2wiki-corpus: 41k texts; its ingest took
-375 s instead of 570 s on 2 cores, ``python -m benchmarks.ingest``).
+``composed`` is the default. Against ``text``, with fresh ingests of the three developer sets
+(hotpotqa-100 / musique-100 / 2wiki-dev-500, R@2): ``global`` +8.5 / +3.0 / +3.1, ``hybrid`` +3.0 /
++0.4 / +2.0, ``mix`` +0.5 / -1.8 / +0.3 (every ``mix`` interval across 0), every other mode ranking
+every query alike; the 2wiki-corpus ingest took 375 s instead of 570 s on 2 cores (``python -m
+benchmarks.ingest``). ``text`` is there for descriptions that say more than their chunk (an LLM's).
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ def test_composed_sums_entities_type_and_stating_chunk(embedder: SentenceTransfo
         asked.append((collection, list(ids)))
         return {i: stored[collection][i] for i in ids if i in stored[collection]}
 
-    got = relation_vectors(rels, embedder, ExtractionSettings(relation_vectors="composed"), names, lookup)
+    got = relation_vectors(rels, embedder, ExtractionSettings(), names, lookup)  # composed: the default
     assert stating_chunk(rels[0]) == "k1" and stating_chunk(rels[1]) == "k9"
     a, b, c = embedder.embed(list(names.values()))
     work, marry = embedder.embed(["work in", "marry"])
@@ -46,8 +46,9 @@ def test_composed_sums_entities_type_and_stating_chunk(embedder: SentenceTransfo
     assert ("entities", ["a", "b", "c"]) in asked and ("chunks", ["k1", "k9"]) in asked
     # the text form embeds the relation text and reads nothing
     asked.clear()
-    text = relation_vectors(rels, embedder, ExtractionSettings(), names, lookup)
-    want_text = embedder.embed([relation_text(r, names, ExtractionSettings().relation_text_words) for r in rels])
+    text_form = ExtractionSettings(relation_vectors="text")
+    text = relation_vectors(rels, embedder, text_form, names, lookup)
+    want_text = embedder.embed([relation_text(r, names, text_form.relation_text_words) for r in rels])
     assert np.allclose(text, want_text, atol=1e-6) and not asked
     assert relation_vectors([], embedder, ExtractionSettings(), names, lookup).shape == (0, embedder.dim)
 

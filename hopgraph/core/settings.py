@@ -154,10 +154,11 @@ class ExtractionSettings(BaseModel):
     max_cooccurring: int = Field(default=10, ge=2, description="Entities per sentence paired for co_occurs.")
     embed_cooccurrence: bool = Field(
         default=False, description="Also embed co_occurs relations (typed relations are always embedded).")
-    relation_vectors: Literal["text", "composed"] = Field(
-        default="text", description="'text' embeds each typed relation's text; 'composed' embeds none and sums "
-        "the vectors of its two entities, its type and its stating chunk (``ingest.relation_vectors``): "
-        "a 2wiki-corpus ingest took 375 s instead of 570 s; global and hybrid gain, mix loses up to 3.7 R@2 (README).")
+    relation_vectors: Literal["composed", "text"] = Field(
+        default="composed", description="'composed' embeds no relation text: a relationship's vector is made of "
+        "its two entities' vectors, its type's and its stating chunk's (``ingest.relation_vectors``); a "
+        "2wiki-corpus ingest took 375 s instead of 570 s, global and hybrid gained, every other mode ranked "
+        "alike (README). 'text' embeds each typed relation's text (say so where an LLM writes descriptions).")
     relation_text_words: int = Field(
         default=12, ge=0, description="Words of the supporting sentence in a relationship's embedded text "
         "(\"{source} {type} {target}: {sentence}\"); the chunk vector already holds the whole sentence.")
