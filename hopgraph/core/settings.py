@@ -155,10 +155,8 @@ class ExtractionSettings(BaseModel):
     embed_cooccurrence: bool = Field(
         default=False, description="Also embed co_occurs relations (typed relations are always embedded).")
     relation_vectors: Literal["composed", "text"] = Field(
-        default="composed", description="'composed' embeds no relation text: a relationship's vector is made of "
-        "its two entities' vectors, its type's and its stating chunk's (``ingest.relation_vectors``); a "
-        "2wiki-corpus ingest took 375 s instead of 570 s, global and hybrid gained, every other mode ranked "
-        "alike (README). 'text' embeds each typed relation's text (say so where an LLM writes descriptions).")
+        default="composed", description="'composed': a relationship's vector is made of its entities', type's and "
+        "stating chunk's vectors, no text embedded (``ingest.relation_vectors``); 'text': its text is embedded.")
     relation_text_words: int = Field(
         default=12, ge=0, description="Words of the supporting sentence in a relationship's embedded text "
         "(\"{source} {type} {target}: {sentence}\"); the chunk vector already holds the whole sentence.")
