@@ -108,10 +108,10 @@ def _remap(rows: np.ndarray, mapping: np.ndarray) -> np.ndarray:
     return mapping[rows] if len(rows) else rows.astype(np.int64)
 
 
-def _moved(rows: np.ndarray, keep: np.ndarray, mapping: np.ndarray) -> np.ndarray:
-    """The int32 rows where ``keep``, moved by ``mapping`` (not gathered when it moves none)."""
+def _moved(rows: np.ndarray, keep: np.ndarray, mapping: np.ndarray | None) -> np.ndarray:
+    """The int32 rows where ``keep``, moved by ``mapping`` (None: it moves none, nothing is gathered)."""
     kept = rows[keep]
-    return kept if identity(mapping, len(mapping)) else mapping.astype(np.int32)[kept]
+    return kept if mapping is None else mapping.astype(np.int32)[kept]
 
 
 def _concat(*parts: np.ndarray) -> np.ndarray:
@@ -170,7 +170,8 @@ def apply_delta(tables: Tables, changes: Sequence[GraphChange], graph: GraphStor
         keys[at] = strings([normalize_name(r[1]) for r in rows.values()])
     kept = sorted(set(rows) - set(added))  # a touched entity may have been deleted and written again since
     reread = unit_rows(kept, vectors, t.dim)
-    if not added and identity(ents.old_to_new, len(t.entity_ids)) and np.array_equal(
+    same_rows = identity(ents.old_to_new, len(t.entity_ids))  # no entity row removed or moved
+    if not added and same_rows and np.array_equal(
             t.entity_vectors[rows_of(t.entity_ids, kept)], reread.astype(t.entity_vectors.dtype)):
         evec = t.entity_vectors  # no row moved, no vector changed: shared (never written), not copied
     else:
@@ -202,7 +203,7 @@ def apply_delta(tables: Tables, changes: Sequence[GraphChange], graph: GraphStor
     in_named[t_named[t_named >= 0]] = True
     drop_e = (in_touched[t.edge_source] & in_touched[t.edge_target]) | in_named[t.edge_source] | \
         in_named[t.edge_target]
-    if not identity(ents.old_to_new, len(t.entity_ids)):  # an edge to a removed entity goes too
+    if not same_rows:  # an edge to a removed entity goes too
         drop_e |= (ents.old_to_new[t.edge_source] < 0) | (ents.old_to_new[t.edge_target] < 0)
     e_keep = ~drop_e  # (each column compressed once: 10M rows at scale, two of them Python strings)
     read = {e.id: e for e in [*(graph.snapshot_edges(touched, within=True) if touched else []),
@@ -236,8 +237,10 @@ def apply_delta(tables: Tables, changes: Sequence[GraphChange], graph: GraphStor
         mention_chunk=_concat(m_chunk[live], fresh["mention_chunk"]).astype(np.int32),
         mention_entity=_concat(m_entity[live], fresh["mention_entity"]).astype(np.int32),
         mention_count=_concat(t.mention_count[~drop_m][live], fresh["mention_count"]).astype(np.float64),
-        edge_source=_concat(_moved(t.edge_source, e_keep, ents.old_to_new), edges["edge_source"]),
-        edge_target=_concat(_moved(t.edge_target, e_keep, ents.old_to_new), edges["edge_target"]),
+        edge_source=_concat(_moved(t.edge_source, e_keep, None if same_rows else ents.old_to_new),
+                            edges["edge_source"]),
+        edge_target=_concat(_moved(t.edge_target, e_keep, None if same_rows else ents.old_to_new),
+                            edges["edge_target"]),
         edge_type=_concat(t.edge_type[e_keep], edges["edge_type"]),
         edge_weight=_concat(t.edge_weight[e_keep], edges["edge_weight"]).astype(np.float64),
         edge_id=_concat(t.edge_id[e_keep], edges["edge_id"]),

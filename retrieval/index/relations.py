@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from retrieval.index.carry import entries_in_rows, joined, spliced
+from retrieval.index.carry import carried, entries_in_rows, joined, spliced
 from retrieval.index.delta import Patch
 from retrieval.index.lookups import PairLookup
 from retrieval.index.sums import canonical, symmetric
@@ -62,8 +62,8 @@ def old_rows(new_mask: np.ndarray, row_map: np.ndarray) -> np.ndarray:
     return out
 
 
-def spliced_adjacency(old: sp.csr_matrix, dirty: np.ndarray, gone: np.ndarray, emap: np.ndarray, again: sp.csr_matrix
-               ) -> sp.csr_matrix:
+def spliced_adjacency(old: sp.csr_matrix, dirty: np.ndarray, gone: np.ndarray, emap: np.ndarray,
+                      again: sp.csr_matrix) -> sp.csr_matrix:
     """The adjacency whose rows and columns of the ``dirty`` rows (``gone``: the old rows removed or
     dirty) are ``again`` (their relations derived again), every other entry carried over. Rows with
     no entry in a dirty column, before or after, are copied whole (``carry.spliced``); their
@@ -73,15 +73,8 @@ def spliced_adjacency(old: sp.csr_matrix, dirty: np.ndarray, gone: np.ndarray, e
     stays = emap >= 0
     near[stays] |= fresh_rows[emap[stays]]
     near &= ~gone
-    sub = old[np.flatnonzero(near)]
-    keep = ~gone[sub.indices]
-    running = np.zeros(len(keep) + 1, dtype=np.int64)
-    np.cumsum(keep, out=running[1:])
-    counts = np.zeros(again.shape[0], dtype=np.int64)
-    counts[emap[near]] = running[sub.indptr[1:]] - running[sub.indptr[:-1]]
-    indptr = np.zeros(again.shape[0] + 1, dtype=np.int64)
-    np.cumsum(counts, out=indptr[1:])
-    kept = sp.csr_matrix((sub.data[keep], emap[sub.indices[keep]], indptr), shape=again.shape)
+    picked = np.flatnonzero(near)
+    kept = carried(old[picked], np.ones(len(picked), dtype=bool), ~gone, emap[picked], emap, again.shape)
     rows = dirty | fresh_rows
     rows[emap[near]] = True
     return spliced(old, emap, emap, joined(kept, again), rows)
