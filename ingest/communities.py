@@ -29,6 +29,7 @@ from hopgraph.core.records import Community
 from hopgraph.core.settings import CommunitySettings
 from ingest.community_plan import CommunityReport, community_id
 from ingest.community_update import IncrementalUpdate
+from ingest.community_vectors import composed
 from ingest.llm_reports import LlmReporter
 from vectors.embedders import Embedder
 from vectors.store import VectorPoint, VectorStore
@@ -186,10 +187,16 @@ class CommunityBuilder:
                 return ids
 
     def embed(self, communities: Sequence[Community]) -> None:
-        """Write the vectors of these communities (title and the start of the summary)."""
+        """Write the vectors of these (described) communities, as ``cfg.vectors`` says
+        (``ingest.community_vectors``)."""
         if not communities:
             return
-        vecs = self.embedder.embed([embed_text(c, self.cfg.embed_chars) for c in communities])
+        if self.cfg.vectors == "text":
+            vecs = self.embedder.embed([embed_text(c, self.cfg.embed_chars) for c in communities])
+        else:
+            vecs, missing = composed(communities, self.vectors.vectors, self.embedder.dim)
+            if missing:
+                vecs[missing] = self.embedder.embed([embed_text(communities[k], self.cfg.embed_chars) for k in missing])
         self.vectors.upsert("communities", [
             VectorPoint(c.id, v, {"level": c.level, "title": c.title, "size": c.size})
             for c, v in zip(communities, vecs, strict=True)])

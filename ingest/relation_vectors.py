@@ -38,7 +38,7 @@ def type_text(r: Relation) -> str:
     return r.type.replace("_", " ")
 
 
-def _unit(v: np.ndarray) -> np.ndarray:
+def unit(v: np.ndarray) -> np.ndarray:
     v = np.asarray(v, dtype=np.float32)
     return v / max(float(np.linalg.norm(v)), 1e-12)
 
@@ -57,9 +57,9 @@ def composed(relations: Sequence[Relation], embedder: Embedder, names: Mapping[s
     typed = dict(zip(types, embedder.embed(types), strict=True))
     out = np.zeros((len(relations), embedder.dim), dtype=np.float32)
     for k, r in enumerate(relations):
-        ends_and_type = _unit(_unit(entity[r.source_id]) + _unit(typed[type_text(r)]) + _unit(entity[r.target_id]))
+        ends_and_type = unit(unit(entity[r.source_id]) + unit(typed[type_text(r)]) + unit(entity[r.target_id]))
         said = chunk.get(stating_chunk(r))
-        out[k] = ends_and_type if said is None else _unit(ends_and_type + _unit(said))
+        out[k] = ends_and_type if said is None else unit(ends_and_type + unit(said))
     return out
 
 

@@ -3,6 +3,8 @@ chunk-cluster summaries (kept apart to keep settings.py readable)."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
@@ -20,6 +22,9 @@ class CommunitySettings(BaseModel):
     embed_chars: int = Field(default=200, ge=0, description="Characters of the summary in a community's "
                              "embedded text (after its title).")
     llm_summaries: bool = Field(default=False, description="Community reports by the LLM of the llm settings.")
+    vectors: Literal["text", "composed"] = Field(
+        default="text", description="'text': a community's title and summary are embedded; 'composed': its "
+        "vector is the sum of its key entities' vectors, no text embedded (faster; ``ingest.community_vectors``).")
     warm_start: bool = Field(
         default=True, description="Start Leiden from the previous assignment: a small change keeps most "
         "communities (and their ids); the result then depends on the ingest history, not only on the graph.")
