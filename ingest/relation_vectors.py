@@ -39,6 +39,7 @@ def type_text(r: Relation) -> str:
 
 
 def unit(v: np.ndarray) -> np.ndarray:
+    """``v`` as float32, scaled to unit length (a zero vector stays zero)."""
     v = np.asarray(v, dtype=np.float32)
     return v / max(float(np.linalg.norm(v)), 1e-12)
 
