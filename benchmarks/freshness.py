@@ -274,12 +274,15 @@ def main() -> None:
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--writes", type=int, default=10)
     ap.add_argument("--synthetic", help="N_DOCS:N_ENTITIES:N_EDGES: time the index state at scale instead")
+    ap.add_argument("--release-freed-memory", action="store_true",
+                    help="synthetic run: hand freed memory back to the kernel (glibc's default) instead of keeping "
+                    "it for the next refresh as the platform does (index.keep_freed_memory)")
     args = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if args.synthetic:
         from benchmarks.freshness_scale import scale_run
 
-        scale_run(*(int(x) for x in args.synthetic.split(":")))
+        scale_run(*(int(x) for x in args.synthetic.split(":")), keep=not args.release_freed_memory)
     else:
         corpus_run(args)
 

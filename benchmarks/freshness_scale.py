@@ -24,6 +24,7 @@ import numpy as np
 
 from benchmarks.freshness import rss_mb
 from graphdb.store import EdgeRow, GraphChange
+from hopgraph.core.memory import keep_freed_memory
 from hopgraph.core.text import normalize_name
 from retrieval.index import persist
 from retrieval.index.delta import apply_delta
@@ -103,8 +104,9 @@ class SyntheticGraph:
         return [(i, f"entity {int(i[1:])}", "PERSON") for i in ids or ()]
 
     def snapshot_edges(self, entity_ids: Sequence[str] | None = None, within: bool = False) -> list[EdgeRow]:
-        rows = np.asarray([int(i[1:]) for i in entity_ids or ()], dtype=np.int32)
-        ends = np.isin(self.t.edge_source, rows), np.isin(self.t.edge_target, rows)
+        asked = np.zeros(len(self.t.entity_ids), dtype=bool)  # (as a graph's index of its entities would)
+        asked[[int(i[1:]) for i in entity_ids or ()]] = True
+        ends = asked[self.t.edge_source], asked[self.t.edge_target]
         hit = np.nonzero(ends[0] & ends[1] if within else ends[0] | ends[1])[0]
         t = self.t
         return [EdgeRow(f"e{s:09d}", f"e{d:09d}", ty, w, i) for s, d, ty, w, i in zip(
@@ -172,7 +174,9 @@ def served(folder: Path, queries: int = 20) -> None:
           f"max {max(lat) * 1000:.0f} ms over {queries} queries")
 
 
-def scale_run(n_docs: int, n_entities: int, n_edges: int) -> None:
+def scale_run(n_docs: int, n_entities: int, n_edges: int, keep: bool = True) -> None:
+    kept = keep and keep_freed_memory()  # as the platform does (index.keep_freed_memory)
+    print(f"freed memory {'kept for the next refresh' if kept else 'handed back to the kernel'}")
     base = rss_mb()
     t = time.perf_counter()
     tables = generate(n_docs, n_entities, n_edges)
@@ -197,7 +201,7 @@ def scale_run(n_docs: int, n_entities: int, n_edges: int) -> None:
         refreshes.append(delta_s + derive_s)
         served_state = new  # swapped in; the previous state is dropped
     print(f"refresh after 100 changed documents: median {sorted(refreshes)[len(refreshes) // 2]:.2f}s of "
-          f"{REFRESHES} (the first also pays the kernel for fresh memory pages)")
+          f"{REFRESHES} (the first also pays the kernel for fresh memory pages); process RSS {rss_mb():.0f} MB")
     with tempfile.TemporaryDirectory() as tmp:
         persist.save(served_state.tables, Path(tmp) / "index")
         del served_state, new, patched, tables, graph

@@ -13,6 +13,7 @@ from graphdb.bolt import BoltGraphStore
 from graphdb.factory import open_graph_store
 from graphdb.store import DocumentState, GraphBrowser, IngestRun
 from hopgraph.app.answers import Answerer, require_llm
+from hopgraph.core.memory import keep_freed_memory
 from hopgraph.core.records import IngestReport, QueryFilters, QueryResult
 from hopgraph.core.service_settings import ScheduledSource
 from hopgraph.core.settings import RetrievalSettings, Settings
@@ -42,6 +43,8 @@ class Platform:
 
     def __init__(self, settings: Settings | None = None, embedder: Embedder | None = None) -> None:
         self.settings = settings or Settings()
+        if self.settings.index.keep_freed_memory:  # before the stores start threads (see hopgraph.core.memory)
+            keep_freed_memory()
         if embedder is not None:  # share a loaded model between platforms (tests, servers)
             self.__dict__["embedder"] = embedder
         self._graph: BoltGraphStore | None = None

@@ -19,6 +19,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from hopgraph.core.answer_settings import AnswerSettings
 from hopgraph.core.gpu_settings import GpuSettings
+from hopgraph.core.index_settings import IndexSettings
 from hopgraph.core.limits import TOP_K_MAX
 from hopgraph.core.result_settings import ConfidenceSettings, NliSettings, SectionModeSettings
 from hopgraph.core.service_settings import ApiSettings, SchedulerSettings
@@ -230,20 +231,6 @@ class IngestSettings(BaseModel):
     min_free_mb: int = Field(default=256, ge=0, description="A batch is not written when the data dir has less "
                              "free space (the embedded vector store maps its files: a full disk would kill the "
                              "process mid-write); the run stops with a clear error and a rerun completes it.")
-
-
-class IndexSettings(BaseModel):
-    """The query-time index state: kept in memory per committed graph version, refreshed by deltas off
-    the request path, and persisted so that a restart answers without rebuilding."""
-
-    model_config = ConfigDict(frozen=True)
-
-    path: Path | None = Field(default=None, description="Persisted index state (default: <data_dir>/index).")
-    persist: bool = Field(default=True, description="Write the index state to disk, load it at start-up.")
-    poll_s: float = Field(default=1.0, gt=0, description="How often a server asks the graph for a new version "
-                          "(another process's writes); its own writes refresh the state at once.")
-    persist_every_s: float = Field(default=30.0, ge=0, description="After a delta, write the state again at most "
-                                   "this often (a full build and a clean shutdown always write it).")
 
 
 class ImageRetrievalSettings(BaseModel):

@@ -62,7 +62,7 @@ def spliced(old: sp.csr_matrix, row_map: np.ndarray, col_map: np.ndarray, fresh:
     counts[source >= 0] = np.diff(old.indptr)[source[source >= 0]]
     index_type = np.int32 if max(fresh.shape[1], int(counts.sum())) < 2**31 else np.int64
     old_indices = old.indices
-    if not identity(col_map, old.shape[1]):
+    if not fixed(col_map, old.shape[1]):  # (else no carried entry moves: the 20M+ indices are not gathered)
         old_indices = col_map.astype(index_type)[old_indices]
     # each run's slice of its source's arrays, in the order of the new rows
     first = source[starts]
@@ -90,6 +90,14 @@ def _joined(parts: list[np.ndarray], dtype: type) -> np.ndarray:
 def identity(row_map: np.ndarray, n: int) -> bool:
     """Whether a map of old rows moves none."""
     return len(row_map) == n and bool((row_map == np.arange(n)).all())
+
+
+def fixed(row_map: np.ndarray, n: int) -> bool:
+    """Whether a map of old rows moves none of those that stay (removed ones map to -1). A carried
+    entry never points to a removed row (its row would have been computed again), so such a map
+    leaves every carried entry where it is: a row removed and inserted again at the same place (a
+    changed document's chunk) moves nothing."""
+    return len(row_map) == n and bool(((row_map == np.arange(n)) | (row_map < 0)).all())
 
 
 def joined(carried_part: sp.csr_matrix, fresh: sp.csr_matrix) -> sp.csr_matrix:

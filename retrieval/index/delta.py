@@ -108,14 +108,24 @@ def _remap(rows: np.ndarray, mapping: np.ndarray) -> np.ndarray:
     return mapping[rows] if len(rows) else rows.astype(np.int64)
 
 
-def _moved(rows: np.ndarray, keep: np.ndarray, mapping: np.ndarray | None) -> np.ndarray:
-    """The int32 rows where ``keep``, moved by ``mapping`` (None: it moves none, nothing is gathered)."""
-    kept = rows[keep]
-    return kept if mapping is None else mapping.astype(np.int32)[kept]
-
-
 def _concat(*parts: np.ndarray) -> np.ndarray:
     return np.concatenate(parts)
+
+
+def kept_then(old: np.ndarray, keep: np.ndarray, kept: int, new: np.ndarray) -> np.ndarray:
+    """``np.concatenate([old[keep], new])`` (``kept``: how many ``keep`` holds) in one pass over ``old``:
+    the edge columns hold 10M rows at scale, two of them Python objects whose every copy counts
+    references."""
+    out = np.empty(kept + len(new), dtype=old.dtype)
+    np.compress(keep, old, out=out[:kept])
+    out[kept:] = new
+    return out
+
+
+def _isin(values: np.ndarray, among: set[str] | dict[str, object]) -> np.ndarray:
+    """Which of ``values`` (strings) are in ``among``: a hash lookup each, where ``np.isin`` would sort
+    both sides of object arrays (100k chunk rows at scale: 65 ms against 8)."""
+    return np.fromiter((v in among for v in values.tolist()), dtype=bool, count=len(values))
 
 
 def apply_changes(tables: Tables, changes: Sequence[GraphChange], graph: GraphStore,
@@ -137,7 +147,7 @@ def apply_delta(tables: Tables, changes: Sequence[GraphChange], graph: GraphStor
     # chunks: the changed documents' rows go, their complete chunks come back
     fetched = graph.snapshot_chunks(docs) if docs else []
     new_ids, new_cols = chunk_columns(fetched)
-    drop_chunk = np.isin(t.chunks["document_id"], strings(docs)) if docs else np.zeros(len(t.chunk_ids), bool)
+    drop_chunk = _isin(t.chunks["document_id"], set(docs)) if docs else np.zeros(len(t.chunk_ids), bool)
     chunks = merge_sorted(t.chunk_ids, ~drop_chunk, new_ids.tolist())
     cols = {name: np.insert(t.chunks[name][~drop_chunk], chunks.new_rows - np.arange(len(new_ids)),
                             new_cols[name]) for name in CHUNK_COLUMNS}
@@ -151,7 +161,7 @@ def apply_delta(tables: Tables, changes: Sequence[GraphChange], graph: GraphStor
     rows = {r[0]: r for r in graph.snapshot_entities(touched)} if touched else {}
     t_rows = rows_of(t.entity_ids, touched)
     keep_entity = np.ones(len(t.entity_ids), dtype=bool)
-    keep_entity[t_rows[(t_rows >= 0) & ~np.isin(strings(touched), strings(list(rows)))]] = False
+    keep_entity[t_rows[(t_rows >= 0) & ~_isin(strings(touched), rows)]] = False
     added = [e for e, r in zip(touched, t_rows.tolist(), strict=True) if r < 0 and e in rows]
     ents = merge_sorted(t.entity_ids, keep_entity, added)
     ins = ents.new_rows - np.arange(len(added))
@@ -201,14 +211,22 @@ def apply_delta(tables: Tables, changes: Sequence[GraphChange], graph: GraphStor
     t_named = rows_of(t.entity_ids, named)
     in_named = np.zeros(len(t.entity_ids), dtype=bool)
     in_named[t_named[t_named >= 0]] = True
-    drop_e = (in_touched[t.edge_source] & in_touched[t.edge_target]) | in_named[t.edge_source] | \
-        in_named[t.edge_target]
+    drop_e = in_touched[t.edge_source] & in_touched[t.edge_target]
+    if named:
+        drop_e |= in_named[t.edge_source] | in_named[t.edge_target]
     if not same_rows:  # an edge to a removed entity goes too
         drop_e |= (ents.old_to_new[t.edge_source] < 0) | (ents.old_to_new[t.edge_target] < 0)
     e_keep = ~drop_e  # (each column compressed once: 10M rows at scale, two of them Python strings)
     read = {e.id: e for e in [*(graph.snapshot_edges(touched, within=True) if touched else []),
                               *(graph.snapshot_edges(named) if named else [])]}
     edges = edge_columns(list(read.values()), ents.ids)
+    n_keep = int(np.count_nonzero(e_keep))
+
+    def ends(old: np.ndarray, new: np.ndarray) -> np.ndarray:  # entity rows, moved when rows moved
+        out = kept_then(old, e_keep, n_keep, new)
+        if not same_rows:
+            out[:n_keep] = ents.old_to_new[out[:n_keep]]
+        return out
 
     if every_member:
         members = member_columns(graph.snapshot_memberships(), ents.ids)
@@ -237,12 +255,9 @@ def apply_delta(tables: Tables, changes: Sequence[GraphChange], graph: GraphStor
         mention_chunk=_concat(m_chunk[live], fresh["mention_chunk"]).astype(np.int32),
         mention_entity=_concat(m_entity[live], fresh["mention_entity"]).astype(np.int32),
         mention_count=_concat(t.mention_count[~drop_m][live], fresh["mention_count"]).astype(np.float64),
-        edge_source=_concat(_moved(t.edge_source, e_keep, None if same_rows else ents.old_to_new),
-                            edges["edge_source"]),
-        edge_target=_concat(_moved(t.edge_target, e_keep, None if same_rows else ents.old_to_new),
-                            edges["edge_target"]),
-        edge_type=_concat(t.edge_type[e_keep], edges["edge_type"]),
-        edge_weight=_concat(t.edge_weight[e_keep], edges["edge_weight"]).astype(np.float64),
-        edge_id=_concat(t.edge_id[e_keep], edges["edge_id"]),
+        edge_source=ends(t.edge_source, edges["edge_source"]), edge_target=ends(t.edge_target, edges["edge_target"]),
+        edge_type=kept_then(t.edge_type, e_keep, n_keep, edges["edge_type"]),
+        edge_weight=kept_then(t.edge_weight, e_keep, n_keep, edges["edge_weight"].astype(np.float64)),
+        edge_id=kept_then(t.edge_id, e_keep, n_keep, edges["edge_id"]),
         **members,
     ), patch
