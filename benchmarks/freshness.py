@@ -282,7 +282,8 @@ def main() -> None:
     if args.synthetic:
         from benchmarks.freshness_scale import scale_run
 
-        scale_run(*(int(x) for x in args.synthetic.split(":")), keep=not args.release_freed_memory)
+        n_docs, n_entities, n_edges = (int(x) for x in args.synthetic.split(":"))
+        scale_run(n_docs, n_entities, n_edges, keep=not args.release_freed_memory)
     else:
         corpus_run(args)
 
