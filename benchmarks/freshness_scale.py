@@ -29,7 +29,7 @@ from hopgraph.core.text import normalize_name
 from retrieval.index import persist
 from retrieval.index.delta import apply_delta
 from retrieval.index.state import IndexRecipe, IndexState
-from retrieval.index.tables import Tables, shared, strings, unit, vector_dtype
+from retrieval.index.tables import CO_OCCURS, Tables, strings, unit, vector_dtype
 from retrieval.signals import Seeds, entity_similarity, ppr_scores
 
 DIM = 384
@@ -68,9 +68,9 @@ def generate(n_docs: int, n_entities: int, n_edges: int, seed: int = 7) -> Table
             "kind": strings(["text"] * n_docs), "uri": strings([""] * n_docs)}, chunk_vectors=cvec,
         mention_chunk=np.repeat(np.arange(n_docs, dtype=np.int32), PER_CHUNK), mention_entity=m_entity,
         mention_count=np.ones(n_docs * PER_CHUNK), edge_source=src, edge_target=dst,
-        edge_type=shared(np.where(typed, "knows", "co_occurs").tolist()),
+        edge_type=typed.astype(np.int16), edge_type_names=strings([CO_OCCURS, "knows"]),
         edge_weight=rng.integers(1, 4, n_edges).astype(np.float64),
-        edge_id=strings([f"r{k}" if t else "" for k, t in enumerate(typed.tolist())]),
+        edge_id=strings([f"r{k}" for k in np.flatnonzero(typed).tolist()]),
         member_entity=np.zeros(0, np.int32), member_community=strings([]))
 
 
@@ -82,6 +82,7 @@ class SyntheticGraph:
         rng = np.random.default_rng(seed)
         n_e = len(t.entity_ids)
         self.changed = {f"d{j:09d}": j for j in changed}
+        self.typed_rows = np.flatnonzero(t.edge_type != 0)
         self.new_mentions = {j: rng.integers(0, n_e, PER_CHUNK) for j in changed}
         self.texts = {j: _text(rng, self.new_mentions[j]) for j in changed}
 
@@ -109,9 +110,11 @@ class SyntheticGraph:
         ends = asked[self.t.edge_source], asked[self.t.edge_target]
         hit = np.nonzero(ends[0] & ends[1] if within else ends[0] | ends[1])[0]
         t = self.t
+        typed = np.searchsorted(self.typed_rows, hit)  # (a typed edge's id: at its place among the typed rows)
+        ids = np.where(t.edge_type[hit] != 0, t.edge_id[np.minimum(typed, len(t.edge_id) - 1)], "")
         return [EdgeRow(f"e{s:09d}", f"e{d:09d}", ty, w, i) for s, d, ty, w, i in zip(
-            t.edge_source[hit].tolist(), t.edge_target[hit].tolist(), t.edge_type[hit].tolist(),
-            t.edge_weight[hit].tolist(), t.edge_id[hit].tolist(), strict=True)]
+            t.edge_source[hit].tolist(), t.edge_target[hit].tolist(), t.edge_type_names[t.edge_type[hit]].tolist(),
+            t.edge_weight[hit].tolist(), ids.tolist(), strict=True)]
 
     def snapshot_memberships(self, entity_ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
         return []

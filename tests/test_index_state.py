@@ -22,7 +22,7 @@ from retrieval.index import tables as tables_module
 from retrieval.index.delta import merge_sorted
 from retrieval.index.keeper import IndexKeeper
 from retrieval.index.state import IndexRecipe, IndexState
-from retrieval.index.tables import Tables, fetch_all, strings, unit
+from retrieval.index.tables import Tables, edge_rows, fetch_all, strings, unit
 from retrieval.signals import Seeds, entity_similarity, ppr_scores
 from tests.memory_graph import MemoryGraphStore
 
@@ -132,10 +132,13 @@ def assert_same(patched: IndexState, fresh: IndexState) -> None:
         assert np.array_equal(x, y), name
     for col in a.chunks:
         assert np.array_equal(a.chunks[col], b.chunks[col]), col
-    key = lambda t, p: sorted(zip(*[getattr(t, f"{p}_{c}").tolist() for c in  # noqa: E731
-                                    {"mention": ("chunk", "entity", "count"),
-                                     "edge": ("source", "target", "type", "weight", "id"),
-                                     "member": ("entity", "community")}[p]], strict=True))
+    def key(t: Tables, p: str) -> list[tuple]:  # type: ignore[type-arg]
+        if p == "edge":  # (types coded, ids of typed edges only: read out row by row)
+            return sorted(zip(t.edge_source.tolist(), t.edge_target.tolist(), *edge_rows(t),
+                              t.edge_weight.tolist(), strict=True))
+        return sorted(zip(*[getattr(t, f"{p}_{c}").tolist() for c in
+                            {"mention": ("chunk", "entity", "count"), "member": ("entity", "community")}[p]],
+                          strict=True))
     for part in ("mention", "edge", "member"):
         assert key(a, part) == key(b, part), part
     sa, sb = patched.snapshot, fresh.snapshot

@@ -96,10 +96,15 @@ def build(t: Tables, typed_weight: float = 2.0, about_weight: float = 2.0,
     t0 = time.perf_counter()
     n_e, n_c = len(t.entity_ids), len(t.chunk_ids)
     titles = t.chunks["title"].tolist()
+    kept = since[0] if since is not None and since[1].titles_kept else None  # the titles' derivations carry over
     old_keys = since[0].title_keys if since is not None else {}
-    title_keys = {title: old_keys.get(title) or normalize_name(title) for title in dict.fromkeys(titles)}
+    title_keys = kept.title_keys if kept is not None else {
+        title: old_keys.get(title) or normalize_name(title) for title in dict.fromkeys(titles)}
     name_index = _name_index(t, since)
-    about = _about(titles, title_keys, name_index)
+    if kept is not None and name_index is kept.name_index:  # (the same titles naming the same entities)
+        about = kept.chunk_about
+    else:
+        about = _about(titles, title_keys, name_index)
     df, cf, incidence = incidence_of(t, about, about_weight)
     if since is not None and since[0].n_chunks == n_c:  # (PMI's N: every co-occurrence weight moves with it)
         adjacency, edge_types, relation_ids, dirty = relations.patched(t, since, df, typed_weight)
@@ -116,8 +121,8 @@ def build(t: Tables, typed_weight: float = 2.0, about_weight: float = 2.0,
 
     texts = t.chunks["text"].tolist()
     docs = t.chunks["document_id"].tolist()
-    by_title = links.title_index(titles, title_keys)
-    cased = links.cased_titles(titles, title_keys)
+    by_title = kept.title_index if kept is not None else links.title_index(titles, title_keys)
+    cased = kept.title_cased if kept is not None else links.cased_titles(titles, title_keys)
     named, auto = _named(t, by_title, cased, since)
     chunk_ids = t.chunk_ids.tolist()
     title_links, named_by = links.title_links(named, by_title, docs)

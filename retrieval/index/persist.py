@@ -23,17 +23,17 @@ from retrieval.index.tables import CHUNK_COLUMNS, Tables, shared, strings
 from retrieval.keyword import KeywordIndex
 
 log = logging.getLogger(__name__)
-FORMAT = 2  # 2: chunk vectors
+FORMAT = 3  # 2: chunk vectors; 3: edge types as codes, ids of typed edges only
 MANIFEST = "manifest.json"
 KEYWORD = "bm25"  # the sub-folder of the BM25 term counts (optional: re-tokenized when absent)
-_STRINGS = ("entity_ids", "entity_names", "entity_types", "entity_keys", "chunk_ids", "edge_type", "edge_id",
+_STRINGS = ("entity_ids", "entity_names", "entity_types", "entity_keys", "chunk_ids", "edge_id", "edge_type_names",
             "member_community")
 _ARRAYS = ("entity_vectors", "chunk_vectors", "mention_chunk", "mention_entity", "mention_count", "edge_source",
-           "edge_target", "edge_weight", "member_entity")
+           "edge_target", "edge_type", "edge_weight", "member_entity")
 
 _MAPPED = ("entity_vectors", "chunk_vectors")
 #: string columns that repeat a few values (loaded as one object per distinct value)
-_SHARED = ("entity_types", "edge_type", "member_community", *(f"chunk.{c}" for c in CHUNK_COLUMNS if c != "text"))
+_SHARED = ("entity_types", "member_community", *(f"chunk.{c}" for c in CHUNK_COLUMNS if c != "text"))
 
 
 def _crc(path: Path) -> int:

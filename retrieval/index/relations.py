@@ -13,7 +13,7 @@ from retrieval.index.carry import carried, entries_in_rows, joined, spliced
 from retrieval.index.delta import Patch
 from retrieval.index.lookups import PairLookup
 from retrieval.index.sums import canonical, symmetric
-from retrieval.index.tables import CO_OCCURS, Tables
+from retrieval.index.tables import Tables
 from retrieval.snapshot import Snapshot
 
 Relations = tuple[sp.csr_matrix, PairLookup, PairLookup]
@@ -37,19 +37,27 @@ def typed_pairs(t: Tables, sel: np.ndarray | None, co: np.ndarray) -> tuple[np.n
     """(pair keys ``source * n_entities + target``, types, relation ids) of the typed relations among
     the edges ``sel`` (all when None; ``co``: which of them are co-occurrences), one per pair: the
     largest relation id's."""
-    typed = np.flatnonzero(~co) if sel is None else sel[~co]
-    typed = typed[t.edge_source[typed] != t.edge_target[typed]]
+    # each typed row's id (``at``: its place in edge_id, which holds the typed rows' ids in row order)
+    if sel is None:
+        typed = np.flatnonzero(~co)
+        at = np.arange(len(typed))
+    else:
+        typed = sel[~co]
+        at = np.searchsorted(np.flatnonzero(t.edge_type != 0), typed)
+    loop = t.edge_source[typed] != t.edge_target[typed]
+    typed, at = typed[~loop], at[~loop]
     key = t.edge_source[typed].astype(np.int64) * max(len(t.entity_ids), 1) + t.edge_target[typed]
-    order = canonical(key, t.edge_id[typed])  # by source, target, then relation id
+    ids = t.edge_id[at]
+    order = canonical(key, ids)  # by source, target, then relation id
     k = key[order]
     last = order[np.flatnonzero(np.append(k[1:] != k[:-1], True))] if len(k) else order
-    return key[last], t.edge_type[typed[last]], t.edge_id[typed[last]]
+    return key[last], t.edge_type_names[t.edge_type[typed[last]]], ids[last]
 
 
 def fresh(t: Tables, df: np.ndarray, typed_weight: float) -> Relations:
     """(adjacency, edge types, relation ids) of every edge."""
     n_e = len(t.entity_ids)
-    co = t.edge_type == CO_OCCURS  # (10M string comparisons at scale: once)
+    co = t.edge_type == 0  # (code 0: CO_OCCURS)
     s, d, weight = edge_weights(t, None, co, df, typed_weight)
     keys, types, ids = typed_pairs(t, None, co)
     return symmetric(s, d, weight, n_e), PairLookup(keys, types, n_e), PairLookup(keys, ids, n_e)
@@ -92,7 +100,7 @@ def patched(t: Tables, since: tuple[Snapshot, Patch], df: np.ndarray, typed_weig
     dirty = patch.entities | (old_df != df)  # touched, inserted, or a chunk count (so PMI) moved
     gone = old_rows(dirty, emap)
     sel = np.flatnonzero(dirty[t.edge_source] | dirty[t.edge_target])
-    co = t.edge_type[sel] == CO_OCCURS
+    co = t.edge_type[sel] == 0
     s, d, weight = edge_weights(t, sel, co, df, typed_weight)
     adjacency = spliced_adjacency(old.adjacency, dirty, gone, emap, symmetric(s, d, weight, n_e))
 

@@ -67,9 +67,10 @@ class Tables:
     mention_count: np.ndarray              # float64
     edge_source: np.ndarray                # int32 entity rows
     edge_target: np.ndarray                # int32 entity rows
-    edge_type: np.ndarray                  # object
+    edge_type: np.ndarray                  # int16 codes into edge_type_names (0: a co-occurrence)
     edge_weight: np.ndarray                # float64 (support)
-    edge_id: np.ndarray                    # object ("" for co-occurrences)
+    edge_id: np.ndarray                    # object: the relation ids of the typed edges (code > 0), in row order
+    edge_type_names: np.ndarray            # object: the edge types' names, CO_OCCURS first
     member_entity: np.ndarray              # int32 entity rows
     member_community: np.ndarray           # object community ids
 
@@ -121,16 +122,35 @@ def rows_of(sorted_ids: np.ndarray, ids: list[str]) -> np.ndarray:
     return np.where(sorted_ids[pos] == query, pos, -1).astype(np.int64)
 
 
-def edge_columns(edges: list[EdgeRow], entity_ids: np.ndarray) -> dict[str, np.ndarray]:
-    """Edge rows whose endpoints are both known entities, as columns."""
+def edge_columns(edges: list[EdgeRow], entity_ids: np.ndarray, type_names: np.ndarray | None = None
+                 ) -> dict[str, np.ndarray]:
+    """Edge rows whose endpoints are both known entities, as columns. Types are coded against
+    ``type_names`` (a previous version's), extended by the types it lacks. Edge types are columns of
+    small integers and only typed edges keep an id: a delta copies these 10M-row columns (at scale)
+    without touching a Python object per row."""
     src = rows_of(entity_ids, [e.source for e in edges])
     dst = rows_of(entity_ids, [e.target for e in edges])
     keep = (src >= 0) & (dst >= 0)
     kept = [e for e, k in zip(edges, keep.tolist(), strict=True) if k]
+    names = [CO_OCCURS] if type_names is None else type_names.tolist()
+    code = {name: k for k, name in enumerate(names)}
+    for e in kept:
+        code.setdefault(e.type, len(code))
+    if len(code) > np.iinfo(np.int16).max:
+        raise ValueError(f"{len(code)} edge types: more than an int16 code holds")
     return {"edge_source": src[keep].astype(np.int32), "edge_target": dst[keep].astype(np.int32),
-            "edge_type": shared([e.type for e in kept]),
+            "edge_type": np.asarray([code[e.type] for e in kept], dtype=np.int16),
             "edge_weight": np.asarray([e.weight for e in kept], dtype=np.float64),
-            "edge_id": strings([e.id if e.type != CO_OCCURS else "" for e in kept])}
+            "edge_id": strings([e.id for e in kept if e.type != CO_OCCURS]),
+            "edge_type_names": strings(list(code))}
+
+
+def edge_rows(t: Tables) -> tuple[list[str], list[str]]:
+    """Each edge's type name and relation id ("" for co-occurrences), row by row (for reading them out)."""
+    ids = [""] * len(t.edge_type)
+    for row, rid in zip(np.flatnonzero(t.edge_type != 0).tolist(), t.edge_id.tolist(), strict=True):
+        ids[row] = rid
+    return t.edge_type_names[t.edge_type].tolist(), ids
 
 
 def mention_columns(mentions: list[tuple[str, str, int]], chunk_ids: np.ndarray,
