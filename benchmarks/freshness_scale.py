@@ -12,6 +12,7 @@ FOLDER`` runs that part alone).
 
 from __future__ import annotations
 
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -35,7 +36,7 @@ from retrieval.signals import Seeds, entity_similarity, ppr_scores
 DIM = 384
 PER_CHUNK = 10
 WORDS = [f"w{i}" for i in range(5000)]
-REFRESHES = 3
+REFRESHES = 6
 
 
 def _text(rng: np.random.Generator, ents: np.ndarray) -> str:
@@ -203,8 +204,8 @@ def scale_run(n_docs: int, n_entities: int, n_edges: int, keep: bool = True) -> 
               f"{new.seconds}")
         refreshes.append(delta_s + derive_s)
         served_state = new  # swapped in; the previous state is dropped
-    print(f"refresh after 100 changed documents: median {sorted(refreshes)[len(refreshes) // 2]:.2f}s of "
-          f"{REFRESHES} (the first also pays the kernel for fresh memory pages); process RSS {rss_mb():.0f} MB")
+    print(f"refresh after 100 changed documents: median {statistics.median(refreshes):.2f}s of {REFRESHES} "
+          f"(the first ones also pay for growing the process to its working size); process RSS {rss_mb():.0f} MB")
     with tempfile.TemporaryDirectory() as tmp:
         persist.save(served_state.tables, Path(tmp) / "index")
         del served_state, new, patched, tables, graph

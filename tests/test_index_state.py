@@ -197,6 +197,23 @@ def test_deltas_equal_a_fresh_build(ops: list[tuple], refresh_every: int) -> Non
     assert_same(patched, IndexState.of(fetch_all(graph, vecs, DIM), recipe))  # type: ignore[arg-type]
 
 
+def test_a_document_written_again_with_its_chunks_and_title_carries_the_title_derivations() -> None:
+    graph, vecs = MemoryGraphStore(), EntityVectors()
+    keeper = IndexKeeper(graph, vecs, IndexRecipe(), DIM)  # type: ignore[arg-type]
+    put(graph, vecs, 1, 0, [[0, 1], [1, 2]])
+    put(graph, vecs, 2, 2, [[2, 3, 0]])  # names doc1's title: a title link
+    before = keeper.refresh()
+    put(graph, vecs, 1, 0, [[0, 1], [1, 2]])  # the same chunks (rows) and title
+    same = keeper.refresh()
+    assert keeper.freshness().last_refresh_kind == "delta"
+    assert same.snapshot.title_index is before.snapshot.title_index and same.snapshot.links.nnz > 0
+    assert_same(same, IndexState.of(fetch_all(graph, vecs, DIM), IndexRecipe()))  # type: ignore[arg-type]
+    put(graph, vecs, 1, 3, [[0, 1], [1, 2]])  # another title: derived again
+    renamed = keeper.refresh()
+    assert renamed.snapshot.title_index is not same.snapshot.title_index
+    assert_same(renamed, IndexState.of(fetch_all(graph, vecs, DIM), IndexRecipe()))  # type: ignore[arg-type]
+
+
 def test_a_gap_in_the_change_log_rebuilds() -> None:
     graph, vecs = MemoryGraphStore(), EntityVectors()
     keeper = IndexKeeper(graph, vecs, IndexRecipe(), DIM)  # type: ignore[arg-type]
