@@ -48,7 +48,7 @@ class Snapshot:
     relation_ids: Mapping[tuple[int, int], str] = field(default_factory=dict)  # typed pair -> relation id
     entity_index: Mapping[str, int] = field(default_factory=dict)
     chunk_index: Mapping[str, int] = field(default_factory=dict)
-    name_index: dict[str, list[int]] = field(default_factory=dict)
+    name_index: Mapping[str, list[int]] = field(default_factory=dict)  # (``index.lookups.NameIndex``)
     title_index: dict[str, list[int]] = field(default_factory=dict)  # normalized title -> chunks
     title_automaton: Any = None          # finds title_index's keys in a text (``index.links.titles_in``)
     title_named_by: dict[str, int] = field(default_factory=dict)  # title -> chunks (of other documents) naming it

@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from retrieval.index.carry import carried, joined, spliced
-from retrieval.index.lookups import PairLookup, RowIndex
+from retrieval.index.lookups import NameIndex, PairLookup, RowIndex
 from retrieval.index.relations import spliced_adjacency
 from retrieval.index.tables import strings
 
@@ -125,3 +125,24 @@ def test_adjacency_patch_keeps_the_rest_of_a_row_that_gains_a_relation() -> None
     got = spliced_adjacency(old, dirty, dirty.copy(), np.arange(n), again)
     want = sym({(0, 1): 1.0, (1, 2): 2.5, (2, 4): 0.5, (3, 4): 3.0, (4, 5): 4.0}, n)
     assert got.has_sorted_indices and (got != want).nnz == 0
+
+
+@pytest.mark.parametrize("merge_at", [0.0, 100.0])  # the top layer merged at once, or kept over the base
+def test_a_patched_name_index_equals_one_built_from_the_new_rows(monkeypatch: pytest.MonkeyPatch,
+                                                                 merge_at: float) -> None:
+    monkeypatch.setattr(NameIndex, "MERGE_AT", merge_at)
+    names = {"e1": "ada", "e3": "ada", "e5": "babbage", "e7": "lovelace"}
+    ids = strings(sorted(names))
+    before = NameIndex.of(strings([names[i] for i in ids.tolist()]), ids, RowIndex(ids))
+    assert dict(before) == {"ada": [0, 1], "babbage": [2], "lovelace": [3]} and before.first("ada") == 0
+    # e0 is inserted (every row moves), e5 is removed, e7 is renamed
+    after = {"e0": "ada", "e1": "ada", "e3": "ada", "e7": "countess"}
+    new_ids = strings(sorted(after))
+    patched = before.patched([("babbage", "e5"), ("lovelace", "e7")], [("ada", "e0"), ("countess", "e7")],
+                             RowIndex(new_ids))
+    fresh = NameIndex.of(strings([after[i] for i in new_ids.tolist()]), new_ids, RowIndex(new_ids))
+    assert dict(patched) == dict(fresh) == {"ada": [0, 1, 2], "countess": [3]}
+    assert patched.first("ada") == 0 and patched.first("babbage") == -1 and "lovelace" not in patched
+    assert len(patched) == 2 and sorted(patched) == ["ada", "countess"]
+    assert bool(patched.top) == (merge_at > 1)
+    assert dict(before) == {"ada": [0, 1], "babbage": [2], "lovelace": [3]}  # the previous one is unchanged

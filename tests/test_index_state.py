@@ -21,6 +21,7 @@ from retrieval.index import persist
 from retrieval.index import tables as tables_module
 from retrieval.index.delta import merge_sorted
 from retrieval.index.keeper import IndexKeeper
+from retrieval.index.lookups import NameIndex
 from retrieval.index.state import IndexRecipe, IndexState
 from retrieval.index.tables import Tables, edge_rows, fetch_all, strings, unit
 from retrieval.signals import Seeds, entity_similarity, ppr_scores
@@ -148,6 +149,7 @@ def assert_same(patched: IndexState, fresh: IndexState) -> None:
                 and np.array_equal(ma.data, mb.data)), m
     assert sa.edge_types == sb.edge_types and sa.relation_ids == sb.relation_ids
     assert sa.chunk_titles == sb.chunk_titles and sa.title_named_by == sb.title_named_by
+    assert dict(sa.name_index) == dict(sb.name_index) and np.array_equal(sa.chunk_about, sb.chunk_about)
     for query in ("Ada Lovelace London", "Analytical Engine", "the"):  # BM25 (built, or loaded from disk)
         ka, kb = patched.keyword.search(query, 5), fresh.keyword.search(query, 5)
         assert ka[0].tolist() == kb[0].tolist() and ka[1].tolist() == kb[1].tolist(), query
@@ -175,6 +177,15 @@ OP = st.one_of(
           derandomize="HOPGRAPH_PROPERTY_EXAMPLES" not in os.environ, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(OP, min_size=1, max_size=12), st.integers(1, 4))
 def test_deltas_equal_a_fresh_build(ops: list[tuple], refresh_every: int) -> None:  # type: ignore[type-arg]
+    default = NameIndex.MERGE_AT
+    NameIndex.MERGE_AT = 100.0 if refresh_every % 2 else default  # (names layered over the base, or merged)
+    try:
+        deltas_equal_a_fresh_build(ops, refresh_every)
+    finally:
+        NameIndex.MERGE_AT = default
+
+
+def deltas_equal_a_fresh_build(ops: list[tuple], refresh_every: int) -> None:  # type: ignore[type-arg]
     graph, vecs = MemoryGraphStore(), EntityVectors()
     recipe = IndexRecipe()
     keeper = IndexKeeper(graph, vecs, recipe, DIM)  # type: ignore[arg-type]

@@ -21,7 +21,8 @@ from hopgraph.core.weights import specificity
 from retrieval.index import links, relations
 from retrieval.index.carry import identity
 from retrieval.index.delta import Patch
-from retrieval.index.lookups import RowIndex
+from retrieval.index.lookups import NameIndex, RowIndex
+from retrieval.index.relations import old_rows
 from retrieval.index.sums import csr
 from retrieval.index.tables import Tables
 from retrieval.snapshot import Snapshot
@@ -29,27 +30,42 @@ from retrieval.snapshot import Snapshot
 log = logging.getLogger(__name__)
 
 
-def _about(titles: list[str], title_keys: dict[str, str], name_index: dict[str, list[int]]) -> np.ndarray:
+def _about(titles: list[str], title_keys: dict[str, str], names: NameIndex, since: tuple[Snapshot, Patch] | None,
+           renamed: set[str] | None) -> np.ndarray:
     """The entity each chunk's document title names (the smallest id of the entities with that
-    normalized name), -1 where none."""
-    first = {key: rows[0] for key in dict.fromkeys(title_keys.values()) if (rows := name_index.get(key))}
-    return np.asarray([first.get(title_keys[title], -1) for title in titles], dtype=np.int64)
+    normalized name), -1 where none. After a delta (``renamed``: the names whose entities changed),
+    the previous version's, moved, except for the new chunks and those whose title is such a name."""
+    if since is None or renamed is None:
+        first = {key: names.first(key) for key in dict.fromkeys(title_keys.values())}
+        return np.asarray([first[title_keys[title]] for title in titles], dtype=np.int64)
+    old, patch = since
+    about = np.full(len(titles), -1, dtype=np.int64)
+    stays = patch.chunk_map >= 0
+    before = old.chunk_about[stays]
+    about[patch.chunk_map[stays]] = np.where(before >= 0, patch.entity_map[np.maximum(before, 0)], -1)
+    redo = patch.chunks.copy()
+    if renamed:
+        redo |= np.fromiter((title_keys[title] in renamed for title in titles), dtype=bool, count=len(titles))
+    for row in np.flatnonzero(redo).tolist():
+        about[row] = names.first(title_keys[titles[row]])
+    return about
 
 
-def _name_index(t: Tables, since: tuple[Snapshot, Patch] | None) -> dict[str, list[int]]:
-    """Normalized name -> the entity rows with it, in row order (the previous version's when the delta
-    moved no entity row and renamed none)."""
-    if since is not None:
+def _name_index(t: Tables, rows: RowIndex, since: tuple[Snapshot, Patch] | None) -> tuple[NameIndex, set[str] | None]:
+    """Normalized name -> the entities with it, and the names whose entities changed since the previous
+    version (None when built whole): its index, patched with the names of the entities the delta
+    touched or removed (the previous index itself when none changed and no row moved)."""
+    names = since[0].name_index if since is not None else None
+    if since is not None and isinstance(names, NameIndex):
         old, patch = since
-        same = identity(patch.entity_map, len(t.entity_ids))
-        touched = np.flatnonzero(patch.entities)
-        if same and all(k in old.name_index and int(i) in old.name_index[k]
-                        for i, k in zip(touched.tolist(), t.entity_keys[touched].tolist(), strict=True)):
-            return old.name_index
-    index: dict[str, list[int]] = {}
-    for i, key in enumerate(t.entity_keys.tolist()):
-        index.setdefault(key, []).append(i)
-    return index
+        was = np.flatnonzero(old_rows(patch.entities, patch.entity_map))  # removed, or moved to a touched row
+        gone = [(normalize_name(old.entity_names[r]), old.entity_ids[r]) for r in was.tolist()]
+        now = np.flatnonzero(patch.entities)
+        come = list(zip(t.entity_keys[now].tolist(), t.entity_ids[now].tolist(), strict=True))
+        if identity(patch.entity_map, len(t.entity_ids)) and sorted(gone) == sorted(come):
+            return names, set()
+        return names.patched(gone, come, rows), {key for key, _ in (*gone, *come)}
+    return NameIndex.of(t.entity_keys, t.entity_ids, rows), None
 
 
 def _named(t: Tables, titles: dict[str, list[int]], cased: set[str], since: tuple[Snapshot, Patch] | None
@@ -100,11 +116,12 @@ def build(t: Tables, typed_weight: float = 2.0, about_weight: float = 2.0,
     old_keys = since[0].title_keys if since is not None else {}
     title_keys = kept.title_keys if kept is not None else {
         title: old_keys.get(title) or normalize_name(title) for title in dict.fromkeys(titles)}
-    name_index = _name_index(t, since)
+    entity_index = RowIndex(t.entity_ids)
+    name_index, renamed = _name_index(t, entity_index, since)
     if kept is not None and name_index is kept.name_index:  # (the same titles naming the same entities)
         about = kept.chunk_about
     else:
-        about = _about(titles, title_keys, name_index)
+        about = _about(titles, title_keys, name_index, since, renamed)
     df, cf, incidence = incidence_of(t, about, about_weight)
     if since is not None and since[0].n_chunks == n_c:  # (PMI's N: every co-occurrence weight moves with it)
         adjacency, edge_types, relation_ids, dirty = relations.patched(t, since, df, typed_weight)
@@ -135,7 +152,7 @@ def build(t: Tables, typed_weight: float = 2.0, about_weight: float = 2.0,
         chunk_uris=t.chunks["uri"].tolist(), chunk_vectors=t.chunk_vectors, entity_df=df, entity_cf=cf,
         incidence=incidence, mentioned_in=incidence.T.tocsr(),
         adjacency=adjacency, links=title_links, edge_types=edge_types,
-        relation_ids=relation_ids, entity_index=RowIndex(t.entity_ids),
+        relation_ids=relation_ids, entity_index=entity_index,
         chunk_index=RowIndex(t.chunk_ids), name_index=name_index, title_index=by_title,
         title_automaton=auto, title_named_by=named_by, title_hub_limit=links.hub_limit(list(named_by.values())),
         entity_hub_limit=(limit := links.hub_limit(df[df > 0])),
