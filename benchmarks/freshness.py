@@ -15,7 +15,7 @@ first) it reports, graph mode, one process with the embedded stores:
 - the process RSS.
 
 ``--synthetic N_DOCS:N_ENTITIES:N_EDGES`` (e.g. 100000:1000000:10000000) times the same state at
-scale from generated tables: full build, three successive deltas of 100 changed documents each (and
+scale from generated tables: full build, six successive deltas of 100 changed documents each, of two kinds (and
 their median), RSS, query p50.
 
     python -m benchmarks.freshness [--data-dir D] [--corpus C --limit N] [--synthetic D:E:R]

@@ -2,9 +2,11 @@
 
 Documents have one chunk naming ten entities (uniformly drawn) and a title; edges join uniformly
 drawn entity pairs, one in ten typed. A ``SyntheticGraph`` answers the delta's reads for 100 changed
-documents from the same arrays (their new chunks mention entities that exist: no entity row is inserted
-or removed), so the refresh runs ``apply_delta`` and the derivation (carrying the served state over)
-for real.
+documents from the same arrays, so the refresh runs ``apply_delta`` and the derivation (carrying the
+served state over) for real. Two kinds of change are timed: documents that keep their chunk ids and
+whose new text names entities that exist (no row moves), and documents whose chunks get new ids (as
+the ingest's ids hash a chunk's text) and whose text names three new entities each: rows are
+inserted among the existing ones, so every row after them moves.
 The patched tables are then persisted, and a fresh process loads them as ``serve`` does: its RSS is
 the served state's, and its graph passes give the query p50 (``python -m benchmarks.freshness_scale
 FOLDER`` runs that part alone).
@@ -78,7 +80,7 @@ def generate(n_docs: int, n_entities: int, n_edges: int, seed: int = 7) -> Table
 class SyntheticGraph:
     """The reads a delta makes, over generated tables where ``changed`` documents got new text."""
 
-    def __init__(self, t: Tables, changed: list[int], seed: int = 11) -> None:
+    def __init__(self, t: Tables, changed: list[int], seed: int = 11, moving: bool = False) -> None:
         self.t = t
         rng = np.random.default_rng(seed)
         n_e = len(t.entity_ids)
@@ -86,6 +88,13 @@ class SyntheticGraph:
         self.typed_rows = np.flatnonzero(t.edge_type != 0)
         self.new_mentions = {j: rng.integers(0, n_e, PER_CHUNK) for j in changed}
         self.texts = {j: _text(rng, self.new_mentions[j]) for j in changed}
+        # moving: a chunk id elsewhere in the order (after another document's), and three new entities
+        # (ids right after existing ones: "e000012345" < "e000012345.s11.0" < "e000012346")
+        self.chunk_id = {j: f"c{int(rng.integers(0, len(t.chunk_ids))):09d}.{j}" if moving else f"c{j:09d}"
+                         for j in changed}
+        self.of_chunk = {c: j for j, c in self.chunk_id.items()}
+        self.new_entities = {j: [f"e{int(rng.integers(0, n_e)):09d}.s{seed}.{k}" for k in range(3)] if moving
+                             else [] for j in changed}
 
     def version(self) -> int:
         return self.t.version + 1
@@ -94,20 +103,26 @@ class SyntheticGraph:
         return [GraphChange(self.t.version + 1, tuple(sorted(self.changed)))]
 
     def snapshot_chunks(self, document_ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
-        return [{"id": f"c{self.changed[d]:09d}", "text": self.texts[self.changed[d]], "document_id": d,
+        return [{"id": self.chunk_id[self.changed[d]], "text": self.texts[self.changed[d]], "document_id": d,
                  "source": d, "title": f"Title {self.changed[d]}", "kind": "text", "uri": ""}
                 for d in document_ids or ()]
 
     def snapshot_mentions(self, chunk_ids: Sequence[str] | None = None,
                           entity_ids: Sequence[str] | None = None) -> list[tuple[str, str, int]]:
-        return [(c, f"e{e:09d}", 1) for c in chunk_ids or () for e in self.new_mentions[int(c[1:])].tolist()]
+        out = []
+        for c in chunk_ids or ():
+            j = self.of_chunk[c]
+            new = self.new_entities[j]
+            out += [(c, f"e{e:09d}", 1) for e in self.new_mentions[j][: PER_CHUNK - len(new)].tolist()]
+            out += [(c, e, 1) for e in new]
+        return out
 
     def snapshot_entities(self, ids: Sequence[str] | None = None) -> list[tuple[str, str, str]]:
-        return [(i, f"entity {int(i[1:])}", "PERSON") for i in ids or ()]
+        return [(i, f"entity {i[1:]}", "PERSON") for i in ids or ()]
 
     def snapshot_edges(self, entity_ids: Sequence[str] | None = None, within: bool = False) -> list[EdgeRow]:
         asked = np.zeros(len(self.t.entity_ids), dtype=bool)  # (as a graph's index of its entities would)
-        asked[[int(i[1:]) for i in entity_ids or ()]] = True
+        asked[[int(i[1:]) for i in entity_ids or () if len(i) == 10]] = True  # (new entities have no edges)
         ends = asked[self.t.edge_source], asked[self.t.edge_target]
         hit = np.nonzero(ends[0] & ends[1] if within else ends[0] | ends[1])[0]
         t = self.t
@@ -136,7 +151,7 @@ class SyntheticVectors:
     changed document's chunk gets a new one (its text did)."""
 
     def vectors(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        rows = np.asarray([int(i[1:]) for i in ids], dtype=np.float64)
+        rows = np.asarray([int(i[1:10]) + (0.5 if len(i) > 10 else 0.0) for i in ids], dtype=np.float64)
         found = stored(rows, ENTITY_SALT if collection == "entities" else CHUNK_SALT)
         return dict(zip(ids, found, strict=True))
 
@@ -178,6 +193,30 @@ def served(folder: Path, queries: int = 20) -> None:
           f"max {max(lat) * 1000:.0f} ms over {queries} queries")
 
 
+def refreshed(served_state: IndexState, n_docs: int, moving: bool) -> IndexState:
+    """``REFRESHES`` deltas of 100 changed documents each, timed (``moving``: rows move); the last state."""
+    kind = "new chunk ids and 3 new entities each: rows move" if moving else "chunk ids kept, no entity new"
+    refreshes = []
+    for k in range(REFRESHES):  # as a server does: the served state answers while the next is built
+        changed = np.random.default_rng(5 + k + 100 * moving).choice(n_docs, 100, replace=False).tolist()
+        graph = SyntheticGraph(served_state.tables, changed, seed=11 + k + 100 * moving, moving=moving)
+        t = time.perf_counter()
+        patched, patch = apply_delta(served_state.tables, graph.changes_since(served_state.version),
+                                     graph, SyntheticVectors())  # type: ignore[arg-type]
+        delta_s = time.perf_counter() - t
+        t = time.perf_counter()
+        new = IndexState.of(patched, IndexRecipe(), base=(served_state, patch))
+        derive_s = time.perf_counter() - t
+        print(f"refresh {k + 1} after 100 changed documents ({kind}): tables {delta_s:.2f}s + derive "
+              f"{derive_s:.2f}s {new.seconds}")
+        refreshes.append(delta_s + derive_s)
+        served_state = new  # swapped in; the previous state is dropped
+    print(f"refresh after 100 changed documents ({kind}): median {statistics.median(refreshes):.2f}s of "
+          f"{REFRESHES} (the first ones may also grow the process to its working size); process RSS "
+          f"{rss_mb():.0f} MB")
+    return served_state
+
+
 def scale_run(n_docs: int, n_entities: int, n_edges: int, keep: bool = True) -> None:
     kept = keep and keep_freed_memory()  # as the platform does (index.keep_freed_memory)
     print(f"freed memory {'kept for the next refresh' if kept else 'handed back to the kernel'}")
@@ -189,26 +228,11 @@ def scale_run(n_docs: int, n_entities: int, n_edges: int, keep: bool = True) -> 
     t = time.perf_counter()
     served_state = IndexState.of(tables, IndexRecipe())
     print(f"full build {time.perf_counter() - t:.1f}s {served_state.seconds}")
-    refreshes = []
-    for k in range(REFRESHES):  # as a server does: the served state answers while the next is built
-        changed = np.random.default_rng(5 + k).choice(n_docs, 100, replace=False).tolist()
-        graph = SyntheticGraph(served_state.tables, changed, seed=11 + k)
-        t = time.perf_counter()
-        patched, patch = apply_delta(served_state.tables, graph.changes_since(served_state.version),
-                                     graph, SyntheticVectors())  # type: ignore[arg-type]
-        delta_s = time.perf_counter() - t
-        t = time.perf_counter()
-        new = IndexState.of(patched, IndexRecipe(), base=(served_state, patch))
-        derive_s = time.perf_counter() - t
-        print(f"refresh {k + 1} after 100 changed documents: tables {delta_s:.2f}s + derive {derive_s:.2f}s "
-              f"{new.seconds}")
-        refreshes.append(delta_s + derive_s)
-        served_state = new  # swapped in; the previous state is dropped
-    print(f"refresh after 100 changed documents: median {statistics.median(refreshes):.2f}s of {REFRESHES} "
-          f"(the first ones also pay for growing the process to its working size); process RSS {rss_mb():.0f} MB")
+    for moving in (False, True):
+        served_state = refreshed(served_state, n_docs, moving)
     with tempfile.TemporaryDirectory() as tmp:
         persist.save(served_state.tables, Path(tmp) / "index")
-        del served_state, new, patched, tables, graph
+        del served_state, tables
         subprocess.run([sys.executable, "-m", "benchmarks.freshness_scale", str(Path(tmp) / "index")], check=True)
 
 if __name__ == "__main__":
