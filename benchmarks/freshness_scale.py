@@ -208,7 +208,7 @@ def refreshed(served_state: IndexState, n_docs: int, moving: bool) -> IndexState
         new = IndexState.of(patched, IndexRecipe(), base=(served_state, patch))
         derive_s = time.perf_counter() - t
         print(f"refresh {k + 1} after 100 changed documents ({kind}): tables {delta_s:.2f}s + derive "
-              f"{derive_s:.2f}s {new.seconds}")
+              f"{derive_s:.2f}s {new.seconds}, process RSS {rss_mb():.0f} MB")
         refreshes.append(delta_s + derive_s)
         served_state = new  # swapped in; the previous state is dropped
     print(f"refresh after 100 changed documents ({kind}): median {statistics.median(refreshes):.2f}s of "
