@@ -222,19 +222,22 @@ def apply_delta(tables: Tables, changes: Sequence[GraphChange], graph: GraphStor
     drop_e = in_touched[t.edge_source] & in_touched[t.edge_target]
     if named:
         drop_e |= in_named[t.edge_source] | in_named[t.edge_target]
-    if not same_rows:  # an edge to a removed entity goes too
-        drop_e |= (ents.old_to_new[t.edge_source] < 0) | (ents.old_to_new[t.edge_target] < 0)
-    e_keep = ~drop_e  # (each column compressed once: 10M rows at scale, two of them Python strings)
+    removed = ents.old_to_new < 0
+    if removed.any():  # an edge to a removed entity goes too
+        drop_e |= removed[t.edge_source] | removed[t.edge_target]
+    e_keep = ~drop_e  # (each column compressed once: 10M rows at scale)
     read = {e.id: e for e in [*(graph.snapshot_edges(touched, within=True) if touched else []),
                               *(graph.snapshot_edges(named) if named else [])]}
     edges = edge_columns(list(read.values()), ents.ids, t.edge_type_names)
     n_keep = int(np.count_nonzero(e_keep))
     id_keep = e_keep[t.edge_type != 0]  # (edge_id holds the typed rows' ids)
 
+    to_new = None if same_rows else ents.old_to_new.astype(np.int32)  # (kept edges reach no removed row)
+
     def ends(old: np.ndarray, new: np.ndarray) -> np.ndarray:  # entity rows, moved when rows moved
         out = kept_then(old, e_keep, n_keep, new)
-        if not same_rows:
-            out[:n_keep] = ents.old_to_new[out[:n_keep]]
+        if to_new is not None:
+            np.take(to_new, out[:n_keep], out=out[:n_keep])
         return out
 
     if every_member:
