@@ -208,6 +208,22 @@ def deltas_equal_a_fresh_build(ops: list[tuple], refresh_every: int) -> None:  #
     assert_same(patched, IndexState.of(fetch_all(graph, vecs, DIM), recipe))  # type: ignore[arg-type]
 
 
+def test_typed_relations_are_looked_up_by_their_pair_built_and_patched() -> None:
+    graph, vecs = MemoryGraphStore(), EntityVectors()
+    keeper = IndexKeeper(graph, vecs, IndexRecipe(), DIM)  # type: ignore[arg-type]
+    put(graph, vecs, 1, 0, [[0, 1, 2, 3]])
+    keeper.refresh()
+    put(graph, vecs, 2, 1, [[3, 5, 6]])
+    patched = keeper.refresh()
+    assert keeper.freshness().last_refresh_kind == "delta"
+    for state in (patched, IndexState.of(fetch_all(graph, vecs, DIM), IndexRecipe())):  # type: ignore[arg-type]
+        snap = state.snapshot
+        typed = {(snap.entity_index[r.source_id], snap.entity_index[r.target_id]): r
+                 for r in graph.relations.values() if r.type != "co_occurs"}
+        assert len(typed) == 3 and dict(snap.edge_types) == {pair: r.type for pair, r in typed.items()}
+        assert dict(snap.relation_ids) == {pair: r.id for pair, r in typed.items()}
+
+
 def test_a_document_written_again_with_its_chunks_and_title_carries_the_title_derivations() -> None:
     graph, vecs = MemoryGraphStore(), EntityVectors()
     keeper = IndexKeeper(graph, vecs, IndexRecipe(), DIM)  # type: ignore[arg-type]

@@ -114,9 +114,8 @@ def _concat(*parts: np.ndarray) -> np.ndarray:
 
 
 def kept_then(old: np.ndarray, keep: np.ndarray, kept: int, new: np.ndarray) -> np.ndarray:
-    """``np.concatenate([old[keep], new])`` (``kept``: how many ``keep`` holds) in one pass over ``old``:
-    the edge columns hold 10M rows at scale, two of them Python objects whose every copy counts
-    references."""
+    """``np.concatenate([old[keep], new])`` (``kept``: how many ``keep`` holds) in one pass over ``old``
+    (the edge columns hold 10M rows at scale)."""
     out = np.empty(kept + len(new), dtype=old.dtype)
     np.compress(keep, old, out=out[:kept])
     out[kept:] = new

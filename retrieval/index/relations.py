@@ -44,7 +44,7 @@ def typed_pairs(t: Tables, sel: np.ndarray | None, co: np.ndarray) -> tuple[np.n
     else:
         typed = sel[~co]
         at = np.searchsorted(np.flatnonzero(t.edge_type != 0), typed)
-    loop = t.edge_source[typed] != t.edge_target[typed]
+    loop = t.edge_source[typed] == t.edge_target[typed]
     typed, at = typed[~loop], at[~loop]
     key = t.edge_source[typed].astype(np.int64) * max(len(t.entity_ids), 1) + t.edge_target[typed]
     ids = t.edge_id[at]
