@@ -32,7 +32,7 @@ from hopgraph.core.text import normalize_name
 from retrieval.index import persist
 from retrieval.index.delta import apply_delta
 from retrieval.index.state import IndexRecipe, IndexState
-from retrieval.index.tables import CO_OCCURS, Tables, strings, unit, vector_dtype
+from retrieval.index.tables import CO_OCCURS, Tables, strings, typed_rows, unit, vector_dtype
 from retrieval.signals import Seeds, entity_similarity, ppr_scores
 
 DIM = 384
@@ -85,7 +85,7 @@ class SyntheticGraph:
         rng = np.random.default_rng(seed)
         n_e = len(t.entity_ids)
         self.changed = {f"d{j:09d}": j for j in changed}
-        self.typed_rows = np.flatnonzero(t.edge_type != 0)
+        self.typed_rows = typed_rows(t)
         self.new_mentions = {j: rng.integers(0, n_e, PER_CHUNK) for j in changed}
         self.texts = {j: _text(rng, self.new_mentions[j]) for j in changed}
         # moving: a chunk id elsewhere in the order (after another document's), and three new entities

@@ -26,6 +26,7 @@ from retrieval.index.tables import (
     mention_columns,
     rows_of,
     strings,
+    typed_rows,
     unit_rows,
     vector_dtype,
 )
@@ -229,7 +230,7 @@ def apply_delta(tables: Tables, changes: Sequence[GraphChange], graph: GraphStor
                               *(graph.snapshot_edges(named) if named else [])]}
     edges = edge_columns(list(read.values()), ents.ids, t.edge_type_names)
     n_keep = int(np.count_nonzero(e_keep))
-    id_keep = e_keep[t.edge_type != 0]  # (edge_id holds the typed rows' ids)
+    id_keep = e_keep[typed_rows(t)]  # (edge_id holds the typed rows' ids)
 
     to_new = None if same_rows else ents.old_to_new.astype(np.int32)  # (kept edges reach no removed row)
 

@@ -13,7 +13,7 @@ from retrieval.index.carry import carried, entries_in_rows, joined, spliced
 from retrieval.index.delta import Patch
 from retrieval.index.lookups import PairLookup
 from retrieval.index.sums import canonical, symmetric
-from retrieval.index.tables import Tables
+from retrieval.index.tables import Tables, typed_rows
 from retrieval.snapshot import Snapshot
 
 Relations = tuple[sp.csr_matrix, PairLookup, PairLookup]
@@ -43,7 +43,7 @@ def typed_pairs(t: Tables, sel: np.ndarray | None, co: np.ndarray) -> tuple[np.n
         at = np.arange(len(typed))
     else:
         typed = sel[~co]
-        at = np.searchsorted(np.flatnonzero(t.edge_type != 0), typed)
+        at = np.searchsorted(typed_rows(t), typed)
     loop = t.edge_source[typed] == t.edge_target[typed]
     typed, at = typed[~loop], at[~loop]
     key = t.edge_source[typed].astype(np.int64) * max(len(t.entity_ids), 1) + t.edge_target[typed]

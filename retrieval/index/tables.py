@@ -145,10 +145,16 @@ def edge_columns(edges: list[EdgeRow], entity_ids: np.ndarray, type_names: np.nd
             "edge_type_names": strings(list(code))}
 
 
+def typed_rows(t: Tables) -> np.ndarray:
+    """The rows of the typed edges (type code > 0), ascending: ``t.edge_id[k]`` is the relation id of
+    row ``typed_rows(t)[k]``."""
+    return np.flatnonzero(t.edge_type != 0)
+
+
 def edge_rows(t: Tables) -> tuple[list[str], list[str]]:
     """Each edge's type name and relation id ("" for co-occurrences), row by row (for reading them out)."""
     ids = [""] * len(t.edge_type)
-    for row, rid in zip(np.flatnonzero(t.edge_type != 0).tolist(), t.edge_id.tolist(), strict=True):
+    for row, rid in zip(typed_rows(t).tolist(), t.edge_id.tolist(), strict=True):
         ids[row] = rid
     return t.edge_type_names[t.edge_type].tolist(), ids
 
