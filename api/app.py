@@ -146,5 +146,5 @@ def _warm_up(platform: Platform) -> None:
     platform.vectors.count("chunks")
     keeper = platform.retriever.keeper
     keeper.refresh()  # loaded from disk (or built once) before the first request, never inside one
-    keeper.start_polling(platform.settings.index.poll_s)
+    keeper.start_polling(platform.settings.index.poll_s, pregrow=platform.settings.index.pregrow)
     embedder.embed(["warm up"])

@@ -224,7 +224,7 @@ def under_writes(p: Platform, qs: list[str], clients: int, writes: int) -> None:
     """Concurrent query threads on a polling keeper, idle and then while documents are written one
     commit each (then the run's end: resolution and communities), as a scheduled re-ingestion."""
     keeper = p.retriever.keeper
-    keeper.start_polling(p.settings.index.poll_s)
+    keeper.start_polling(p.settings.index.poll_s, pregrow=p.settings.index.pregrow)
 
     def reingest() -> None:
         for n in range(writes):
@@ -277,13 +277,16 @@ def main() -> None:
     ap.add_argument("--release-freed-memory", action="store_true",
                     help="synthetic run: hand freed memory back to the kernel (glibc's default) instead of keeping "
                     "it for the next refresh as the platform does (index.keep_freed_memory)")
+    ap.add_argument("--no-pregrow", action="store_true",
+                    help="synthetic run: do not set the state's size aside in the heap after the build, as a server "
+                    "does at start (index.pregrow): the first refreshes grow the process")
     args = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if args.synthetic:
         from benchmarks.freshness_scale import scale_run
 
         n_docs, n_entities, n_edges = (int(x) for x in args.synthetic.split(":"))
-        scale_run(n_docs, n_entities, n_edges, keep=not args.release_freed_memory)
+        scale_run(n_docs, n_entities, n_edges, keep=not args.release_freed_memory, grow=not args.no_pregrow)
     else:
         corpus_run(args)
 

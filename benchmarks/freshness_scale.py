@@ -27,7 +27,7 @@ import numpy as np
 
 from benchmarks.freshness import rss_mb
 from graphdb.store import EdgeRow, GraphChange
-from hopgraph.core.memory import keep_freed_memory
+from hopgraph.core.memory import keep_freed_memory, pregrow
 from hopgraph.core.text import normalize_name
 from retrieval.index import persist
 from retrieval.index.delta import apply_delta
@@ -217,7 +217,7 @@ def refreshed(served_state: IndexState, n_docs: int, moving: bool) -> IndexState
     return served_state
 
 
-def scale_run(n_docs: int, n_entities: int, n_edges: int, keep: bool = True) -> None:
+def scale_run(n_docs: int, n_entities: int, n_edges: int, keep: bool = True, grow: bool = True) -> None:
     kept = keep and keep_freed_memory()  # as the platform does (index.keep_freed_memory)
     print(f"freed memory {'kept for the next refresh' if kept else 'handed back to the kernel'}")
     base = rss_mb()
@@ -228,6 +228,11 @@ def scale_run(n_docs: int, n_entities: int, n_edges: int, keep: bool = True) -> 
     t = time.perf_counter()
     served_state = IndexState.of(tables, IndexRecipe())
     print(f"full build {time.perf_counter() - t:.1f}s {served_state.seconds}")
+    if kept and grow:  # as a server does on its background thread once the state is served (index.pregrow)
+        t = time.perf_counter()
+        grown = pregrow(served_state.nbytes())
+        print(f"heap set aside for refreshes: {grown >> 20} MB (the state's arrays) in {time.perf_counter() - t:.1f}s, "
+              f"process RSS {rss_mb():.0f} MB")
     for moving in (False, True):
         served_state = refreshed(served_state, n_docs, moving)
     with tempfile.TemporaryDirectory() as tmp:

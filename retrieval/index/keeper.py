@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graphdb.store import GraphStore
+from hopgraph.core import memory
 from retrieval.index import persist
 from retrieval.index.delta import NeedsRebuild, Patch, apply_delta
 from retrieval.index.state import IndexRecipe, IndexState, gc_paused
@@ -64,6 +65,8 @@ class IndexKeeper:
         self._last = (0.0, "none")
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
+        self._pregrow = False
+        self._grower: threading.Thread | None = None
 
     # -- reading -------------------------------------------------------------------------------
     def current(self) -> IndexState:
@@ -107,6 +110,7 @@ class IndexKeeper:
             if kind == "load" and keyword is None and len(tables.chunk_ids):
                 self._saved_version = -1  # saved without its BM25 index (an older file): add it
             self._maybe_save(state, force=kind in ("rebuild", "load"))
+            self._grow_for(state)
             return state
 
     def _next_tables(self, state: IndexState | None, version: int
@@ -170,15 +174,26 @@ class IndexKeeper:
                 self._write(state)
 
     # -- polling (servers) ---------------------------------------------------------------------
-    def start_polling(self, every_s: float) -> None:
+    def start_polling(self, every_s: float, pregrow: bool = False) -> None:
         """Refresh on a background thread whenever the graph's version moves; ``current()`` stops
-        checking the version itself (queries never wait for a refresh)."""
+        checking the version itself (queries never wait for a refresh). ``pregrow``: have the heap hold
+        as much as the served state once, in the background (``hopgraph.core.memory.pregrow``), so the
+        first refreshes do not pay for growing the process (again when the state has grown a quarter)."""
         if self._poller is not None:
             return
+        self._pregrow = pregrow
+        self._grow_for(self._state)
         self.fresh_reads = False
         self._stop.clear()
         self._poller = threading.Thread(target=self._poll, args=(every_s,), name="index-keeper", daemon=True)
         self._poller.start()
+
+    def _grow_for(self, state: IndexState | None) -> None:
+        if not self._pregrow or state is None or (self._grower is not None and self._grower.is_alive()):
+            return
+        self._grower = threading.Thread(target=memory.pregrow, args=(state.nbytes(),), name="index-pregrow",
+                                        daemon=True)
+        self._grower.start()
 
     def _poll(self, every_s: float) -> None:
         while not self._stop.wait(every_s):

@@ -13,6 +13,7 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import numpy as np
 import scipy.sparse as sp
 
 from retrieval.index.build import build
@@ -50,6 +51,20 @@ def gc_paused() -> Iterator[None]:
 
 _gc_lock = threading.Lock()
 _paused = 0
+
+
+def _array_bytes(found: object, seen: set[int]) -> int:
+    """The bytes of the numpy arrays and sparse matrices in ``found`` (a dict's values too), each once."""
+    if id(found) in seen:
+        return 0
+    seen.add(id(found))
+    if isinstance(found, np.ndarray):
+        return int(found.nbytes)
+    if isinstance(found, sp.spmatrix):
+        return sum(_array_bytes(getattr(found, name, None), seen) for name in ("data", "indices", "indptr"))
+    if isinstance(found, dict):
+        return sum(_array_bytes(value, seen) for value in found.values())
+    return 0
 
 
 @dataclass(frozen=True)
@@ -112,6 +127,12 @@ class IndexState:
             t3 = time.perf_counter()
         state.seconds = {"snapshot": round(t1 - t0, 3), "bm25": round(t2 - t1, 3), "transition": round(t3 - t2, 3)}
         return state
+
+    def nbytes(self) -> int:
+        """The bytes of the arrays this state holds (tables, snapshot, memo): about what a refresh writes
+        anew while this state is still served."""
+        seen: set[int] = set()
+        return sum(_array_bytes(part, seen) for part in (vars(self.tables), vars(self.snapshot), self._memo))
 
     def memo(self, key: Hashable, make: Callable[[], T]) -> T:
         """``make()`` once per state and key (the first caller builds; the others wait for it)."""
