@@ -27,6 +27,7 @@ import numpy as np
 
 from benchmarks.freshness import rss_mb
 from graphdb.store import EdgeRow, GraphChange
+from hopgraph.core.index_settings import IndexSettings
 from hopgraph.core.memory import keep_freed_memory, pregrow
 from hopgraph.core.text import normalize_name
 from retrieval.index import persist
@@ -172,7 +173,7 @@ def served(folder: Path, queries: int = 20) -> None:
         raise SystemExit(f"no index state in {folder}")
     state = IndexState.of(tables, IndexRecipe())
     load_s = time.perf_counter() - t
-    snap, transition = state.snapshot, state.transition(1.0)
+    snap, walk = state.snapshot, state.walk(1.0)
     rng = np.random.default_rng(9)
     lat = []
     for _ in range(queries):
@@ -182,14 +183,14 @@ def served(folder: Path, queries: int = 20) -> None:
         sims = entity_similarity(snap, q)
         top = np.argpartition(-sims, 9)[:10]
         chunk_seeds = {snap.chunk_ids[int(j)]: 1.0 for j in rng.choice(snap.n_chunks, 10)}
-        ppr_scores(snap, transition, Seeds({int(e): float(sims[e]) for e in top}), chunk_seeds, 1.0, 0.5)
+        ppr_scores(snap, walk, Seeds({int(e): float(sims[e]) for e in top}), chunk_seeds, 1.0, 0.5)
         lat.append(time.perf_counter() - t)
     now = rss_parts()
     print(f"served state (a fresh process: load + derive {load_s:.1f}s): index state RSS "
           f"{now['VmRSS'] - base['VmRSS']:.0f} MB, of which anonymous {now['RssAnon'] - base['RssAnon']:.0f} MB "
           f"(entity vectors {tables.entity_vectors.dtype}, memory-mapped)")
     print(f"graph pass (entity seeds + PPR over {snap.n_entities + snap.n_chunks} nodes, "
-          f"{transition.nnz} edges) p50 {sorted(lat)[len(lat) // 2] * 1000:.0f} ms, "
+          f"{walk.nnz} edges) p50 {sorted(lat)[len(lat) // 2] * 1000:.0f} ms, "
           f"max {max(lat) * 1000:.0f} ms over {queries} queries")
 
 
@@ -230,8 +231,9 @@ def scale_run(n_docs: int, n_entities: int, n_edges: int, keep: bool = True, gro
     print(f"full build {time.perf_counter() - t:.1f}s {served_state.seconds}")
     if kept and grow:  # as a server does on its background thread once the state is served (index.pregrow)
         t = time.perf_counter()
-        grown = pregrow(served_state.nbytes())
-        print(f"heap set aside for refreshes: {grown >> 20} MB (the state's arrays) in {time.perf_counter() - t:.1f}s, "
+        grown = pregrow(int(served_state.nbytes() * IndexSettings().pregrow))
+        print(f"heap set aside for refreshes: {grown >> 20} MB (index.pregrow x the state's arrays) in "
+              f"{time.perf_counter() - t:.1f}s, "
               f"process RSS {rss_mb():.0f} MB")
     for moving in (False, True):
         served_state = refreshed(served_state, n_docs, moving)

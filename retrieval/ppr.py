@@ -27,7 +27,8 @@ PUSH_EPS = 1e-7
 
 def joint_transition(snap: Snapshot, mention_weight: float = 1.0, link_weight: float = 1.0) -> sp.csc_matrix:
     """Column-stochastic transition matrix ``P`` of the joint graph (``P[i, j]``: the probability to
-    go from j to i), in CSC form, so that ``P.T`` is the CSR of every node's out-edges without a copy."""
+    go from j to i), in CSC form, so that ``P.T`` is the CSR of every node's out-edges without a copy.
+    (``JointWalk.matrix``: the solvers here walk the snapshot's blocks without it.)"""
     inc = snap.incidence * mention_weight
     joint = sp.bmat([[snap.adjacency, inc.T], [inc, snap.links * link_weight]], format="csr")
     out = np.asarray(joint.sum(axis=1)).ravel()
@@ -37,21 +38,117 @@ def joint_transition(snap: Snapshot, mention_weight: float = 1.0, link_weight: f
     return forward.T
 
 
+def _rows(m: sp.csr_matrix, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(entries per row, and their columns and values, row after row) of ``rows`` of ``m``."""
+    first = m.indptr[rows]
+    deg = m.indptr[rows + 1] - first
+    starts = np.repeat(first - np.cumsum(deg) + deg, deg) + np.arange(int(deg.sum()))
+    return deg, m.indices[starts], m.data[starts]
+
+
+#: (out-edges per node, and for each out-edge: its target and the mass it carries)
+Spread = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+class MatrixWalk:
+    """A walk given as a column-stochastic matrix (``P[i, j]``: the probability to go from j to i)."""
+
+    def __init__(self, transition: sp.spmatrix) -> None:
+        self.transition = transition
+        self.forward = sp.csr_matrix(transition.T) if not isinstance(transition, sp.csc_matrix) else transition.T
+        self.degree = np.diff(self.forward.indptr)
+        self.shape, self.nnz = transition.shape, transition.nnz
+
+    def __matmul__(self, x: np.ndarray) -> np.ndarray:
+        return np.asarray(self.transition @ x)
+
+    def spread(self, nodes: np.ndarray, mass: np.ndarray) -> Spread:
+        """Where one step takes the ``mass`` of each of ``nodes`` (sorted)."""
+        deg, targets, probs = _rows(self.forward, nodes)
+        return deg, targets, np.repeat(mass, deg) * probs
+
+
+class JointWalk:
+    """The walk over the joint graph (entities, then chunks), held as the snapshot's four blocks and
+    each node's inverse out-weight rather than as one matrix: ``P[i, j] = joint[j, i] / out_weight[j]``
+    with ``joint = [[adjacency, m * mentioned_in], [m * incidence, l * links]]``. A snapshot's walk is
+    one pass over its matrices and two vectors (a refresh copies no 20M-entry matrix for it), and
+    another link weight is two more vectors, not another matrix."""
+
+    def __init__(self, snap: Snapshot, mention_weight: float = 1.0, link_weight: float = 1.0) -> None:
+        self.n_entities = snap.n_entities
+        self.blocks = ((snap.adjacency, snap.mentioned_in), (snap.incidence, snap.links))
+        self.weights = ((1.0, mention_weight), (mention_weight, link_weight))
+        pairs = list(zip(self.blocks, self.weights, strict=True))
+        out = np.concatenate([_row_sums(a) * wa + _row_sums(b) * wb for (a, b), (wa, wb) in pairs])
+        self.inv = np.divide(1.0, out, out=np.zeros_like(out), where=out > 0)
+        self.degree = np.concatenate([np.diff(a.indptr) * (wa != 0) + np.diff(b.indptr) * (wb != 0)
+                                      for (a, b), (wa, wb) in pairs])
+        self.shape = (len(out), len(out))
+        self.nnz = int(self.degree.sum())
+
+    def __matmul__(self, x: np.ndarray) -> np.ndarray:
+        """``P @ x``: the mass each node receives from ``x`` in one step."""
+        n_e, v = self.n_entities, self.inv * x
+        (adjacency, mentioned), (incidence, links) = self.blocks
+        m, l_w = self.weights[0][1], self.weights[1][1]
+        return np.concatenate([adjacency.T @ v[:n_e] + m * (mentioned @ v[n_e:]),
+                               m * (incidence @ v[:n_e]) + l_w * (links.T @ v[n_e:])])
+
+    def spread(self, nodes: np.ndarray, mass: np.ndarray) -> Spread:
+        """Where one step takes the ``mass`` of each of ``nodes`` (sorted)."""
+        n_e = self.n_entities
+        cut = int(np.searchsorted(nodes, n_e))
+        degree, targets, amounts = np.zeros(len(nodes), dtype=np.int64), [], []
+        for at, first, blocks, weights in ((0, 0, self.blocks[0], self.weights[0]),
+                                           (cut, n_e, self.blocks[1], self.weights[1])):
+            rows = (nodes[:cut] if first == 0 else nodes[cut:]) - first
+            per_unit = mass[at:at + len(rows)] * self.inv[rows + first]
+            for m, w, offset in zip(blocks, weights, (0, n_e), strict=True):
+                if w != 0:
+                    deg, cols, values = _rows(m, rows)
+                    degree[at:at + len(rows)] += deg
+                    targets.append(cols + offset if offset else cols)
+                    amounts.append(np.repeat(per_unit * w, deg) * values)
+        return degree, np.concatenate(targets), np.concatenate(amounts)
+
+    def matrix(self) -> sp.csc_matrix:
+        """The walk as one matrix (``joint_transition``'s), for what needs one (the torch engine)."""
+        (adjacency, mentioned), (incidence, links) = self.blocks
+        m, l_w = self.weights[0][1], self.weights[1][1]
+        joint = sp.bmat([[adjacency, mentioned * m], [incidence * m, links * l_w]], format="csr")
+        forward = sp.csr_matrix(sp.diags(self.inv) @ joint)
+        forward.sort_indices()
+        return forward.T
+
+
+Walk = MatrixWalk | JointWalk
+
+
+def as_walk(transition: sp.spmatrix | Walk) -> Walk:
+    return transition if isinstance(transition, MatrixWalk | JointWalk) else MatrixWalk(transition)
+
+
+def _row_sums(m: sp.csr_matrix) -> np.ndarray:
+    return np.asarray(m.sum(axis=1)).ravel()
+
+
 def _normalized(personalization: np.ndarray) -> np.ndarray | None:
     p = np.asarray(personalization, dtype=np.float64)
     total = p.sum()
     return p / total if total > 0 else None
 
 
-def personalized_pagerank(transition: sp.spmatrix, personalization: np.ndarray, damping: float = 0.5,
+def personalized_pagerank(transition: sp.spmatrix | Walk, personalization: np.ndarray, damping: float = 0.5,
                           iterations: int = 30, tol: float = 1e-6) -> np.ndarray:
     """Power iteration of ``x = damping * P x + (1 - damping) * p``; returns x (sums to ~1)."""
     p = _normalized(personalization)
     if p is None:
         return np.zeros(len(personalization))
+    walk = as_walk(transition)
     x = p.copy()
     for _ in range(iterations):
-        nxt = damping * (transition @ x) + (1.0 - damping) * p
+        nxt = damping * (walk @ x) + (1.0 - damping) * p
         leaked = 1.0 - nxt.sum()  # mass of dangling nodes goes back to the seeds
         nxt += leaked * p
         if np.abs(nxt - x).sum() < tol:
@@ -60,16 +157,15 @@ def personalized_pagerank(transition: sp.spmatrix, personalization: np.ndarray, 
     return x
 
 
-def push_pagerank(transition: sp.spmatrix, personalization: np.ndarray, damping: float = 0.5,
+def push_pagerank(transition: sp.spmatrix | Walk, personalization: np.ndarray, damping: float = 0.5,
                   eps: float = PUSH_EPS, max_rounds: int = 200) -> np.ndarray:
     """The same walk by forward push, vectorized per round: every node whose residual exceeds
     ``eps * out_degree`` settles ``1 - damping`` of it and spreads the rest along its out-edges."""
     p = _normalized(personalization)
     if p is None:
         return np.zeros(len(personalization))
-    forward = sp.csr_matrix(transition.T) if not isinstance(transition, sp.csc_matrix) else transition.T
-    indptr, indices, data = forward.indptr, forward.indices, forward.data
-    degree = np.diff(indptr)
+    walk = as_walk(transition)
+    degree = walk.degree
     seeds = np.flatnonzero(p)
     residual, x = p.copy(), np.zeros_like(p)
     cand = seeds
@@ -80,19 +176,17 @@ def push_pagerank(transition: sp.spmatrix, personalization: np.ndarray, damping:
         mass = residual[active]
         residual[active] = 0.0
         x[active] += (1.0 - damping) * mass
-        deg = degree[active]
+        deg, targets, amounts = walk.spread(active, damping * mass)
         dead = deg == 0
         if dead.any():  # a dead end: its walk restarts at the seeds
             residual[seeds] += damping * mass[dead].sum() * p[seeds]
-        starts = np.repeat(indptr[active] - np.cumsum(deg) + deg, deg) + np.arange(int(deg.sum()))
-        targets = indices[starts]
         touched, inverse = np.unique(targets, return_inverse=True)
-        residual[touched] += np.bincount(inverse, weights=damping * np.repeat(mass, deg) * data[starts])
+        residual[touched] += np.bincount(inverse, weights=amounts)
         cand = np.union1d(touched, seeds) if dead.any() else touched
     return x
 
 
-def pagerank(transition: sp.spmatrix, personalization: np.ndarray, damping: float = 0.5,
+def pagerank(transition: sp.spmatrix | Walk, personalization: np.ndarray, damping: float = 0.5,
              solver: str = "auto") -> np.ndarray:
     """The walk by the named solver: ``power``, ``push``, or ``auto`` (push above ``PUSH_ABOVE_EDGES``)."""
     if solver not in ("auto", "power", "push"):

@@ -1,13 +1,11 @@
 """What query modes share between queries: the stores, the models, the index keeper (whose state
-holds everything derived per graph version: BM25, PPR transitions, image edges), the gpu/ parts
+holds everything derived per graph version: BM25, PPR walks, image edges), the gpu/ parts
 and the rerankers. Caches are replaced whole, never mutated in place, so concurrent queries (the
 API's threads) never see a half-updated one."""
 
 from __future__ import annotations
 
 import threading
-
-import scipy.sparse as sp
 
 from graphdb.store import GraphStore
 from hopgraph.core.result_settings import NliSettings
@@ -17,6 +15,7 @@ from retrieval.index.keeper import IndexKeeper
 from retrieval.index.state import IndexState
 from retrieval.keyword import KeywordIndex
 from retrieval.nli_clusters import NliScorer
+from retrieval.ppr import JointWalk
 from retrieval.rerank import Reranker, make_reranker
 from retrieval.subgraph import GpuParts
 from vectors.clip import ClipEmbedder
@@ -45,9 +44,9 @@ class Resources:
         return state.keyword
 
     @staticmethod
-    def transition(state: IndexState, link_weight: float) -> sp.csc_matrix:
-        """The PPR transition of the state, per link weight (a per-query setting)."""
-        return state.transition(link_weight)
+    def walk(state: IndexState, link_weight: float) -> JointWalk:
+        """The PPR walk of the state, per link weight (a per-query setting)."""
+        return state.walk(link_weight)
 
     @staticmethod
     def image_index(state: IndexState) -> image.ImageIndex:

@@ -7,7 +7,6 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 import torch
 
 from gpu.ppr import TorchPPR
@@ -16,7 +15,7 @@ from hopgraph.core.text import WORD, ngrams
 from hopgraph.core.weights import seed_specificity
 from retrieval.index.links import titles_in
 from retrieval.keyword import KeywordIndex
-from retrieval.ppr import pagerank
+from retrieval.ppr import JointWalk, pagerank
 from retrieval.snapshot import Snapshot
 from vectors.store import VectorStore
 
@@ -117,7 +116,7 @@ def specificity(snap: Snapshot, e: int) -> float:
     return float(seed_specificity(snap.entity_df[e]))
 
 
-def ppr_scores(snap: Snapshot, transition: sp.spmatrix, seeds: Seeds, chunk_seeds: dict[str, float],
+def ppr_scores(snap: Snapshot, walk: JointWalk, seeds: Seeds, chunk_seeds: dict[str, float],
                passage_weight: float, damping: float, engine: TorchPPR | None = None, solver: str = "auto"
                ) -> tuple[dict[str, float], np.ndarray]:
     """HippoRAG-style PPR from entity seeds (times specificity) and chunk seeds: chunk scores = mass,
@@ -136,7 +135,7 @@ def ppr_scores(snap: Snapshot, transition: sp.spmatrix, seeds: Seeds, chunk_seed
     if engine is not None:
         x = engine.run(p.astype(np.float32), damping=damping).cpu().numpy().astype(np.float64)
     else:
-        x = pagerank(transition, p, damping=damping, solver=solver)
+        x = pagerank(walk, p, damping=damping, solver=solver)
     mass = x[n_e:]
     nz = np.nonzero(mass)[0]
     return {snap.chunk_ids[j]: float(mass[j]) for j in nz}, x[:n_e]

@@ -20,6 +20,7 @@ import torch
 from gpu.ppr import TorchPPR
 from hopgraph.core.gpu_settings import GpuSettings
 from hopgraph.core.weights import specificity
+from retrieval.ppr import JointWalk
 from retrieval.signals import Seeds
 from retrieval.snapshot import Snapshot
 from vectors.store import VectorStore
@@ -119,7 +120,7 @@ class GpuParts:
         self.checkpoint = checkpoint
         self.device = device
         self._exports: ExportCache | None = None
-        self._ppr: tuple[sp.spmatrix, TorchPPR] | None = None
+        self._ppr: tuple[JointWalk, TorchPPR] | None = None
         self._scorer: tuple[int, GnnScorer] | None = None
 
     @property
@@ -137,14 +138,14 @@ class GpuParts:
             return entity_graph(snap, dict(zip(ids, mat, strict=True)))
         return self.exports.get(snap.version, build)
 
-    def ppr_engine(self, transition: sp.spmatrix) -> TorchPPR | None:
+    def ppr_engine(self, walk: JointWalk) -> TorchPPR | None:
         """The torch PPR engine when ``gpu.ppr_backend`` asks for it (auto: on cuda)."""
         backend = self.cfg.ppr_backend
         if backend == "scipy" or (backend == "auto" and self.device.type != "cuda"):
             return None
-        if self._ppr is None or self._ppr[0] is not transition:
-            # keyed by the transition (one per graph version and link weight, a per-query setting)
-            self._ppr = (transition, TorchPPR(transition, self.device))
+        if self._ppr is None or self._ppr[0] is not walk:
+            # keyed by the walk (one per graph version and link weight, a per-query setting)
+            self._ppr = (walk, TorchPPR(walk.matrix(), self.device))
         return self._ppr[1]
 
     def scorer(self, snap: Snapshot) -> GnnScorer:

@@ -67,7 +67,7 @@ def test_carried_rows_equal_the_matrix_built_again(seed: int, n_new: int) -> Non
                          shape=(n_new, n_new)) + fresh
     got = joined(carried(old, ~gone, ~gone, row_map, row_map, (n_new, n_new)), fresh)
     assert got.has_sorted_indices and (got != want).nnz == 0
-    # rows only (the transition's patch): every column of a kept row is kept
+    # rows only: every column of a kept row is kept
     drop = rng.random(n_old) < 0.3
     rows_only = carried(old, ~drop, None, np.arange(n_old), None, (n_old, n_old))
     assert (rows_only != sp.csr_matrix(sp.diags((~drop).astype(float)) @ old)).nnz == 0
@@ -75,7 +75,7 @@ def test_carried_rows_equal_the_matrix_built_again(seed: int, n_new: int) -> Non
 
 @pytest.mark.parametrize("seed", range(4))
 def test_spliced_rows_equal_carried_and_joined(seed: int) -> None:
-    """The transition's patch: fresh rows replace some rows, the others move by a monotone map with
+    """The adjacency's patch: fresh rows replace some rows, the others move by a monotone map with
     rows removed and inserted; copying runs of rows gives carried + joined's arrays exactly."""
     rng = np.random.default_rng(seed)
     n_old, n_new = 40, 46

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -15,7 +16,7 @@ from hopgraph.app.platform import Platform
 from retrieval import signals
 from retrieval.evaluation import evaluate, load_dataset, metrics
 from retrieval.fusion import rrf, weighted
-from retrieval.ppr import pagerank, personalized_pagerank, push_pagerank
+from retrieval.ppr import PUSH_EPS, JointWalk, joint_transition, pagerank, personalized_pagerank, push_pagerank
 from retrieval.registry import REGISTRY
 from retrieval.rerank import CrossEncoderReranker, MaxSimReranker
 from vectors.embedders import SentenceTransformerEmbedder, resolve_model_path
@@ -183,6 +184,48 @@ def test_ppr_matches_dense_reference() -> None:
     coarse = push_pagerank(sp.csc_matrix(transition), p, damping=0.5, eps=1e-3)
     assert np.all(coarse <= exact + 1e-12) and np.abs(coarse - exact).max() < 1e-3 * 30
     assert np.argmax(coarse) == np.argmax(exact)
+
+
+def _blocks(seed: int, n_e: int = 60, n_c: int = 25) -> SimpleNamespace:
+    """A snapshot's four blocks, random: symmetric relations and links, some nodes without edges."""
+    adjacency = sp.random(n_e, n_e, density=0.05, random_state=seed, format="csr")
+    adjacency = sp.csr_matrix(sp.triu(adjacency, 1) + sp.triu(adjacency, 1).T)
+    incidence = sp.random(n_c, n_e, density=0.08, random_state=seed + 1, format="csr")
+    links = sp.random(n_c, n_c, density=0.1, random_state=seed + 2, format="csr")
+    links = sp.csr_matrix(sp.triu(links, 1) + sp.triu(links, 1).T)
+    for m in (adjacency, incidence, links):
+        m.sort_indices()
+    return SimpleNamespace(n_entities=n_e, n_chunks=n_c, adjacency=adjacency, incidence=incidence,
+                           mentioned_in=incidence.T.tocsr(), links=links)
+
+
+@pytest.mark.parametrize(("mention", "link"), [(1.0, 1.0), (0.5, 2.0), (1.0, 0.0)])
+def test_joint_walk_is_the_joint_transition(mention: float, link: float) -> None:
+    """The walk over the snapshot's blocks moves mass as the materialized transition does, its
+    out-edges are the transition's columns, and both PPR solvers give the same scores over either."""
+    snap = _blocks(int(mention * 10 + link))
+    walk = JointWalk(snap, mention_weight=mention, link_weight=link)  # type: ignore[arg-type]
+    matrix = joint_transition(snap, mention_weight=mention, link_weight=link)  # type: ignore[arg-type]
+    forward = sp.csr_matrix(matrix.T)
+    forward.eliminate_zeros()
+    x = np.random.default_rng(1).random(walk.shape[0])
+    assert walk.shape == matrix.shape and np.allclose(walk @ x, matrix @ x, rtol=1e-12, atol=0)
+    assert np.array_equal(walk.degree, np.diff(forward.indptr)) and walk.nnz == forward.nnz
+    nodes = np.array([0, 3, 17, snap.n_entities, snap.n_entities + 4, walk.shape[0] - 1])
+    deg = walk.spread(nodes, np.ones(len(nodes)))[0]
+    assert np.array_equal(deg, np.diff(forward.indptr)[nodes])
+    for node in nodes.tolist():  # one node's mass goes along its out-edges, by their probabilities
+        _, targets, amounts = walk.spread(np.array([node]), np.array([2.0]))
+        got = sorted(zip(targets.tolist(), amounts.tolist(), strict=True))
+        row = forward[node]
+        assert [t for t, _ in got] == row.indices.tolist() and np.allclose([a for _, a in got], 2 * row.data)
+    assert np.allclose(walk.matrix().toarray(), matrix.toarray(), rtol=1e-12, atol=0)
+    p = np.zeros(walk.shape[0])
+    p[[2, snap.n_entities + 1]] = [1.0, 0.5]
+    exact = pagerank(matrix, p, solver="power")
+    assert np.allclose(pagerank(walk, p, solver="power"), exact, rtol=0, atol=1e-12)
+    bound = PUSH_EPS * walk.degree.max()  # (push stops a node below eps * out-degree: within that)
+    assert np.abs(pagerank(walk, p, solver="push") - exact).max() < bound
 
 
 def test_pagerank_solvers() -> None:

@@ -23,8 +23,9 @@ class IndexSettings(BaseModel):
         default=True, description="Keep the memory a refresh frees (the previous state's arrays) in the process "
         "for the next refresh, instead of handing it back to the kernel (glibc only; see hopgraph.core.memory). "
         "The process then stays at its peak size; off, a refresh may wait for pages the kernel must find again.")
-    pregrow: bool = Field(
-        default=True, description="A server has its heap hold as much memory as the served index state once, "
-        "in the background after start (written once, then freed and kept: needs keep_freed_memory), so its "
-        "first refreshes do not wait for the pages growing the process takes. Costs that memory from the start "
-        "and the seconds to write it (2 s per GB measured on a VM); the CLI never does it.")
+    pregrow: float = Field(
+        default=2.0, ge=0, description="A server has its heap hold this many times the served index state's "
+        "arrays once, in the background after start (written, then freed and kept: needs keep_freed_memory), so "
+        "its first refreshes do not wait for the pages growing the process takes (a refresh holds the next state "
+        "beside the served one). Costs that memory from the start and the seconds to write it (about 1.3 s per GB "
+        "measured on a VM); 0: off. The CLI never does it.")

@@ -65,7 +65,7 @@ class IndexKeeper:
         self._last = (0.0, "none")
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
-        self._pregrow = False
+        self._pregrow = 0.0
         self._grower: threading.Thread | None = None
 
     # -- reading -------------------------------------------------------------------------------
@@ -174,11 +174,11 @@ class IndexKeeper:
                 self._write(state)
 
     # -- polling (servers) ---------------------------------------------------------------------
-    def start_polling(self, every_s: float, pregrow: bool = False) -> None:
+    def start_polling(self, every_s: float, pregrow: float = 0.0) -> None:
         """Refresh on a background thread whenever the graph's version moves; ``current()`` stops
         checking the version itself (queries never wait for a refresh). ``pregrow``: have the heap hold
-        as much as the served state once, in the background (``hopgraph.core.memory.pregrow``), so the
-        first refreshes do not pay for growing the process (again when the state has grown a quarter)."""
+        this many times the served state's arrays once, in the background (``hopgraph.core.memory``), so
+        the first refreshes do not pay for growing the process (again when the state grew a quarter)."""
         if self._poller is not None:
             return
         self._pregrow = pregrow
@@ -191,8 +191,8 @@ class IndexKeeper:
     def _grow_for(self, state: IndexState | None) -> None:
         if not self._pregrow or state is None or (self._grower is not None and self._grower.is_alive()):
             return
-        self._grower = threading.Thread(target=memory.pregrow, args=(state.nbytes(),), name="index-pregrow",
-                                        daemon=True)
+        size = int(state.nbytes() * self._pregrow)
+        self._grower = threading.Thread(target=memory.pregrow, args=(size,), name="index-pregrow", daemon=True)
         self._grower.start()
 
     def _poll(self, every_s: float) -> None:

@@ -1,5 +1,5 @@
 """One immutable index state per committed graph version: the tables, the snapshot derived from
-them, the BM25 index, the PPR transition of the configured link weight, and a memo for what a mode
+them, the BM25 index, the PPR walk of the configured link weight, and a memo for what a mode
 derives from them on first use (other link weights, image edges, the GPU export). Queries take a
 reference to a state and use nothing else, so a newer state can be swapped in under them."""
 
@@ -19,9 +19,8 @@ import scipy.sparse as sp
 from retrieval.index.build import build
 from retrieval.index.delta import Patch, row_changes
 from retrieval.index.tables import Tables
-from retrieval.index.walk import patched_transition
 from retrieval.keyword import KeywordIndex
-from retrieval.ppr import joint_transition
+from retrieval.ppr import JointWalk
 from retrieval.snapshot import Snapshot
 
 T = TypeVar("T")
@@ -96,7 +95,7 @@ class IndexState:
     def of(cls, tables: Tables, settings: IndexRecipe, keyword: KeywordIndex | None = None,
            since: tuple[Tables, KeywordIndex] | None = None, base: tuple[IndexState, Patch] | None = None
            ) -> IndexState:
-        """Derive the snapshot, the BM25 index and the default transition of ``tables``. The BM25 index
+        """Derive the snapshot, the BM25 index and the default walk of ``tables``. The BM25 index
         is ``keyword`` when given (the one of these tables, loaded with them), else ``since``'s (the
         tables these were patched from, and their index) patched, else built. ``base``: the state these
         tables were patched from and the patch, whose untouched rows the derivation carries over."""
@@ -117,15 +116,9 @@ class IndexState:
             keyword = KeywordIndex(snap.chunk_texts) if keyword is None else keyword
             t2 = time.perf_counter()
             state = cls(tables, snap, keyword, settings)
-            key = ("transition", settings.link_weight)
-            if base is not None and key in base[0]._memo:
-                walk = patched_transition(base[0]._memo[key], base[0].snapshot, snap, base[1],
-                                          link_weight=settings.link_weight)
-                if walk is not None:
-                    state._memo[key] = walk
-            state.transition(settings.link_weight)
+            state.walk(settings.link_weight)
             t3 = time.perf_counter()
-        state.seconds = {"snapshot": round(t1 - t0, 3), "bm25": round(t2 - t1, 3), "transition": round(t3 - t2, 3)}
+        state.seconds = {"snapshot": round(t1 - t0, 3), "bm25": round(t2 - t1, 3), "walk": round(t3 - t2, 3)}
         return state
 
     def nbytes(self) -> int:
@@ -145,6 +138,6 @@ class IndexState:
                     self._memo = {**self._memo, key: found}
         return found
 
-    def transition(self, link_weight: float) -> sp.csc_matrix:
-        """The PPR transition for a link weight (the configured one is built with the state)."""
-        return self.memo(("transition", link_weight), lambda: joint_transition(self.snapshot, link_weight=link_weight))
+    def walk(self, link_weight: float) -> JointWalk:
+        """The PPR walk for a link weight (the configured one is made with the state)."""
+        return self.memo(("walk", link_weight), lambda: JointWalk(self.snapshot, link_weight=link_weight))

@@ -48,9 +48,9 @@ def graph_pass(run: Run, res: Resources) -> GraphPass:
         return gp
     t = time.perf_counter()
     if cfg.expansion == "ppr":
-        transition = res.transition(run.state, cfg.link_weight)
-        engine = res.gpu.ppr_engine(transition)
-        graph, gp.entity_mass = signals.ppr_scores(snap, transition, gp.seeds, passage_seeds(run, d),
+        walk = res.walk(run.state, cfg.link_weight)
+        engine = res.gpu.ppr_engine(walk)
+        graph, gp.entity_mass = signals.ppr_scores(snap, walk, gp.seeds, passage_seeds(run, d),
                                                    cfg.passage_weight, cfg.damping, engine, cfg.ppr_solver)
     elif cfg.expansion == "beam":
         deadline = time.perf_counter() + (cfg.stage_cap_ms / 1000 if cfg.stage_cap_ms is not None else float("inf"))
