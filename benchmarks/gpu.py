@@ -23,7 +23,7 @@ import scipy.sparse as sp
 import torch
 
 from gpu.export import ENTITY, EntityGraph, export
-from gpu.gnn import GnnConfig, RelevanceGNN
+from gpu.gnn import CheckpointMeta, GnnConfig, GnnScorer, RelevanceGNN
 from gpu.pcst import extract
 from gpu.ppr import TorchPPR
 from retrieval.ppr import personalized_pagerank
@@ -100,17 +100,22 @@ def run_size(n: int, args: argparse.Namespace, devices: list[torch.device]) -> d
         r["refresh_s"] = median_s(lambda dev=dev, ex=ex, changed=changed: export(changed, dev, similar_k=0,
                                                                               previous=ex), 1)
         engine = TorchPPR(P, dev)
-        r["ppr_power_batch_ms"] = median_s(lambda e=engine: e.run(pers, damping=0.5), args.repeats) * 1000
-        r["ppr_push_batch_ms"] = median_s(lambda e=engine: e.push(pers, damping=0.5, eps=args.eps),
+        # the batch's personalization is on the device already (sending a dense (n, B) one from the host,
+        # 128 MB at 1M nodes x 32 queries, is measured apart: it took longer than the walk itself)
+        pers_dev = torch.from_numpy(pers).to(dev)
+        r["pers_h2d_ms"] = median_s(lambda dev=dev: torch.from_numpy(pers).to(dev), args.repeats) * 1000
+        r["ppr_power_batch_ms"] = median_s(lambda e=engine, p=pers_dev: e.run(p, damping=0.5), args.repeats) * 1000
+        r["ppr_push_batch_ms"] = median_s(lambda e=engine, p=pers_dev: e.push(p, damping=0.5, eps=args.eps),
                                           args.repeats) * 1000
-        pushed = engine.push(pers, damping=0.5, eps=args.eps).cpu().numpy()
+        pushed = engine.push(pers_dev, damping=0.5, eps=args.eps).cpu().numpy()
         r["push_top20_agreement"] = float(np.mean([len(set(np.argsort(-pushed[:, b])[:20]) & set(
             np.argsort(-exact_cols[b])[:20])) / 20 for b in range(base_q)]))
         nodes = np.argsort(-pushed[:, 0])[: args.subgraph]
         sub = ex.subgraph(torch.from_numpy(np.sort(nodes)))
         q = g.x[int(nodes[0])]
         r["pcst_ms"] = median_s(lambda sub=sub, q=q, ex=ex: extract(sub, ex.relation_types, q), args.repeats) * 1000
-        model = RelevanceGNN(GnnConfig(dim=args.dim, relation_dim=args.dim)).to(dev).eval()
+        gcfg = GnnConfig(dim=args.dim, relation_dim=args.dim)
+        model = RelevanceGNN(gcfg).to(dev).eval()
         qt = torch.from_numpy(q).to(dev)
         scal = torch.rand((sub[ENTITY].num_nodes, 5), device=dev)
 
@@ -119,6 +124,12 @@ def run_size(n: int, args: argparse.Namespace, devices: list[torch.device]) -> d
             model(sub, qt, scal, attention=True)
         gnn()
         r["gnn_ms"] = median_s(gnn, max(args.repeats, 5)) * 1000
+        # what mode gnn runs: GnnScorer (bf16 autocast on cuda for subgraphs of MIXED_PRECISION_MIN_EDGES edges)
+        scorer = GnnScorer(model, CheckpointMeta(1, "synthetic", vars(gcfg).copy()), dev, mixed_precision=True)
+        scorer.score(sub, qt, scal, attention=True)
+        r["gnn_scorer_ms"] = median_s(
+            lambda s=scorer, sub=sub, qt=qt, scal=scal: s.score(sub, qt, scal, attention=True), max(args.repeats, 5)
+        ) * 1000
         r["scipy_ms_per_query"] = scipy_ms
         out[dev.type] = r
         b = args.batch
@@ -128,13 +139,16 @@ def run_size(n: int, args: argparse.Namespace, devices: list[torch.device]) -> d
               f"({r['ppr_power_batch_ms'] / b:.1f} ms/query, {scipy_ms * b / r['ppr_power_batch_ms']:.1f}x scipy); "
               f"push {r['ppr_push_batch_ms']:.0f} ms ({r['ppr_push_batch_ms'] / b:.1f} ms/query, "
               f"{scipy_ms * b / r['ppr_push_batch_ms']:.1f}x scipy; top-20 agreement "
-              f"{r['push_top20_agreement']:.3f})")
+              f"{r['push_top20_agreement']:.3f})"
+              + (f"; sending the dense personalization from the host: {r['pers_h2d_ms']:.1f} ms"
+                 if dev.type != "cpu" else ""))
         print(f"[{dev.type}] PCST on a {sub[ENTITY].num_nodes}-node subgraph: {r['pcst_ms']:.1f} ms; "
-              f"GNN inference per query: {r['gnn_ms']:.1f} ms")
+              f"GNN inference per query: {r['gnn_ms']:.1f} ms fp32, "
+              f"{r['gnn_scorer_ms']:.1f} ms through GnnScorer (mode gnn's path)")
     if "cuda" in out:
         c, g_ = out["cpu"], out["cuda"]
         print("CPU/GPU ratios: " + ", ".join(f"{k} {c[k] / max(g_[k], 1e-9):.1f}x" for k in (
-            "export_s", "ppr_power_batch_ms", "ppr_push_batch_ms", "pcst_ms", "gnn_ms")))
+            "export_s", "ppr_power_batch_ms", "ppr_push_batch_ms", "pcst_ms", "gnn_ms", "gnn_scorer_ms")))
     return out
 
 
