@@ -76,14 +76,14 @@ def _named(t: Tables, titles: dict[str, list[int]], cased: set[str], since: tupl
     if since is not None:
         old, patch = since
         if old.title_cased == cased and old.title_index.keys() == titles.keys():
-            named: list[tuple[str, ...]] = [()] * len(t.chunk_ids)
+            named = np.empty(len(t.chunk_ids), dtype=object)  # (tuples as objects: moved in one pass)
             moved = np.flatnonzero(patch.chunk_map >= 0)
-            for row, new_row in zip(moved.tolist(), patch.chunk_map[moved].tolist(), strict=True):
-                named[new_row] = old.chunk_titles[row]
+            before = np.fromiter(old.chunk_titles, dtype=object, count=len(old.chunk_titles))
+            named[patch.chunk_map[moved]] = before[moved]
             fresh = np.flatnonzero(patch.chunks)  # (every new row that is no old row is marked)
             for row, text in zip(fresh.tolist(), t.chunks["text"][fresh].tolist(), strict=True):
                 named[row] = tuple(links.titles_in(old.title_automaton, text))
-            return named, old.title_automaton
+            return named.tolist(), old.title_automaton
     auto = links.automaton(titles, cased)
     return links.named_titles(t.chunks["text"].tolist(), auto), auto
 
