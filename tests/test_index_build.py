@@ -11,7 +11,8 @@ import threading
 import numpy as np
 import pytest
 
-from retrieval.index import delta
+from hopgraph.core.text import normalize_name
+from retrieval.index import delta, links
 from retrieval.index.state import gc_paused
 from retrieval.index.sums import csr as _csr
 from retrieval.index.sums import symmetric as _symmetric
@@ -112,3 +113,26 @@ def test_a_splice_equals_numpy_insert(monkeypatch: pytest.MonkeyPatch, max_runs:
         at = np.sort(rng.integers(0, int(keep.sum()) + 1, m))
         new = rng.standard_normal((m, 3)).astype(np.float32)
         assert np.array_equal(delta.splice(old, keep, at, new), np.insert(old[keep], at, new, axis=0))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_moved_title_index_equals_one_built_again(seed: int) -> None:
+    """Chunk rows removed and inserted (monotone moves): the previous title index, moved, with the new
+    rows added, is the index of the new rows' titles (short titles left out, rows sorted)."""
+    rng = np.random.default_rng(seed)
+    pool = ["Ada Lovelace", "London", "Byron", "Oz", "Paris", "Analytical Engine"]
+    old_titles = rng.choice(pool, 40).tolist()
+    keep = rng.random(40) > 0.2
+    n_new = int(keep.sum()) + 9
+    inserted = np.sort(rng.choice(n_new, 9, replace=False))
+    row_map = np.full(40, -1)
+    row_map[keep] = np.setdiff1d(np.arange(n_new), inserted)
+    new_titles = [""] * n_new
+    for old_row, new_row in zip(np.flatnonzero(keep).tolist(), row_map[keep].tolist(), strict=True):
+        new_titles[new_row] = old_titles[old_row]
+    for row in inserted.tolist():
+        new_titles[row] = str(rng.choice(pool))
+    keys = {t: normalize_name(t) for t in pool}
+    want = links.title_index(new_titles, keys)
+    got = links.moved_title_index(links.title_index(old_titles, keys), row_map, new_titles, keys)
+    assert got == want and all(rows == sorted(rows) for rows in got.values())

@@ -8,6 +8,7 @@ import os
 from collections.abc import Sequence
 from itertools import combinations
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, relation_id
 from ingest.graph_edits import merge_edits, plan_removal
 from retrieval import keyword as keyword_module
-from retrieval.index import persist
+from retrieval.index import links, persist
 from retrieval.index import tables as tables_module
 from retrieval.index.delta import merge_sorted
 from retrieval.index.keeper import IndexKeeper
@@ -54,7 +55,10 @@ def put(graph: MemoryGraphStore, vecs: EntityVectors, doc: int, title: int, chun
     """Write one document the way the ingest pipeline does: pending, removal of what it no longer
     says, the new chunks, entities, mentions and relations, then the commit."""
     did = f"doc{doc}"
-    cids = [f"{did}-c{k}-{'-'.join(map(str, names))}" for k, names in enumerate(chunks)]
+    # (odd documents' chunk ids start with what they say, as the ingest's hashes of the text do: an
+    # edit moves their rows among other documents'; even documents' chunks keep their block of rows)
+    cids = [f"{did}-c{k}-{'-'.join(map(str, names))}" if doc % 2 == 0 else f"{'-'.join(map(str, names))}-{did}-c{k}"
+            for k, names in enumerate(chunks)]
     graph.upsert_documents([Document(id=did, source=f"/{did}.txt", title=NAMES[title], content_hash=str(chunks))],
                            status="pending")
     ents = {_eid(NAMES[n]): Entity(id=_eid(NAMES[n]), name=NAMES[n], type="PERSON") for c in chunks for n in c}
@@ -149,6 +153,7 @@ def assert_same(patched: IndexState, fresh: IndexState) -> None:
                 and np.array_equal(ma.data, mb.data)), m
     assert sa.edge_types == sb.edge_types and sa.relation_ids == sb.relation_ids
     assert sa.chunk_titles == sb.chunk_titles and sa.title_named_by == sb.title_named_by
+    assert sa.title_index == sb.title_index and sa.title_cased == sb.title_cased and sa.title_keys == sb.title_keys
     assert dict(sa.name_index) == dict(sb.name_index) and np.array_equal(sa.chunk_about, sb.chunk_about)
     for query in ("Ada Lovelace London", "Analytical Engine", "the"):  # BM25 (built, or loaded from disk)
         ka, kb = patched.keyword.search(query, 5), fresh.keyword.search(query, 5)
@@ -205,6 +210,21 @@ def deltas_equal_a_fresh_build(ops: list[tuple], refresh_every: int) -> None:  #
     patched = keeper.refresh()
     assert keeper.freshness().last_refresh_kind in ("delta", "none") or patched.version == 0
     assert_same(patched, IndexState.of(fetch_all(graph, vecs, DIM), recipe))  # type: ignore[arg-type]
+
+
+def test_an_edit_that_moves_chunk_rows_carries_the_titles_over(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A document written again with new chunk ids (its rows now after another document's) and its
+    title: the title index is the previous one, moved, and equals a fresh build's."""
+    moved = []
+    real = links.moved_title_index
+
+    def moving(*args: Any) -> dict[str, list[int]]:
+        moved.append(args[1])
+        return real(*args)
+
+    monkeypatch.setattr(links, "moved_title_index", moving)
+    deltas_equal_a_fresh_build([("put", 1, 1, [[0, 1], [2]]), ("put", 3, 2, [[3]]), ("put", 1, 1, [[4, 5], [6]])], 1)
+    assert len(moved) == 1 and moved[0].tolist() == [-1, -1, 0]  # (doc1's two rows went; doc3's moved up)
 
 
 def test_typed_relations_are_looked_up_by_their_pair_built_and_patched() -> None:

@@ -24,7 +24,7 @@ class IndexSettings(BaseModel):
         "for the next refresh, instead of handing it back to the kernel (glibc only; see hopgraph.core.memory). "
         "The process then stays at its peak size; off, a refresh may wait for pages the kernel must find again.")
     pregrow: float = Field(
-        default=2.0, ge=0, description="A server has its heap hold this many times the served index state's "
+        default=3.0, ge=0, description="A server has its heap hold this many times the served index state's "
         "arrays once, in the background after start (written, then freed and kept: needs keep_freed_memory), so "
         "its first refreshes do not wait for the pages growing the process takes (a refresh holds the next state "
         "beside the served one). Costs that memory from the start and the seconds to write it (about 1.3 s per GB "

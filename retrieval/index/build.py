@@ -112,9 +112,10 @@ def build(t: Tables, typed_weight: float = 2.0, about_weight: float = 2.0,
     t0 = time.perf_counter()
     n_e, n_c = len(t.entity_ids), len(t.chunk_ids)
     titles = t.chunks["title"].tolist()
-    kept = since[0] if since is not None and since[1].titles_kept else None  # the titles' derivations carry over
+    same = since[0] if since is not None and since[1].titles_same else None  # the same titles: keys, cases carry
+    kept = same if since is not None and since[1].titles_kept else None  # in the same rows: all title derivations
     old_keys = since[0].title_keys if since is not None else {}
-    title_keys = kept.title_keys if kept is not None else {
+    title_keys = same.title_keys if same is not None else {
         title: old_keys.get(title) or normalize_name(title) for title in dict.fromkeys(titles)}
     entity_index = RowIndex(t.entity_ids)
     name_index, renamed = _name_index(t, entity_index, since)
@@ -138,8 +139,13 @@ def build(t: Tables, typed_weight: float = 2.0, about_weight: float = 2.0,
 
     texts = t.chunks["text"].tolist()
     docs = t.chunks["document_id"].tolist()
-    by_title = kept.title_index if kept is not None else links.title_index(titles, title_keys)
-    cased = kept.title_cased if kept is not None else links.cased_titles(titles, title_keys)
+    if kept is not None:
+        by_title = kept.title_index
+    elif same is not None and since is not None:
+        by_title = links.moved_title_index(same.title_index, since[1].chunk_map, titles, title_keys)
+    else:
+        by_title = links.title_index(titles, title_keys)
+    cased = same.title_cased if same is not None else links.cased_titles(titles, title_keys)
     named, auto = _named(t, by_title, cased, since)
     chunk_ids = t.chunk_ids.tolist()
     title_links, named_by = links.title_links(named, by_title, docs)

@@ -43,6 +43,7 @@ class Patch:
     entities: np.ndarray       # bool over new entity rows: inserted, or touched (mentions, edges, name, vector)
     chunks: np.ndarray         # bool over new chunk rows: inserted, or whose mentions changed
     titles_kept: bool = False  # no chunk row moved and every chunk has the title its row had
+    titles_same: bool = False  # the chunks' titles are the previous ones, as a multiset (rows may move)
 
 
 class NeedsRebuild(Exception):
@@ -129,11 +130,14 @@ def _isin(values: np.ndarray, among: Collection[str]) -> np.ndarray:
     return np.fromiter((v in among for v in values.tolist()), dtype=bool, count=len(values))
 
 
-def titles_kept(t: Tables, dropped: np.ndarray, chunks: Merged, titles: np.ndarray) -> bool:
-    """Whether the changed documents' chunks came back to the rows they left, with the same titles
-    (an edited document: what the snapshot derives from titles alone can be kept)."""
+def titles_carried(t: Tables, dropped: np.ndarray, chunks: Merged, titles: np.ndarray) -> tuple[bool, bool]:
+    """(kept: the changed documents' chunks came back to the rows they left, with the same titles;
+    same: the chunks that came back have the titles of those that left, whatever their rows): edited
+    documents, whose title derivations carry over (their rows moved when their chunk ids changed)."""
     gone = np.flatnonzero(dropped)
-    return bool(np.array_equal(chunks.new_rows, gone) and np.array_equal(titles[gone], t.chunks["title"][gone]))
+    same = sorted(t.chunks["title"][gone].tolist()) == sorted(titles[chunks.new_rows].tolist())
+    kept = same and np.array_equal(chunks.new_rows, gone) and np.array_equal(titles[gone], t.chunks["title"][gone])
+    return bool(kept), same
 
 
 def apply_changes(tables: Tables, changes: Sequence[GraphChange], graph: GraphStore,
@@ -260,8 +264,8 @@ def apply_delta(tables: Tables, changes: Sequence[GraphChange], graph: GraphStor
     dirty_entities = np.zeros(len(ents.ids), dtype=bool)
     now = rows_of(ents.ids, touched)
     dirty_entities[now[now >= 0]] = True
-    patch = Patch(ents.old_to_new, chunks.old_to_new, dirty_entities, dirty_chunks, titles_kept(t, drop_chunk, chunks,
-                                                                                                 cols["title"]))
+    patch = Patch(ents.old_to_new, chunks.old_to_new, dirty_entities, dirty_chunks,
+                  *titles_carried(t, drop_chunk, chunks, cols["title"]))
     return Tables(
         version=changes[-1].version, entity_ids=ents.ids, entity_names=names, entity_types=types, entity_keys=keys,
         entity_vectors=evec, chunk_ids=chunks.ids, chunks=cols, chunk_vectors=cvec,

@@ -39,6 +39,30 @@ def title_index(titles: Sequence[str], keys: Mapping[str, str] | None = None) ->
     return by_title
 
 
+def moved_title_index(old: dict[str, list[int]], row_map: np.ndarray, titles: Sequence[str],
+                      keys: Mapping[str, str]) -> dict[str, list[int]]:
+    """``title_index(titles, keys)`` from the previous version's ``old``: its rows moved by ``row_map``
+    (old row -> new, -1 where removed; monotone, so each list stays sorted) and the new rows (no old
+    row's) added under their titles."""
+    to = row_map.tolist()
+    out: dict[str, list[int]] = {}
+    for key, rows in old.items():
+        moved = [to[r] for r in rows if to[r] >= 0]
+        if moved:
+            out[key] = moved
+    new = np.ones(len(titles), dtype=bool)
+    new[row_map[row_map >= 0]] = False
+    grown: set[str] = set()
+    for j in np.flatnonzero(new).tolist():
+        key = keys[titles[j]]
+        if len(key) >= MIN_CHARS:
+            out.setdefault(key, []).append(j)
+            grown.add(key)
+    for key in grown:
+        out[key].sort()
+    return out
+
+
 def cased_titles(titles: Iterable[str], keys: Mapping[str, str] | None = None) -> set[str]:
     """The normalized titles that some document writes with a capital letter (``keys``: titles already
     normalized)."""
