@@ -137,7 +137,7 @@ def _on_sighup(hg: AppState) -> None:
 
 def _warm_up(platform: Platform) -> None:
     """Open both stores, apply pending migrations and load the models before serving (the embedding
-    model loads on its own thread meanwhile: the last step waits for it)."""
+    model loads on its own thread meanwhile: the warm-up embedding waits for it)."""
     embedder = platform.embedder
     applied = platform.graph.migrate()
     if applied:
@@ -146,5 +146,6 @@ def _warm_up(platform: Platform) -> None:
     platform.vectors.count("chunks")
     keeper = platform.retriever.keeper
     keeper.refresh()  # loaded from disk (or built once) before the first request, never inside one
-    keeper.start_polling(platform.settings.index.poll_s, pregrow=platform.settings.index.pregrow)
     embedder.embed(["warm up"])
+    # (after the model: the poller's first act is to grow the heap, which should not slow the start)
+    keeper.start_polling(platform.settings.index.poll_s, pregrow=platform.settings.index.pregrow)
