@@ -4,7 +4,8 @@ Nodes are entities then chunks; edges: entity-entity relations (weighted), chunk
 (weighted by entity specificity) and chunk-chunk title links. The walk restarts at the seeds with
 probability ``1 - damping``; the mass of dangling nodes returns to the seeds.
 
-Two solvers of the same walk: ``personalized_pagerank`` (power iteration: every iteration reads the
+The walk (``JointWalk``) is the snapshot's blocks and each node's inverse out-weight, not a matrix of its
+own. Two solvers of it: ``personalized_pagerank`` (power iteration: every iteration reads the
 whole matrix) and ``push_pagerank`` (forward push, Andersen, Chung & Lang 2006: it touches only the
 nodes holding residual mass, so its cost follows the seeds' neighbourhood, not the graph's size).
 """
@@ -23,19 +24,6 @@ PUSH_ABOVE_EDGES = 2_000_000
 #: push's residual threshold per unit of out-degree: every score is within ``eps * out_degree`` of
 #: the exact walk's (at 1e-7 the dev sets' rankings equal power iteration's to tol 1e-6)
 PUSH_EPS = 1e-7
-
-
-def joint_transition(snap: Snapshot, mention_weight: float = 1.0, link_weight: float = 1.0) -> sp.csc_matrix:
-    """Column-stochastic transition matrix ``P`` of the joint graph (``P[i, j]``: the probability to
-    go from j to i), in CSC form, so that ``P.T`` is the CSR of every node's out-edges without a copy.
-    (``JointWalk.matrix``: the solvers here walk the snapshot's blocks without it.)"""
-    inc = snap.incidence * mention_weight
-    joint = sp.bmat([[snap.adjacency, inc.T], [inc, snap.links * link_weight]], format="csr")
-    out = np.asarray(joint.sum(axis=1)).ravel()
-    inv = np.divide(1.0, out, out=np.zeros_like(out), where=out > 0)
-    forward = sp.csr_matrix(sp.diags(inv) @ joint)  # row j: where the walk goes from j
-    forward.sort_indices()
-    return forward.T
 
 
 def _rows(m: sp.csr_matrix, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -113,7 +101,8 @@ class JointWalk:
         return degree, np.concatenate(targets), np.concatenate(amounts)
 
     def matrix(self) -> sp.csc_matrix:
-        """The walk as one matrix (``joint_transition``'s), for what needs one (the torch engine)."""
+        """The walk as one column-stochastic matrix (``P[i, j]``, in CSC form, so that ``P.T`` is the CSR
+        of every node's out-edges), for what needs one (the torch engine)."""
         (adjacency, mentioned), (incidence, links) = self.blocks
         m, l_w = self.weights[0][1], self.weights[1][1]
         joint = sp.bmat([[adjacency, mentioned * m], [incidence * m, links * l_w]], format="csr")

@@ -16,7 +16,7 @@ from hopgraph.app.platform import Platform
 from retrieval import signals
 from retrieval.evaluation import evaluate, load_dataset, metrics
 from retrieval.fusion import rrf, weighted
-from retrieval.ppr import PUSH_EPS, JointWalk, joint_transition, pagerank, personalized_pagerank, push_pagerank
+from retrieval.ppr import PUSH_EPS, JointWalk, pagerank, personalized_pagerank, push_pagerank
 from retrieval.registry import REGISTRY
 from retrieval.rerank import CrossEncoderReranker, MaxSimReranker
 from vectors.embedders import SentenceTransformerEmbedder, resolve_model_path
@@ -205,9 +205,13 @@ def test_joint_walk_is_the_joint_transition(mention: float, link: float) -> None
     out-edges are the transition's columns, and both PPR solvers give the same scores over either."""
     snap = _blocks(int(mention * 10 + link))
     walk = JointWalk(snap, mention_weight=mention, link_weight=link)  # type: ignore[arg-type]
-    matrix = joint_transition(snap, mention_weight=mention, link_weight=link)  # type: ignore[arg-type]
+    inc = snap.incidence * mention
+    joint = sp.bmat([[snap.adjacency, inc.T], [inc, snap.links * link]], format="csr")  # the graph, whole
+    out = np.asarray(joint.sum(axis=1)).ravel()
+    matrix = sp.csr_matrix(sp.diags(np.divide(1.0, out, out=np.zeros_like(out), where=out > 0)) @ joint).T
     forward = sp.csr_matrix(matrix.T)
     forward.eliminate_zeros()
+    forward.sort_indices()
     x = np.random.default_rng(1).random(walk.shape[0])
     assert walk.shape == matrix.shape and np.allclose(walk @ x, matrix @ x, rtol=1e-12, atol=0)
     assert np.array_equal(walk.degree, np.diff(forward.indptr)) and walk.nnz == forward.nnz
