@@ -5,6 +5,7 @@ store; ``test_index_freshness.py`` checks the same on ArcadeDB + qdrant-edge wit
 from __future__ import annotations
 
 import os
+import platform
 from collections.abc import Sequence
 from itertools import combinations
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hopgraph.core import memory
 from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, relation_id
 from ingest.graph_edits import merge_edits, plan_removal
 from retrieval import keyword as keyword_module
@@ -388,3 +390,24 @@ def test_titles_are_found_as_whole_words(text: str, found: list[str]) -> None:
     titles = ["Beatles", "Paris, France", "New York City", "Place of birth", "salt mines"]
     auto = automaton([normalize_name(t) for t in titles], cased_titles(titles))
     assert titles_in(auto, text.replace("\\t", "\t")) == found
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="the heap is kept with glibc's mallopt")
+def test_a_polling_keeper_grows_the_heap_for_its_state_and_a_reading_one_does_not(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    assert memory.keep_freed_memory() is True
+    monkeypatch.setattr(memory, "_grown", 0)
+    graph, vecs = MemoryGraphStore(), EntityVectors()
+    put(graph, vecs, 1, 0, [[0, 1, 2]])
+    reader = IndexKeeper(graph, vecs, IndexRecipe(), DIM)  # type: ignore[arg-type]
+    reader.refresh()
+    assert reader._grower is None and memory._grown == 0  # (the CLI's keeper: no polling, no growing)
+    server = IndexKeeper(graph, vecs, IndexRecipe(), DIM)  # type: ignore[arg-type]
+    state = server.refresh()
+    server.start_polling(60.0, pregrow=2.0)
+    try:
+        assert server._grower is not None
+        server._grower.join(timeout=30)
+        assert state.nbytes() > 0 and memory._grown == int(state.nbytes() * 2.0)
+    finally:
+        server.stop_polling()
