@@ -88,9 +88,8 @@ class JointWalk:
         n_e = self.n_entities
         cut = int(np.searchsorted(nodes, n_e))
         degree, targets, amounts = np.zeros(len(nodes), dtype=np.int64), [], []
-        for at, first, blocks, weights in ((0, 0, self.blocks[0], self.weights[0]),
-                                           (cut, n_e, self.blocks[1], self.weights[1])):
-            rows = (nodes[:cut] if first == 0 else nodes[cut:]) - first
+        for at, first, rows, blocks, weights in ((0, 0, nodes[:cut], self.blocks[0], self.weights[0]),
+                                                 (cut, n_e, nodes[cut:] - n_e, self.blocks[1], self.weights[1])):
             per_unit = mass[at:at + len(rows)] * self.inv[rows + first]
             for m, w, offset in zip(blocks, weights, (0, n_e), strict=True):
                 if w != 0:
