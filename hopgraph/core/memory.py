@@ -60,12 +60,15 @@ def keep_freed_memory() -> bool:
         return _applied
 
 
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+
+
 def _apply() -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        mallopt = libc.mallopt
+        mallopt = _libc().mallopt
     except (OSError, AttributeError):
         return False
     mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
@@ -85,7 +88,7 @@ def pregrow(nbytes: int) -> int:
     with _grow_lock:
         if not _applied or nbytes <= _grown * AGAIN:
             return 0
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc = _libc()
         libc.malloc.argtypes, libc.malloc.restype = [ctypes.c_size_t], ctypes.c_void_p
         libc.free.argtypes, libc.free.restype = [ctypes.c_void_p], None
         block = libc.malloc(nbytes)
