@@ -22,7 +22,9 @@ class AnswerSettings(BaseModel):
     top_k: int = Field(default=8, ge=1, le=100, description="Passages retrieved for the context.")
     token_budget: int = Field(default=2000, ge=100, le=64000, description="Tokens of cited context sent.")
     max_tokens: int = Field(default=600, ge=16, le=16000, description="Tokens the answer may use.")
-    system_prompt: str = Field(default=DEFAULT_SYSTEM, min_length=1)
+    system_prompt: str = Field(
+        default=DEFAULT_SYSTEM, min_length=1, description="System message of answer generation (asks for a citation "
+        "after every sentence).")
     user_prompt: str = Field(default=DEFAULT_USER, description="Template with {context} and {question}.")
 
     @field_validator("user_prompt")

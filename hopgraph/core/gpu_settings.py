@@ -32,6 +32,8 @@ class GpuSettings(BaseModel):
         default=None, ge=0, description="Weight of the GNN signal in mode gnn's fusion (default: the checkpoint's, "
                                         "chosen on its validation queries).")
     pcst_weight: float = Field(default=1.0, ge=0, description="Weight of the PCST signal in mode pcst's fusion.")
-    gnn_hidden: int = Field(default=64, ge=8)
-    gnn_heads: int = Field(default=2, ge=1)
-    gnn_layers: int = Field(default=2, ge=1, le=4)
+    gnn_hidden: int = Field(default=64, ge=8, description="GNN scorer: hidden size (read by hopgraph train-gnn).")
+    gnn_heads: int = Field(
+        default=2, ge=1, description="GNN scorer: attention heads per GATv2 layer (read by hopgraph train-gnn).")
+    gnn_layers: int = Field(
+        default=2, ge=1, le=4, description="GNN scorer: message-passing layers (read by hopgraph train-gnn).")

@@ -23,7 +23,7 @@ class NliSettings(BaseModel):
         default=("contradiction", "entailment", "neutral"),
         description="The model's output labels in order (the order of the cross-encoder/nli-* models).")
     device: str = Field(default="auto", description="auto, cpu or cuda.")
-    batch_size: int = Field(default=32, ge=1, le=1024)
+    batch_size: int = Field(default=32, ge=1, le=1024, description="Passage pairs per NLI batch.")
     top_m: int = Field(default=10, ge=2, le=50, description="Results grouped.")
     strategy: Literal["clique", "bfs"] = Field(
         default="clique", description="clique: maximal cliques of the entailment graph (networkx); bfs: "

@@ -14,9 +14,11 @@ class ApiKey(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    name: str = Field(min_length=1)
-    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
-    scope: Literal["read", "admin"] = "read"
+    name: str = Field(min_length=1, description="A label for the key: who or what holds it.")
+    sha256: str = Field(
+        pattern=r"^[0-9a-f]{64}$", description="SHA-256 hex digest of the key (hopgraph api-key prints it).")
+    scope: Literal["read", "admin"] = Field(
+        default="read", description="'read': query and explore; 'admin': also ingest, delete and reload.")
 
 
 class ApiSettings(BaseModel):
@@ -24,8 +26,9 @@ class ApiSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    host: str = "127.0.0.1"
-    port: int = Field(default=8000, ge=1, le=65535)
+    host: str = Field(
+        default="127.0.0.1", description="Address hopgraph serve listens on (a non-loopback one needs API keys).")
+    port: int = Field(default=8000, ge=1, le=65535, description="Port hopgraph serve listens on.")
     api_keys: list[ApiKey] = Field(
         default_factory=list,
         description="No keys: the API is open (allowed only on a loopback host). 'read' keys query and "
@@ -36,7 +39,9 @@ class ApiSettings(BaseModel):
     max_documents: int = Field(default=1000, ge=1, description="Documents (or files) per ingest request.")
     query_timeout_s: float = Field(default=30.0, gt=0, description="A query running longer answers 504.")
     cypher_row_limit: int = Field(default=1000, ge=1, le=CYPHER_MAX_ROWS, description="Most rows POST /cypher returns.")
-    cypher_timeout_s: float = Field(default=10.0, gt=0, le=CYPHER_MAX_TIMEOUT_S)
+    cypher_timeout_s: float = Field(
+        default=10.0, gt=0, le=CYPHER_MAX_TIMEOUT_S, description="Default time limit of POST /cypher (stopped on "
+        "the server at the limit).")
     job_history: int = Field(default=200, ge=1,
                              description="Finished jobs kept for GET /jobs (in <data_dir>/jobs.sqlite).")
     shutdown_grace_s: float = Field(default=8.0, ge=0, description="On SIGTERM, how long the running job may take "
@@ -48,7 +53,9 @@ class ScheduledSource(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+    name: str = Field(
+        min_length=1, pattern=r"^[A-Za-z0-9_.-]+$", description="The source's name (letters, digits, '_', '.', "
+        "'-'); its runs are recorded under it.")
     paths: list[str] = Field(min_length=1, description="Files, directories or glob patterns ('docs/**/*.md').")
     cron: str | None = Field(default=None, description="Crontab expression, e.g. '0 3 * * *'.")
     interval_s: float | None = Field(default=None, gt=0, description="Or: run every this many seconds.")
@@ -66,8 +73,9 @@ class SchedulerSettings(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     enabled: bool = Field(default=True, description="Run the schedules inside `hopgraph serve`.")
-    sources: list[ScheduledSource] = Field(default_factory=list)
+    sources: list[ScheduledSource] = Field(
+        default_factory=list, description="Sources re-ingested on a schedule ([[scheduler.sources]] tables).")
     run_on_start: bool = Field(default=False, description="Also run every source once when the scheduler starts.")
-    timezone: str = "UTC"
+    timezone: str = Field(default="UTC", description="Time zone of the cron expressions.")
     keep_runs: int = Field(default=500, ge=1, description="Recorded runs kept per source (newest first); a run "
                            "that changed nothing only updates the source's one 'unchanged' record.")

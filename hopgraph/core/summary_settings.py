@@ -13,12 +13,14 @@ class CommunitySettings(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    enabled: bool = True
+    enabled: bool = Field(
+        default=True, description="Recompute the entity communities after each ingest that changed the graph.")
     max_cluster_size: int = Field(default=25, ge=2, description="Larger clusters are split into a finer level.")
     min_size: int = Field(default=2, ge=1, description="Smaller communities are not stored.")
-    resolution: float = Field(default=1.0, gt=0)
+    resolution: float = Field(default=1.0, gt=0, description="Leiden resolution: higher gives smaller communities.")
     typed_weight: float = Field(default=2.0, ge=0, description="Weight of a typed relation vs a co-occurrence.")
-    summary_relations: int = Field(default=6, ge=0)
+    summary_relations: int = Field(
+        default=6, ge=0, description="Strongest relations quoted in a community's extractive summary.")
     embed_chars: int = Field(default=200, ge=0, description="Characters of the summary in a community's "
                              "embedded text (after its title).")
     llm_summaries: bool = Field(default=False, description="Community reports by the LLM of the llm settings.")
@@ -37,7 +39,7 @@ class CommunitySettings(BaseModel):
     redescribe_change: float = Field(
         default=0.2, gt=0, description="An ancestor community is re-described when this share of its members "
         "changed in one update (or a key entity it names left it, or its summary quotes removed text).")
-    seed: int = 42
+    seed: int = Field(default=42, description="Random seed of Leiden (the same graph gives the same communities).")
 
 
 class RaptorSettings(BaseModel):
@@ -66,7 +68,7 @@ class RaptorSettings(BaseModel):
                                 "(extractive otherwise).")
     incremental_max_fraction: float = Field(
         default=0.5, ge=0, le=1, description="Above this share of chunks added or removed the tree is rebuilt.")
-    seed: int = 42
+    seed: int = Field(default=42, description="Random seed of UMAP, the mixtures and the branch k-means.")
 
     @model_validator(mode="after")
     def _sizes(self) -> RaptorSettings:
