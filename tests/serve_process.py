@@ -11,6 +11,8 @@ from pathlib import Path
 
 import httpx
 
+from tests.processes import cli_env
+
 
 @contextmanager
 def serve_process(env: dict[str, str], port: int) -> Iterator[tuple[subprocess.Popen[str], str]]:
@@ -18,7 +20,7 @@ def serve_process(env: dict[str, str], port: int) -> Iterator[tuple[subprocess.P
     """Start ``hopgraph serve`` on ``port`` (its stderr in a log beside the data dir) and yield it and
     its URL once /health answers; a server still running at the end is killed."""
     proc = subprocess.Popen([sys.executable, "-m", "hopgraph.cli", "serve"],
-                            env={**env, "HOPGRAPH_API__PORT": str(port)}, stdout=subprocess.DEVNULL,
+                            env=cli_env({**env, "HOPGRAPH_API__PORT": str(port)}), stdout=subprocess.DEVNULL,
                             stderr=log.open("w"), text=True)
     url = f"http://127.0.0.1:{port}"
     try:

@@ -27,6 +27,7 @@ from tests.api_server import KEYS, READ_KEY, running_api
 from tests.conftest import settings_for
 from tests.fake_llm import FakeLlm, fake_llm_server
 from tests.paths import empty_config
+from tests.processes import cli_env
 from vectors.embedders import SentenceTransformerEmbedder
 
 SAMPLE = Path(__file__).parent.parent / "hopgraph" / "sample"
@@ -155,8 +156,8 @@ def test_no_llm_is_a_clear_409_and_exit_5(arcadedb: ServerInfo, embedder: Senten
                 assert r.status_code == 409 and "no LLM is configured" in r.json()["detail"], r.text
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
     out = subprocess.run([sys.executable, "-m", "hopgraph.cli", "ask", QUESTION], capture_output=True, text=True,
-                         env={**env, "HOPGRAPH_DATA_DIR": str(tmp_path / "cli"),
-                              "HOPGRAPH_CONFIG": empty_config(tmp_path)}, timeout=120)
+                         env=cli_env({**env, "HOPGRAPH_DATA_DIR": str(tmp_path / "cli"),
+                                          "HOPGRAPH_CONFIG": empty_config(tmp_path)}), timeout=120)
     assert out.returncode == 5 and "no LLM is configured" in out.stderr, out.stderr
 
 
@@ -169,10 +170,10 @@ def test_cli_ask_streams_a_cited_answer(answering: Platform, arcadedb: ServerInf
            "HOPGRAPH_LLM__BASE_URL": llm[1], "HOPGRAPH_CONFIG": empty_config(tmp_path)}
     answering.close()  # one process owns the vector shard: hand it (and the index state) to the CLI
     out = subprocess.run([sys.executable, "-m", "hopgraph.cli", "ask", QUESTION, "--mode", "dense", "--json"],
-                         capture_output=True, text=True, env=env, timeout=300)
+                         capture_output=True, text=True, env=cli_env(env), timeout=300)
     assert out.returncode == 0, out.stderr
     body = json.loads(out.stdout)
     assert body["citations_valid"] and body["citations"] and body["model"] == "gpt-4o-mini"
     out = subprocess.run([sys.executable, "-m", "hopgraph.cli", "ask", QUESTION, "--mode", "dense"],
-                         capture_output=True, text=True, env=env, timeout=300)
+                         capture_output=True, text=True, env=cli_env(env), timeout=300)
     assert out.returncode == 0 and "lovelace.txt" in out.stdout and "not in the context" not in out.stdout, out.stdout

@@ -14,6 +14,7 @@ import pytest
 from graphdb.arcadedb_server import EmbeddedArcadeDB, GraphServerError, ServerInfo
 from hopgraph.core.settings import GraphSettings
 from tests.paths import empty_config
+from tests.processes import cli_env
 
 from .conftest import free_port
 
@@ -34,7 +35,8 @@ def test_start_find_restart_keeps_data(tmp_path: Path) -> None:
             f"i = EmbeddedArcadeDB(Path({str(tmp_path)!r}), GraphSettings(bolt_port={cfg.bolt_port}, "
             f"http_port={cfg.http_port})).ensure_running(); print(i.pid)"
         )
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                             env=cli_env())
         assert int(out.stdout.strip()) == info.pid
         with neo4j.GraphDatabase.driver(info.uri, auth=("root", info.password)) as drv, \
                 drv.session(database=cfg.database) as s:
@@ -56,7 +58,7 @@ def test_start_find_restart_keeps_data(tmp_path: Path) -> None:
 def test_stale_pid_file_is_replaced(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     cfg = _cfg()
     server = EmbeddedArcadeDB(tmp_path, cfg)
-    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead = subprocess.Popen([sys.executable, "-c", "pass"], env=cli_env())
     dead.wait()
     tmp_path.mkdir(exist_ok=True)
     (tmp_path / "server.json").write_text(json.dumps(
@@ -100,7 +102,7 @@ def test_the_root_password_is_never_on_a_command_line_or_in_a_log(arcadedb: Serv
            "HOPGRAPH_CONFIG": empty_config(tmp_path)}
     for args in (["status", "--json"], ["status"], ["db", "status"]):
         out = subprocess.run([sys.executable, "-m", "hopgraph.cli", *args], capture_output=True, text=True,
-                             env=env, timeout=300)
+                             env=cli_env(env), timeout=300)
         assert out.returncode in (0, 3), out.stderr
         assert arcadedb.password not in out.stdout + out.stderr, args
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,11 +10,12 @@ from pathlib import Path
 from graphdb.arcadedb_server import ServerInfo
 from graphdb.migrations import discover, packaged
 from tests.paths import empty_config
+from tests.processes import cli_env
 
 
 def _run(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "hopgraph.cli", *args], capture_output=True, text=True,
-                          env={**os.environ, "COLUMNS": "200", **(env or {})}, timeout=300)
+                          env=cli_env(env), timeout=300)
 
 
 def test_help_explains_the_commands() -> None:

@@ -10,6 +10,8 @@ import sys
 
 import pytest
 
+from tests.processes import cli_env
+
 HEAVY = ("torch", "numpy", "scipy", "spacy", "sentence_transformers", "transformers", "neo4j", "qdrant_edge",
          "fastapi", "hopgraph.app.platform")
 PROBE = """
@@ -29,6 +31,6 @@ print(json.dumps({"code": result.exit_code, "loaded": [m for m in json.loads(sys
 ])
 def test_commands_that_need_no_model_load_none(args: list[str], code: int) -> None:
     out = subprocess.run([sys.executable, "-c", PROBE, json.dumps(args), json.dumps(HEAVY)], capture_output=True,
-                         text=True, timeout=120, check=True)
+                         text=True, timeout=120, check=True, env=cli_env())
     found = json.loads(out.stdout.strip().splitlines()[-1])
     assert found == {"code": code, "loaded": []}

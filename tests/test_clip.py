@@ -13,6 +13,7 @@ import pytest
 
 from graphdb.arcadedb_server import ServerInfo
 from tests.paths import REPO_ROOT
+from tests.processes import cli_env
 
 CLIP_PYTHON = REPO_ROOT / ".venv-clip" / "bin" / "python"
 
@@ -22,7 +23,7 @@ def test_tiny_clip_model_saves_reloads_and_embeds(tmp_path: Path) -> None:
         pytest.skip("the CLIP environment is missing: run `make clip-venv`")
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "HF_HUB_OFFLINE": "1"}
     out = subprocess.run([str(CLIP_PYTHON), str(REPO_ROOT / "tests" / "clip_check.py"), str(tmp_path)],
-                         capture_output=True, text=True, env=env, timeout=600)
+                         capture_output=True, text=True, env=cli_env(env), timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     found = json.loads(out.stdout.strip().splitlines()[-1])
     assert found["dim"] == 32 and found["text_shape"] == [3, 32] and found["image_shape"] == [3, 32]
@@ -42,7 +43,7 @@ def test_clip_ingest_and_image_queries(arcadedb: ServerInfo, tmp_path: Path) -> 
            "HOPGRAPH_GRAPH__URI": arcadedb.uri, "HOPGRAPH_GRAPH__PASSWORD": arcadedb.password,
            "HOPGRAPH_GRAPH__HTTP_PORT": str(arcadedb.http_port), "HOPGRAPH_GRAPH__DATABASE": "cliptest"}
     out = subprocess.run([str(CLIP_PYTHON), str(REPO_ROOT / "tests" / "clip_pipeline_check.py"), str(tmp_path)],
-                         capture_output=True, text=True, env=env, timeout=900)
+                         capture_output=True, text=True, env=cli_env(env), timeout=900)
     assert out.returncode == 0, out.stderr[-3000:]
     found = json.loads(out.stdout.strip().splitlines()[-1])
     assert found["ingested"] == 4 and found["images_after_ingest"] == 3 and found["images_after_delete"] == 2

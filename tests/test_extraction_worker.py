@@ -26,6 +26,7 @@ from ingest.extraction import Extraction, SpacyExtractor
 from ingest.extraction_worker import ExtractionWorker, pieces
 from tests.conftest import settings_for
 from tests.paths import SHARED_DATA
+from tests.processes import cli_env
 from tests.test_incremental_ingest import _graph
 from vectors.embedders import SentenceTransformerEmbedder
 
@@ -129,7 +130,7 @@ def test_the_worker_leaves_when_the_ingest_process_is_killed(tmp_path: Path) -> 
         "    print(*w._pool._processes, flush=True)\n"
         "    time.sleep(600)\n", encoding="utf-8")
     parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True,
-                              cwd=Path(__file__).resolve().parents[1])
+                              cwd=Path(__file__).resolve().parents[1], env=cli_env())
     try:
         assert parent.stdout is not None
         child = int(parent.stdout.readline().split()[0])

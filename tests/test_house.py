@@ -3,6 +3,7 @@ public API re-exports and the layer contract."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import pkgutil
@@ -20,6 +21,7 @@ from hopgraph.core.settings import RetrievalSettings
 from ingest.graph_edits import merge_edits, plan_removal
 from retrieval.registry import REGISTRY, QueryError
 from tests.paths import REPO_ROOT
+from tests.processes import cli_env
 
 PACKAGES = ("hopgraph", "ingest", "graphdb", "vectors", "retrieval", "gpu", "api")
 
@@ -121,6 +123,36 @@ def test_public_api_is_reexported() -> None:
 def test_layer_contract_holds() -> None:
     """``lint-imports`` (import-linter, contract in pyproject.toml): no import goes the wrong way."""
     out = subprocess.run([str(Path(sys.executable).parent / "lint-imports")], cwd=REPO_ROOT, capture_output=True,
-                         text=True)
+                         text=True, env=cli_env())
     assert out.returncode == 0, out.stdout + out.stderr
     assert "0 broken" in out.stdout
+
+
+def _python_processes_without_cli_env(source: str) -> list[int]:
+    """Lines of ``subprocess.run/Popen/...`` calls that start Python (``sys.executable`` or a ``*PYTHON*``
+    path) without ``env=cli_env(...)`` (``tests/processes.py``: stage caps off, so no outcome depends on
+    the machine's load)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "subprocess"
+                and node.func.attr in ("run", "Popen", "call", "check_call", "check_output") and node.args):
+            continue
+        argv = ast.unparse(node.args[0])
+        if "sys.executable" not in argv and "PYTHON" not in argv:
+            continue
+        env = next((kw.value for kw in node.keywords if kw.arg == "env"), None)
+        if not (isinstance(env, ast.Call) and isinstance(env.func, ast.Name) and env.func.id == "cli_env"):
+            found.append(node.lineno)
+    return found
+
+
+def test_every_python_subprocess_of_the_tests_turns_stage_caps_off() -> None:
+    assert _python_processes_without_cli_env(
+        "subprocess.run([sys.executable, '-m', 'hopgraph.cli'], env={**os.environ})") == [1]
+    assert _python_processes_without_cli_env("subprocess.Popen([sys.executable, 'x.py'])") == [1]
+    assert _python_processes_without_cli_env("subprocess.run([sys.executable, 'x.py'], env=cli_env(e))") == []
+    assert _python_processes_without_cli_env("subprocess.run(['docker', 'info'])") == []
+    offenders = {path.name: lines for path in sorted((REPO_ROOT / "tests").glob("*.py"))
+                 if (lines := _python_processes_without_cli_env(path.read_text(encoding="utf-8")))}
+    assert offenders == {}, f"start hopgraph processes with env=cli_env(...) (tests/processes.py): {offenders}"

@@ -17,6 +17,7 @@ import pytest
 from graphdb.arcadedb_server import ServerInfo
 from hopgraph.app.platform import Platform
 from tests.paths import SHARED_DATA, empty_config
+from tests.processes import cli_env
 from vectors.embedders import SentenceTransformerEmbedder
 
 from .conftest import settings_for
@@ -55,7 +56,7 @@ def test_killed_ingest_resumes_without_duplicates(arcadedb: ServerInfo, tmp_path
         "HOPGRAPH_CONFIG": empty_config(tmp_path),
     }
     proc = subprocess.Popen([sys.executable, "-m", "hopgraph.cli", "ingest", "--no-progress", str(corpus)],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                            env=cli_env(env), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     complete = 0
     deadline = time.monotonic() + 240
     with neo4j.GraphDatabase.driver(arcadedb.uri, auth=("root", arcadedb.password)) as drv:

@@ -19,6 +19,7 @@ from tests.api_server import ADMIN_KEY, KEYS, READ_KEY, running_api, wait_job
 from tests.conftest import free_port
 from tests.fake_llm import fake_llm_server
 from tests.paths import empty_config
+from tests.processes import cli_env
 from tests.serve_process import serve_process
 
 
@@ -30,8 +31,8 @@ def _env(arcadedb: ServerInfo, tmp_path: Path, port: int) -> dict[str, str]:
 
 
 def _cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "hopgraph.cli", *args], capture_output=True, text=True, env=env,
-                          timeout=300)
+    return subprocess.run([sys.executable, "-m", "hopgraph.cli", *args], capture_output=True, text=True,
+                          env=cli_env(env), timeout=300)
 
 
 def test_serve_owns_the_stores_and_cli_writes_point_to_its_api(arcadedb: ServerInfo, tmp_path: Path) -> None:
