@@ -60,6 +60,11 @@ class JobStore:
             rows = self._db.execute("SELECT * FROM jobs ORDER BY created_at DESC LIMIT ?", (limit,)).fetchall()
         return [_job(r) for r in rows]
 
+    def delete(self, job_id: str) -> None:
+        with self._lock:
+            if not self._closed:
+                self._db.execute("DELETE FROM jobs WHERE id=?", (job_id,))
+
     def prune(self, keep: int) -> None:
         """Forget finished jobs beyond the newest ``keep``."""
         with self._lock:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from api.jobs import JobFailed, JobWork
+from api.jobs import JobFailed, JobUnchanged, JobWork
 from api.metrics import Metrics
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import IngestReport
@@ -77,6 +77,8 @@ def work_for(platform: Platform, metrics: Metrics, spec: dict[str, Any],
         def reingest(ctl: IngestControl) -> dict[str, Any]:
             run = platform.reingest(source)
             result = {"run_id": run.id, "source": run.source, **run.report}
+            if run.status == "unchanged":  # a success that is no job row: the source's record counts it
+                raise JobUnchanged(result)
             if run.status != "succeeded":
                 raise JobFailed(run.error or "the run failed", result)
             return result

@@ -38,6 +38,15 @@ class JobFailed(Exception):
         self.result = result
 
 
+class JobUnchanged(Exception):
+    """Raised by work that succeeded and changed nothing (a quiet scheduled run): the job is then
+    forgotten, kept neither in ``GET /jobs`` nor in the store (the run's record in the graph counts it)."""
+
+    def __init__(self, result: dict[str, Any]) -> None:
+        super().__init__("nothing changed")
+        self.result = result
+
+
 class JobManager:
     """Queues work on the writer thread and keeps the recent jobs for ``GET /jobs``."""
 
@@ -88,6 +97,16 @@ class JobManager:
             self._futures.pop(oldest, None)
             self._controls.pop(oldest, None)
 
+    def _forget(self, job_id: str) -> JobOut:
+        """Drop a job from memory and from the store; return it as it was."""
+        with self._lock:
+            job = self._jobs.pop(job_id)
+            self._futures.pop(job_id, None)
+            self._controls.pop(job_id, None)
+        if self._store is not None:
+            self._store.delete(job_id)
+        return job
+
     def _update(self, job_id: str, **changes: Any) -> JobOut:
         with self._lock:
             job = self._jobs[job_id].model_copy(update=changes)
@@ -108,6 +127,9 @@ class JobManager:
                 return
             job = self._update(job_id, status="cancelled", result=exc.report.model_dump(), error=str(exc),
                                finished_at=time.time(), done=ctl.done, total=ctl.total)
+        except JobUnchanged as exc:
+            job = self._forget(job_id).model_copy(update={"status": "succeeded", "result": exc.result,
+                                                          "finished_at": time.time()})
         except JobFailed as exc:
             job = self._update(job_id, status="failed", result=exc.result, error=str(exc), finished_at=time.time())
         except Exception as exc:  # a failed job is reported on GET /jobs/{id}, never lost

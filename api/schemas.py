@@ -160,9 +160,19 @@ class JobOut(BaseModel):
     total: int | None = Field(default=None, description="Documents in all, when known.")
 
 
+class QuietRuns(BaseModel):
+    """A scheduled source's runs that changed nothing since its last change (not listed as jobs)."""
+
+    runs: int = Field(description="Runs that changed nothing since the source's last change.")
+    last_checked: Timestamp = Field(description="When the latest of them started.")
+    skipped: dict[str, str] = Field(default_factory=dict, description="Files its latest run skipped, and why.")
+
+
 class JobList(BaseModel):
     jobs: list[JobOut]
     schedules: dict[str, Timestamp | None] = Field(default_factory=dict, description="Next run of each schedule.")
+    unchanged: dict[str, QuietRuns] = Field(
+        default_factory=dict, description="Per scheduled source, its runs that changed nothing (no job rows).")
 
 
 class DocumentOut(BaseModel):

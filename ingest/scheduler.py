@@ -42,6 +42,8 @@ class RunLog(Protocol):
 
     def documents_under(self, prefix: str) -> list[Any]: ...
 
+    def ingest_runs(self, source: str | None = None, limit: int = 50) -> list[IngestRun]: ...
+
 
 class PathIngestor(Protocol):
     def ingest_paths(self, paths: list[Path], progress: bool = False, prune: bool = True) -> IngestReport: ...
@@ -73,10 +75,21 @@ def unchanged_id(source: str) -> str:
     return f"{source}-unchanged"
 
 
+#: the key of an "unchanged" record's report that counts the runs that changed nothing since the last change
+UNCHANGED_RUNS = "unchanged_runs"
+
+
+def _quiet_runs_before(runs: RunLog, source: str) -> int:
+    """How many runs that changed nothing the source's "unchanged" record stands for (0: none)."""
+    quiet = [r for r in runs.ingest_runs(source=source, limit=5) if r.id == unchanged_id(source)]
+    return int(quiet[0].report.get(UNCHANGED_RUNS, 1)) if quiet else 0
+
+
 def run_source(ingestor: PathIngestor, runs: RunLog, source: ScheduledSource, keep: int = 500) -> IngestRun:
     """Ingest one source incrementally and record the outcome (failures are recorded, not raised).
     A run that changed nothing replaces its record by the source's one "unchanged" record (when it
-    last checked) instead of adding one more; the ``keep`` newest runs of the source are kept."""
+    last checked, and in its report under ``UNCHANGED_RUNS`` how many such runs there were since the
+    last change) instead of adding one more; the ``keep`` newest runs of the source are kept."""
     started = time.time()
     run_id = f"{source.name}-{time.strftime('%Y%m%dT%H%M%S', time.gmtime(started))}-{uuid.uuid4().hex[:6]}"
     runs.record_ingest_run(IngestRun(run_id, source.name, "running", started))
@@ -101,8 +114,10 @@ def run_source(ingestor: PathIngestor, runs: RunLog, source: ScheduledSource, ke
     changed = status != "succeeded" or bool(report.documents_ingested or report.documents_deleted)
     if not changed:
         runs.delete_ingest_run(run_id)
+        quiet = {**report.model_dump(exclude={"stage_seconds"}),
+                 UNCHANGED_RUNS: _quiet_runs_before(runs, source.name) + 1}
         run = IngestRun(unchanged_id(source.name), source.name, "unchanged", started, finished,
-                        round(finished - started, 3), report.model_dump(exclude={"stage_seconds"}), None)
+                        round(finished - started, 3), quiet, None)
     else:
         run = IngestRun(run_id, source.name, status, started, finished, round(finished - started, 3),
                         report.model_dump(exclude={"stage_seconds"}), error)

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from api.job_store import JobStore
-from api.jobs import JobManager
+from api.jobs import JobManager, JobUnchanged
+from api.schemas import JobOut
 from hopgraph.core.records import IngestReport
 from ingest.control import IngestCancelled, IngestControl
 
@@ -66,3 +67,21 @@ def test_cancel_a_queued_and_a_running_job_with_progress(tmp_path: Path) -> None
     jobs.shutdown()
     assert [j.status for j in JobManager(store=JobStore(tmp_path / "jobs.sqlite")).list()] == ["cancelled",
                                                                                                "cancelled"]
+
+
+def test_a_job_that_changed_nothing_is_forgotten_not_failed(tmp_path: Path) -> None:
+    done: list[JobOut] = []
+    jobs = JobManager(store=JobStore(tmp_path / "jobs.sqlite"), on_done=done.append)
+    kept = jobs.submit("reingest", "src", lambda ctl: {"documents_ingested": 1}, spec={"op": "x"})
+    assert jobs.wait(kept.id, timeout=10).status == "succeeded"  # type: ignore[union-attr]
+
+    def quiet(ctl: IngestControl) -> dict[str, Any]:
+        raise JobUnchanged({"documents_unchanged": 1})
+
+    noop = jobs.submit("reingest", "src", quiet, spec={"op": "x"})
+    assert jobs.wait(noop.id, timeout=10) is None  # no row: neither in GET /jobs nor in the store
+    assert [j.id for j in jobs.list()] == [kept.id]
+    assert [(j.status, j.result) for j in done] == [("succeeded", {"documents_ingested": 1}),
+                                                    ("succeeded", {"documents_unchanged": 1})]
+    jobs.shutdown()
+    assert [j.id for j in JobManager(store=JobStore(tmp_path / "jobs.sqlite")).list()] == [kept.id]

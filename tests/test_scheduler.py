@@ -6,13 +6,18 @@ import threading
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 
+from api.job_store import JobStore
+from api.job_work import work_for
 from api.jobs import JobManager
+from api.metrics import Metrics
 from hopgraph.app.platform import Platform
 from hopgraph.core.service_settings import ScheduledSource, SchedulerSettings
 from hopgraph.core.times import iso_time
-from ingest.scheduler import ReingestScheduler, run_source, unchanged_id
+from ingest.scheduler import UNCHANGED_RUNS, ReingestScheduler, run_source, unchanged_id
+from tests.api_server import running_api
 
 
 def test_glob_source_runs_incrementally_and_is_recorded(platform: Platform, tmp_path: Path) -> None:
@@ -38,6 +43,7 @@ def test_glob_source_runs_incrementally_and_is_recorded(platform: Platform, tmp_
     runs = platform.graph.ingest_runs(source="notes")
     assert [r.id for r in runs] == [unchanged_id("notes"), third.id, first.id]
     assert runs[0].started_at == quiet[-1].started_at and runs[0].status == "unchanged"
+    assert runs[0].report[UNCHANGED_RUNS] == 3  # the quiet runs since the last change, counted
     assert all(r.duration_s is not None for r in runs)
     stamped = platform.graph.read("MATCH (r:IngestRun {id: $id}) RETURN r.started AS s", {"id": first.id})
     assert stamped[0]["s"] == iso_time(first.started_at) and stamped[0]["s"].endswith("+00:00")
@@ -104,3 +110,25 @@ def test_scheduler_triggers_interval_sources() -> None:
         sched.shutdown()
     assert calls.count("fast") >= 2 and "nightly" not in calls
     assert nxt["nightly"] is not None and nxt["nightly"] > time.time()
+
+
+def test_a_scheduled_run_that_changes_nothing_is_a_count_not_a_failed_job(platform: Platform,
+                                                                         tmp_path: Path) -> None:
+    folder = tmp_path / "watched"
+    folder.mkdir()
+    (folder / "note.md").write_text("# Ledger\nThe Quillfeather Ledger was kept by Marnie Oskarsdottir.")
+    source = ScheduledSource(name="watched", paths=[str(folder)], interval_s=3600)
+    spec = {"op": "reingest", "source": "watched"}
+    jobs = JobManager(store=JobStore(tmp_path / "jobs.sqlite"))
+    work = work_for(platform, Metrics(), spec, [source])
+    assert work is not None
+    first = jobs.wait(jobs.submit("reingest", "watched", work, spec=spec).id, timeout=300)
+    assert first is not None and first.status == "succeeded" and first.result["documents_ingested"] == 1
+    for _ in range(2):  # the same file again: succeeded, and no job row (not a failed one)
+        assert jobs.wait(jobs.submit("reingest", "watched", work, spec=spec).id, timeout=300) is None
+    assert [(j.id, j.status) for j in jobs.list()] == [(first.id, "succeeded")]
+    jobs.shutdown()
+    with running_api(platform.settings, platform, scheduler=False) as url:
+        listing = httpx.get(f"{url}/jobs", timeout=60).json()
+    assert [j["id"] for j in listing["jobs"]] == [first.result["run_id"]]  # the recorded run, no quiet one
+    assert listing["unchanged"]["watched"]["runs"] == 2 and listing["unchanged"]["watched"]["skipped"] == {}

@@ -21,8 +21,9 @@ from api.auth import is_loopback, require
 from api.deps import AppState, problems, state
 from api.job_work import records_file, work_for
 from api.problems import ProblemError
-from api.schemas import DocumentOut, IngestRequest, JobList, JobOut, LocalPathsRequest
+from api.schemas import DocumentOut, IngestRequest, JobList, JobOut, LocalPathsRequest, QuietRuns
 from hopgraph.core.records import document_id
+from ingest.scheduler import UNCHANGED_RUNS
 
 router = APIRouter(tags=["documents"])
 
@@ -201,16 +202,20 @@ def list_jobs(request: Request, limit: int = Query(50, ge=1, le=1000)) -> JobLis
     for j in jobs:
         if j.kind == "reingest" and j.status in ("queued", "running"):
             active[j.detail] = min(active.get(j.detail, j.created_at), j.created_at)
+    unchanged: dict[str, QuietRuns] = {}
     for run in hg.platform.browser.ingest_runs(limit=limit):
+        if run.status == "unchanged":  # runs that changed nothing: a count, not rows
+            unchanged[run.source] = QuietRuns(runs=int(run.report.get(UNCHANGED_RUNS, 1)),
+                                              last_checked=run.started_at, skipped=run.report.get("skipped") or {})
+            continue
         if run.id in known or (run.source in active and run.started_at >= active[run.source]):
             continue  # shown as this server's job (its record may land a moment before the job ends)
-        status = {"running": "running", "succeeded": "succeeded", "unchanged": "succeeded"}.get(run.status, "failed")
+        status = {"running": "running", "succeeded": "succeeded"}.get(run.status, "failed")
         jobs.append(JobOut(id=run.id, kind="reingest", status=status, detail=run.id, created_at=run.started_at,
                            started_at=run.started_at, finished_at=run.finished_at,
-                           result={"source": run.source, "changed": run.status != "unchanged", **run.report},
-                           error=run.error))
+                           result={"source": run.source, **run.report}, error=run.error))
     schedules = hg.scheduler.next_runs() if hg.scheduler else {}
-    return JobList(jobs=sorted(jobs, key=lambda j: -j.created_at)[:limit], schedules=schedules)
+    return JobList(jobs=sorted(jobs, key=lambda j: -j.created_at)[:limit], schedules=schedules, unchanged=unchanged)
 
 
 @router.delete("/jobs/{job_id}", response_model=JobOut, dependencies=[Depends(require("admin"))],
