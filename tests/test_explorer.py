@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -72,6 +75,26 @@ def test_page_lists_the_modes_and_says_whether_a_key_is_needed() -> None:
     for asset in ASSETS.iterdir():  # nothing fetched from elsewhere: no absolute URL in any asset
         text = asset.read_text(encoding="utf-8")
         assert "http://" not in text and "https://" not in text and "//cdn" not in text, asset.name
+
+
+#: runs explorer.js in node with a stub page, and prints what its timeText makes of each argument
+_TIME_TEXT = """
+const fs = require("fs"), vm = require("vm");
+const ctx = {window: {}, document: {addEventListener() {}}, sessionStorage: {}};
+vm.createContext(ctx);
+vm.runInContext(fs.readFileSync(process.argv[1], "utf8"), ctx);
+console.log(JSON.stringify(JSON.parse(process.argv[2]).map((t) => ctx.timeText(t))));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="no node to run the explorer's script")
+def test_the_explorer_reads_the_apis_iso_times_and_epoch_seconds() -> None:
+    times = ["2024-01-02T03:04:05+00:00", 1704164645, None, "garbage"]
+    out = subprocess.run(["node", "-e", _TIME_TEXT, str(ASSETS / "explorer.js"), json.dumps(times)],
+                         capture_output=True, text=True, timeout=60, env={**os.environ, "TZ": "UTC"})
+    assert out.returncode == 0, out.stderr
+    iso, epoch, none, garbage = json.loads(out.stdout)
+    assert iso == epoch and "2024" in iso and "Invalid" not in iso and (none, garbage) == ("", "")
 
 
 @pytest.fixture(scope="module")
@@ -143,7 +166,10 @@ def test_explorer_in_a_real_browser(served: str, tmp_path: Path) -> None:
         screenshot(driver, "explorer-communities")
 
         driver.find_element(By.CSS_SELECTOR, "nav button[data-tab=jobs]").click()
-        assert "succeeded" in wait_for(driver, "return document.querySelector('#jobs tbody').textContent")
+        jobs_text = wait_for(driver, "return document.querySelector('#jobs tbody').textContent")
+        assert "succeeded" in jobs_text and "Invalid Date" not in jobs_text, jobs_text
+        started = driver.execute_script("return document.querySelector('#jobs tbody td:nth-child(5)').textContent")
+        assert any(ch.isdigit() for ch in started), started  # the job's start, read from its ISO time
         screenshot(driver, "explorer-jobs")
 
         # a 200-node subgraph: drawn whole (its time is reported, not asserted: see benchmarks)

@@ -18,6 +18,13 @@ function el(tag, text, cls) {
   return e;
 }
 
+// a time from the API (ISO 8601 text; epoch seconds also accepted) as local text; "" for none or garbage
+function timeText(t) {
+  if (t === null || t === undefined || t === "") return "";
+  const d = typeof t === "number" ? new Date(t * 1000) : new Date(String(t));
+  return Number.isNaN(d.getTime()) ? "" : d.toLocaleString();
+}
+
 function showError(message) {
   const box = $("error");
   box.textContent = message || "";
@@ -253,15 +260,18 @@ async function openCommunity(id) {
 async function listJobs() {
   try {
     const data = await api("/jobs?limit=50");
-    const when = (t) => (t ? new Date(t * 1000).toLocaleString() : "");
     $("jobs").tBodies[0].replaceChildren(...data.jobs.map((j) => {
       const tr = el("tr", null, `job-${j.status}`);
       tr.append(el("td", j.id), el("td", j.kind), el("td", j.status), el("td", j.error || j.detail),
-        el("td", when(j.started_at)), el("td", when(j.finished_at)));
+        el("td", timeText(j.started_at)), el("td", timeText(j.finished_at)));
       return tr;
     }));
-    $("schedules").replaceChildren(...Object.entries(data.schedules).map(([name, next]) =>
-      el("li", `${name}: next run ${next ? when(next) : "not scheduled"}`)));
+    const quiet = data.unchanged || {};
+    $("schedules").replaceChildren(...Object.entries(data.schedules).map(([name, next]) => {
+      const q = quiet[name];
+      const since = q ? `; ${q.runs} run(s) changed nothing, last checked ${timeText(q.last_checked)}` : "";
+      return el("li", `${name}: next run ${next ? timeText(next) : "not scheduled"}${since}`);
+    }));
   } catch (err) { showError(err.message); }
 }
 
