@@ -1,10 +1,13 @@
 """Read-only Cypher for exploration: reject anything that could write, before it runs.
 
 A READ transaction is not enough (ArcadeDB does not enforce READ mode), so the statement is
-lexed: comments, string literals and backticked names are blanked out, then every remaining
-word is checked against the clauses that write. Procedure calls are allowed only from a list
-of known read-only procedures. The check is deliberately conservative: a map key or alias
-spelled like a write clause (``{set: 1}``) is refused too; backtick it to use it.
+lexed (left to right: strings, backticked names, comments): comments, string literals and
+backticked names are blanked out, then every remaining word is checked against the clauses that
+write. Procedure calls are allowed only from a list of known read-only procedures; a procedure's
+name is compared with backticks removed (``CALL `apoc`.`create`.node`` is ``apoc.create.node``),
+and a CALL followed by anything but such a name or a subquery is refused. The check is deliberately
+conservative: a map key or alias spelled like a write clause (``{set: 1}``) is refused too;
+backtick it to use it.
 """
 
 from __future__ import annotations
@@ -23,12 +26,15 @@ READ_PROCEDURES = frozenset({
     "dbms.components", "db.info",
 })
 
-_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
-_LINE_COMMENT = re.compile(r"//[^\n]*")
-_STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", re.DOTALL)
-_BACKTICK = re.compile(r"`(?:[^`]|``)*`")
+_BACKTICKED = r"`(?:[^`]|``)*`"
+#: one lexeme that hides words: a string literal, a backticked name, a block or a line comment
+_LEXEME = re.compile(r"(?P<string>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")"
+                     rf"|(?P<name>{_BACKTICKED})|(?P<comment>/\*.*?\*/|//[^\n]*)", re.DOTALL)
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_CALL = re.compile(r"\bCALL\s+([A-Za-z_][A-Za-z0-9_.]*)\s*\(?", re.IGNORECASE)
+_CALL = re.compile(r"\bCALL\b", re.IGNORECASE)
+_PART = rf"(?:[^\W\d]\w*|{_BACKTICKED})"
+_PROCEDURE = re.compile(rf"\s*({_PART}(?:\s*\.\s*{_PART})*)")
+_SUBQUERY = re.compile(rf"\s*(?:\(\s*(?:\*|{_PART}(?:\s*,\s*{_PART})*)?\s*\)\s*)?\{{")
 _IN_TX = re.compile(r"\bIN\s+(?:\d+\s+)?(?:CONCURRENT\s+)?TRANSACTIONS\b", re.IGNORECASE)
 
 
@@ -36,15 +42,43 @@ class ReadOnlyViolation(BadInputError):
     """The statement could write to the graph."""
 
 
-def strip_literals(cypher: str) -> str:
-    """Blank out comments, string literals and backticked names (keeping positions)."""
+def strip_literals(cypher: str, keep_names: bool = False) -> str:
+    """Blank out comments, string literals and (unless ``keep_names``) backticked names, keeping
+    positions; lexed left to right, so a quote inside a name or a '//' inside a string is no lexeme."""
     def blank(m: re.Match[str]) -> str:
-        return " " * len(m.group(0))
+        return m.group(0) if keep_names and m.group("name") else " " * len(m.group(0))
 
-    out = cypher
-    # strings first, so a '//' inside a string is not a comment; then comments
-    for pattern in (_STRING, _BACKTICK, _BLOCK_COMMENT, _LINE_COMMENT):
-        out = pattern.sub(blank, out)
+    return _LEXEME.sub(blank, cypher)
+
+
+def procedure_name(name: str) -> str:
+    """A procedure's dotted name as compared with the list: backticks and spaces gone, lower case."""
+    parts = (p.strip() for p in re.findall(rf"{_BACKTICKED}|[^.`]+", name))
+    return ".".join(p[1:-1].replace("``", "`") if p.startswith("`") else p for p in parts if p).lower()
+
+
+def _property(text: str, start: int) -> bool:
+    """Whether the word at ``start`` follows a '.' (``n.set`` is a property access, not a clause)."""
+    before = text[:start].rstrip()
+    return before.endswith(".") and not before.endswith("..")
+
+
+def _called_procedures(text: str, named: str) -> list[str]:
+    """The procedure after each CALL (``text``: all blanked; ``named``: backticked names kept);
+    "" where a subquery follows; a CALL followed by anything else is refused."""
+    out = []
+    for m in _CALL.finditer(text):
+        if _property(text, m.start()):
+            continue
+        rest = named[m.end():]
+        if _SUBQUERY.match(rest):  # CALL { … } or CALL (n) { … }: its words are checked
+            out.append("")
+            continue
+        name = _PROCEDURE.match(rest)
+        if name is None:
+            raise ReadOnlyViolation("CALL must name a procedure (or open a subquery): "
+                                    f"{rest.strip()[:40]!r} is neither")
+        out.append(name.group(1))
     return out
 
 
@@ -57,16 +91,13 @@ def check_read_only(cypher: str) -> None:
         raise ReadOnlyViolation("one statement at a time: ';' separates several statements")
     if _IN_TX.search(text):
         raise ReadOnlyViolation("CALL { … } IN TRANSACTIONS writes in batches and is not allowed here")
-    for m in _CALL.finditer(text):
-        name = m.group(1).lower()
-        if name and not name.startswith("{") and name not in READ_PROCEDURES:
+    for called in _called_procedures(text, strip_literals(cypher, keep_names=True)):
+        if called and procedure_name(called) not in READ_PROCEDURES:
             raise ReadOnlyViolation(
-                f"procedure {m.group(1)!r} is not on the read-only list ({', '.join(sorted(READ_PROCEDURES))})")
+                f"procedure {called!r} is not on the read-only list ({', '.join(sorted(READ_PROCEDURES))})")
     for w in _WORD.finditer(text):
         word = w.group(0).upper()
         if word in WRITE_WORDS:
-            # `n.set` is a property access, not a clause
-            before = text[: w.start()].rstrip()
-            if before.endswith(".") and not before.endswith(".."):
+            if _property(text, w.start()):
                 continue
             raise ReadOnlyViolation(f"{word} is a write clause; exploration queries are read-only")

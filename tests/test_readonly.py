@@ -10,6 +10,12 @@ READS = [
     "CALL db.labels() YIELD label RETURN label",
     "MATCH (n) CALL { WITH n MATCH (n)--(m) RETURN count(m) AS d } RETURN n, d",
     "EXPLAIN MATCH (n) RETURN n",
+    "CALL `db`.`labels`() YIELD label RETURN label",  # backticked names of a read-only procedure
+    "CALL `db.labels`() YIELD label RETURN label",
+    "CALL /* the labels */ db . labels() YIELD label RETURN label",
+    "MATCH (n:`it's`) RETURN n.name AS `a \"name\"`",  # quotes inside backticks are no strings
+    "MATCH (n) CALL (n) { MATCH (n)--(m) RETURN count(m) AS d } RETURN d",
+    "MATCH (n) RETURN n.call",  # a property, not a CALL
 ]
 WRITES = [
     "CREATE (n:X)",
@@ -28,6 +34,14 @@ WRITES = [
     "/* harmless */ CrEaTe (n)",
     "MATCH (n) WITH n // comment\n DELETE n",
     "",
+    "CALL `apoc.create.node`(['X'], {}) YIELD node RETURN node",  # a backticked writing procedure
+    "CALL `apoc`.`create`.`node`(['X'], {}) YIELD node RETURN node",
+    "CALL apoc.`create`.node(['X'], {}) YIELD node RETURN node",
+    "CALL `APOC.CREATE.NODE`(['X'], {}) YIELD node RETURN node",
+    "CALL `db.labels``x`()",  # an escaped backtick makes another name
+    "CALL 'apoc.create.node'(['X'], {})",  # quoted: not a name on the list
+    "CALL \"apoc.create.node\"(['X'], {})",
+    "MATCH (n:`a'`) CREATE (m) RETURN '`'",  # a quote in backticks must not hide the CREATE
 ]
 
 
