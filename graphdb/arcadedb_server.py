@@ -128,6 +128,8 @@ class EmbeddedArcadeDB:
             info = self._running()
             if info is not None:
                 self._wait_for_bolt(info, proc=None)
+                if (info.bolt_port, info.http_port) != (self.cfg.bolt_port, self.cfg.http_port):
+                    log.warning(port_mismatch(self.dir, self.cfg, info))
                 return info
             if not self.cfg.auto_start:
                 raise GraphServerError(
@@ -266,6 +268,22 @@ class EmbeddedArcadeDB:
             return "(no log)"
 
 
+def port_mismatch(graph_dir: Path, cfg: GraphSettings, info: ServerInfo) -> str:
+    """What to say when a data dir's running server listens on other ports than the settings name."""
+    return (f"the embedded graph server of {graph_dir} is running on bolt {info.bolt_port} / http "
+            f"{info.http_port}, not on the configured bolt {cfg.bolt_port} / http {cfg.http_port}: using its "
+            f"ports. To move it to the configured ones, run `hopgraph db stop` (the next command starts it on "
+            f"them); to keep it, set HOPGRAPH_GRAPH__BOLT_PORT={info.bolt_port} and "
+            f"HOPGRAPH_GRAPH__HTTP_PORT={info.http_port}.")
+
+
+def on_server_ports(cfg: GraphSettings, info: ServerInfo) -> GraphSettings:
+    """``cfg`` with the ports of the running server ``info`` (which keeps those it was started on)."""
+    if (cfg.bolt_port, cfg.http_port) == (info.bolt_port, info.http_port):
+        return cfg
+    return cfg.model_copy(update={"bolt_port": info.bolt_port, "http_port": info.http_port})
+
+
 def pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -333,4 +351,7 @@ def ensure_database(host: str, http_port: int, user: str, password: str, name: s
             if r.status_code >= 400 and "already exists" not in r.text:
                 raise GraphServerError(f"cannot create ArcadeDB database {name!r}: {r.status_code} {r.text}")
     except httpx.HTTPError as exc:
-        raise GraphServerError(f"cannot reach ArcadeDB's HTTP API at {base}: {exc}") from exc
+        raise GraphServerError(
+            f"cannot reach ArcadeDB's HTTP API at {base}: {exc}. graph.http_port ({http_port}) must be the HTTP "
+            "port of the server hopgraph reaches over Bolt (HOPGRAPH_GRAPH__HTTP_PORT; `hopgraph db status` "
+            "names the embedded server's ports)") from exc

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlparse
 
-from graphdb.arcadedb_server import EmbeddedArcadeDB, ensure_database
+from graphdb.arcadedb_server import EmbeddedArcadeDB, ensure_database, on_server_ports
 from graphdb.bolt import BoltGraphStore, GraphStoreError
 from graphdb.dialect import dialect_for
 from hopgraph.core.settings import Settings
@@ -15,6 +15,7 @@ def open_graph_store(settings: Settings, migrate: bool = True) -> BoltGraphStore
     cfg = settings.graph
     if cfg.backend == "arcadedb" and cfg.uri is None:
         info = EmbeddedArcadeDB(settings.graph_dir, cfg).ensure_running()
+        cfg = on_server_ports(cfg, info)  # a running server keeps its ports (a warning said so)
         uri, auth = info.uri, ("root", info.password)
     else:
         if cfg.uri is None:
