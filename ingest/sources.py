@@ -180,7 +180,8 @@ def read_jsonl(path: Path, max_bytes: int) -> Iterator[SourceText | Skipped]:
         try:
             rec = json.loads(line)
         except json.JSONDecodeError as exc:
-            yield Skipped(where, f"malformed JSON: {exc.msg} at column {exc.colno}", base)
+            # json's message may end in "at" ("Unterminated string starting at"): one "at" only
+            yield Skipped(where, f"malformed JSON: {exc.msg.removesuffix(' at')} at column {exc.colno}", base)
             continue
         if not isinstance(rec, dict):
             yield Skipped(where, "a JSONL record must be an object", base)

@@ -2,7 +2,7 @@ import itertools
 from pathlib import Path
 
 from ingest.chunking import Chunker
-from ingest.sources import Skipped, SourceText, expand_paths, read_text_file
+from ingest.sources import Skipped, SourceText, expand_paths, read_jsonl, read_text_file
 from tests.paths import SHARED_DATA
 from vectors.embedders import SentenceTransformerEmbedder
 
@@ -54,3 +54,10 @@ def test_bad_files_are_reported_with_reasons(tmp_path: Path) -> None:
     assert "UTF-8" in reasons["latin1.txt"]
     missing = read_text_file(tmp_path / "nope.txt", 100)
     assert isinstance(missing, Skipped) and "cannot stat" in missing.reason
+
+
+def test_a_malformed_jsonl_line_says_where_once(tmp_path: Path) -> None:
+    (tmp_path / "r.jsonl").write_text('{"_id": "1", "text": "fine"}\n{"_id": "2", "text": "cut\n{"_id": 3,}\n')
+    reasons = [i.reason for i in read_jsonl(tmp_path / "r.jsonl", 10_000) if isinstance(i, Skipped)]
+    assert reasons == ["malformed JSON: Unterminated string starting at column 22",
+                       "malformed JSON: Expecting property name enclosed in double quotes at column 11"]
