@@ -31,7 +31,7 @@ def ask(
 ) -> None:
     """Answer QUESTION with the OpenAI-compatible LLM of the llm settings (llm.base_url, llm.model,
     llm.api_key; never on the command line) from the cited context of a retrieval mode. Every sentence
-    should cite passages as [document#chunk]; citations naming nothing in the context are flagged.
+    should cite passages as \\[document#chunk]; citations naming nothing in the context are flagged.
     Exit code 5 when no LLM is configured."""
     if mode is not None:
         with reported():
