@@ -70,3 +70,9 @@ def test_bad_values_and_syntax_are_one_line_errors(tmp_path: Path, monkeypatch: 
     with pytest.raises(SettingsError, match=r"missing\.toml, which does not exist"):
         load_settings()
     assert _strict(tmp_path, monkeypatch, "[retrieval]\ntop_k = 7\n").retrieval.top_k == 7
+    monkeypatch.delenv("HOPGRAPH_CONFIG")
+    monkeypatch.setenv("HOPGRAPH_RETRIEVAL__TOP_K", "many")  # the environment wins: its variable is named
+    with pytest.raises(SettingsError, match=r"retrieval\.top_k \(environment HOPGRAPH_RETRIEVAL__TOP_K\): "
+                                            r"Input should be a valid integer") as exc:
+        _strict(tmp_path, monkeypatch, "[retrieval]\ntop_k = 7\n")
+    assert "hopgraph.toml" not in str(exc.value)

@@ -98,6 +98,23 @@ def load_settings(environ: Mapping[str, str] = os.environ, **overrides: Any) -> 
     try:
         return Settings(**overrides)
     except ValidationError as exc:
-        where = f" ({path})" if path.is_file() else ""
-        details = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:5])
-        raise SettingsError(f"invalid settings{where}: {details}") from exc
+        details, from_file = [], False
+        for e in exc.errors()[:5]:
+            env = _env_name(e["loc"], environ)
+            from_file |= env is None
+            shown = f" (environment {env})" if env else ""  # not its value: it may be a secret
+            details.append(f"{'.'.join(str(p) for p in e['loc'])}{shown}: {e['msg']}")
+        where = f" ({path})" if path.is_file() and from_file else ""
+        raise SettingsError(f"invalid settings{where}: {'; '.join(details)}") from exc
+
+
+def _env_name(loc: tuple[int | str, ...], environ: Mapping[str, str]) -> str | None:
+    """The environment variable that set the value at ``loc`` (or the section holding it), if one did:
+    the environment wins over the config file."""
+    names = {n.upper(): n for n in environ if n.upper().startswith(ENV_PREFIX)}
+    keys = [str(k) for k in loc]
+    for n in range(len(keys), 0, -1):
+        found = names.get(ENV_PREFIX + "__".join(keys[:n]).upper())
+        if found is not None:
+            return found
+    return None
