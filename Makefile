@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.hopgraph-installed
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install clip-venv browser test lint typecheck unit demo bench clean distclean
+.PHONY: install clip-venv browser test lint typecheck docs unit demo bench clean distclean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
@@ -65,7 +65,10 @@ browser:  ## Debian's chromium + chromium-driver for the explorer's browser test
 unit: install clip-venv browser
 	$(BIN)/pytest -q -ra
 
-test: lint typecheck unit  ## ruff, mypy and the whole pytest suite (real engines, no mocks)
+docs: install  ## the manual (MkDocs Material, offline), built strictly into build/site
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict -d build/site
+
+test: lint typecheck docs unit  ## ruff, mypy, the manual and the whole pytest suite (real engines, no mocks)
 
 demo: install  ## ingest the sample corpus into ./.hopgraph and run a few cited queries
 	$(BIN)/python -m hopgraph.cli.demo

@@ -1,0 +1,97 @@
+"""The manual and the front page: the generated configuration reference lists every setting, the README
+stays a front page, RESULTS.md is what the reports give, and the manual builds with ``--strict``."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import typing
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+from benchmarks import results
+from hopgraph.core.settings import Settings
+from hopgraph.core.settings_doc import missing_descriptions, setting_docs, settings_reference
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+MKDOCS = Path(sys.executable).parent / "mkdocs"
+
+
+def _keys(model: type[BaseModel], prefix: str = "") -> list[str]:
+    """Every leaf key of ``model``, walked here independently of the generator (list items as ``x[]``)."""
+    out = []
+    for name, info in model.model_fields.items():
+        key = f"{prefix}.{name}" if prefix else name
+        ann = info.annotation
+        item = typing.get_args(ann)[0] if typing.get_origin(ann) is list and typing.get_args(ann) else None
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            out += _keys(ann, key)
+            continue
+        out.append(key)
+        if isinstance(item, type) and issubclass(item, BaseModel):
+            out += _keys(item, f"{key}[]")
+    return out
+
+
+def test_configuration_reference_lists_every_setting() -> None:
+    expected = _keys(Settings)
+    docs = setting_docs()
+    assert sorted(d.key for d in docs) == sorted(expected)
+    text = settings_reference()
+    for d in docs:
+        name = d.key.rsplit(".", 1)[-1]
+        assert f"| `{name}`" in text, d.key
+        if d.env:
+            assert f"`{d.env}`" in text, d.key
+    assert "`HOPGRAPH_RETRIEVAL__TOP_K`" in text and "`HOPGRAPH_RETRIEVAL__NLI__TOP_M`" in text
+    assert "## `[retrieval.nli]`" in text and "## `[[scheduler.sources]]` (each item)" in text
+
+
+def test_every_setting_has_a_description() -> None:
+    assert missing_descriptions() == []
+    assert "**undocumented**" not in settings_reference()
+
+
+def test_readme_is_a_front_page_not_a_journal() -> None:
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 300
+    assert not re.search(r"\bsessions?\b", readme, re.IGNORECASE)
+    assert "../shared" not in readme
+    for link in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme):
+        if not link.startswith(("http://", "https://")):
+            assert (REPO_ROOT / link).exists(), link
+
+
+def test_results_md_is_what_the_reports_give() -> None:
+    assert (REPO_ROOT / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8") == results.render()
+    cited = results.cited_reports()
+    assert all((results.REPORTS / name).is_file() for name in cited)
+    assert {p.name for p in results.REPORTS.iterdir()} <= cited
+
+
+@pytest.mark.integration
+def test_docs_build_strict(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    done = subprocess.run([str(MKDOCS), "build", "--strict", "-d", str(site)], cwd=REPO_ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    config = (site / "configuration.html").read_text(encoding="utf-8")
+    assert "HOPGRAPH_RETRIEVAL__TOP_K" in config and "<!-- hopgraph:" not in config
+    assert "hopgraph ingest" in (site / "cli.html").read_text(encoding="utf-8")
+    assert "/query" in (site / "http-api.html").read_text(encoding="utf-8")
+    assert "Platform" in (site / "python-api.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.integration
+def test_a_setting_without_description_fails_the_strict_build(tmp_path: Path) -> None:
+    script = (
+        "import hopgraph.core.settings_doc as sd\n"
+        "sd.missing_descriptions = lambda model=None: ['retrieval.undescribed']\n"
+        "from mkdocs.__main__ import cli\n"
+        f"cli(['build', '--strict', '-d', {str(tmp_path / 'site')!r}])\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0
+    assert "retrieval.undescribed" in done.stdout + done.stderr
