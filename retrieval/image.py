@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-import torch
 
 from hopgraph.core.settings import ImageRetrievalSettings
 from hopgraph.core.weights import caption_specificity
@@ -54,7 +53,9 @@ def similarity_matrix(vectors: np.ndarray, k: int, min_sim: float) -> sp.csr_mat
     """Each entity's top-``k`` cosine neighbours above ``min_sim`` (unit rows), as a sparse matrix
     (``gpu.export.similarity_edges`` on the CPU)."""
     n = vectors.shape[0]
-    from gpu.export import similarity_edges  # PyTorch Geometric: imported on first use
+    import torch
+
+    from gpu.export import similarity_edges  # torch and PyTorch Geometric: imported on first use
 
     src, dst, cos = similarity_edges(torch.from_numpy(np.ascontiguousarray(vectors, dtype=np.float32)),
                                      torch.arange(n), k, min_sim)

@@ -44,6 +44,7 @@ class ModeEntry:
     impl: str                                               # "module:Class"
     ablations: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # name -> settings override
     evaluated_on: frozenset[str] = frozenset()              # corpus kinds `hopgraph eval` runs it on
+    needs_vector: bool = True                               # False: the query is never embedded (no model load)
 
 
 class Registry:
@@ -133,7 +134,8 @@ REGISTRY = Registry([
     ModeEntry("naive", "chunk vectors nearest to the query (= dense)", "retrieval.modes.baseline:DenseMode"),
     ModeEntry("dense", "chunk vectors nearest to the query", "retrieval.modes.baseline:DenseMode",
               evaluated_on=_BOTH),
-    ModeEntry("bm25", "keyword search over chunk texts", "retrieval.modes.baseline:Bm25Mode", evaluated_on=_BOTH),
+    ModeEntry("bm25", "keyword search over chunk texts", "retrieval.modes.baseline:Bm25Mode", evaluated_on=_BOTH,
+              needs_vector=False),
     ModeEntry("rrf", "reciprocal-rank fusion of dense and BM25", "retrieval.modes.baseline:RrfMode",
               evaluated_on=_BOTH),
     ModeEntry("local", "entities named in or similar to the query and their neighbours -> their chunks",

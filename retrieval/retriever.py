@@ -8,9 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
-from gpu.device import resolve as resolve_device
 from graphdb.store import GraphStore
 from hopgraph.core.gpu_settings import GpuSettings
 from hopgraph.core.records import Citation, QueryFilters, QueryResult, RetrievedChunk
@@ -22,8 +20,6 @@ from retrieval.explain_graph import query_subgraph
 from retrieval.fusion import normalize, ranked
 from retrieval.index.keeper import IndexKeeper
 from retrieval.index.state import IndexRecipe, IndexState
-from retrieval.modes.graph import graph_pass
-from retrieval.modes.image import clip_scores, fuse_with_kg
 from retrieval.nli_clusters import cluster
 from retrieval.registry import REGISTRY, QueryError
 from retrieval.resources import Resources
@@ -52,7 +48,7 @@ class Retriever:
                  keeper: IndexKeeper | None = None, clip: ClipEmbedder | None = None,
                  gpu: GpuSettings | None = None, gnn_checkpoint: Path | None = None) -> None:
         gcfg = gpu or GpuSettings()
-        parts = subgraph.GpuParts(gcfg, vectors, embedder.name, gnn_checkpoint, resolve_device(gcfg.device))
+        parts = subgraph.GpuParts(gcfg, vectors, embedder.name, gnn_checkpoint)
         self.cfg = cfg
         self.keeper = keeper or IndexKeeper(graph, vectors, recipe_of(cfg), embedder.dim)
         self.res = Resources(graph, vectors, embedder, self.keeper, parts, clip)
@@ -94,18 +90,22 @@ class Retriever:
         if not text or not text.strip():
             raise QueryError("the query text is empty")
         impl = REGISTRY.mode(mode)
+        needs_vector = REGISTRY.entries[mode].needs_vector
         cfg = self._settings(cfg)
         k = top_k or cfg.top_k
         if k < 1:
             raise QueryError("top_k must be at least 1")
+        if needs_vector:
+            self.embedder.warm()  # the model loads while the index state opens
         t0 = time.perf_counter()
         state = self.keeper.current()
         snap = state.snapshot
         run = Run(text.strip(), np.zeros(0), k, cfg, state, explaining=explain)
         run.stage("snapshot", t0)
-        t = time.perf_counter()
-        run.qvec = self.embedder.embed([run.text])[0]
-        run.stage("embed", t)
+        if needs_vector:
+            t = time.perf_counter()
+            run.qvec = self.embedder.embed([run.text])[0]
+            run.stage("embed", t)
         if filters is not None:  # widen the candidate pools, then keep the allowed documents only
             run.cfg = cfg.model_copy(update={"candidate_k": min(cfg.candidate_k * 4, 1000)})
         scores = impl.run(run, self.res)
@@ -145,6 +145,8 @@ class Retriever:
                     ) -> QueryResult:
         """Image -> images (needs CLIP): CLIP image similarity fused with the KG score of the entities
         of the nearest images."""
+        from retrieval.modes.image import clip_scores, fuse_with_kg
+
         clip = self.res.clip
         if clip is None:
             raise QueryError("image queries need CLIP: set clip.enabled with a model and checkpoint")
@@ -166,6 +168,10 @@ class Retriever:
 
     def gnn_example(self, text: str, gold_chunk_ids: set[str], query_id: str = "") -> Example | None:
         """The GNN training example of a query (None when no candidate entity is in a gold chunk)."""
+        import torch
+
+        from retrieval.modes.graph import graph_pass
+
         state = self.keeper.current()
         snap = state.snapshot
         run = Run(text.strip(), self.embedder.embed([text.strip()])[0], self.cfg.top_k,

@@ -5,11 +5,10 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
-from gpu.ppr import TorchPPR
 from hopgraph.core.records import CONCEPT
 from hopgraph.core.text import WORD, ngrams
 from hopgraph.core.weights import seed_specificity
@@ -18,6 +17,9 @@ from retrieval.keyword import KeywordIndex
 from retrieval.ppr import JointWalk, pagerank
 from retrieval.snapshot import Snapshot
 from vectors.store import VectorStore
+
+if TYPE_CHECKING:
+    from gpu.ppr import TorchPPR
 
 #: the origin of a seed the query names (``Seeds.origin``)
 NAMED = "named in query"
@@ -55,6 +57,8 @@ def entity_similarity(snap: Snapshot, qvec: np.ndarray) -> np.ndarray:
     vectors = snap.entity_vectors
     if vectors.dtype != np.float16:
         return vectors @ np.asarray(qvec, dtype=np.float32)
+    import torch  # its float16 product; imported by the first query that seeds entities
+
     with warnings.catch_warnings():  # a memory-mapped state is read-only, and torch only reads it
         warnings.simplefilter("ignore", UserWarning)
         half = torch.from_numpy(np.asarray(vectors))

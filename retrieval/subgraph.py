@@ -15,9 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
-import torch
 
-from gpu.ppr import TorchPPR
 from hopgraph.core.gpu_settings import GpuSettings
 from hopgraph.core.weights import specificity
 from retrieval.ppr import JointWalk
@@ -25,11 +23,13 @@ from retrieval.signals import Seeds
 from retrieval.snapshot import Snapshot
 from vectors.store import VectorStore
 
-if TYPE_CHECKING:  # PyTorch Geometric costs 2 s to import: loaded when a pcst/gnn query needs it
+if TYPE_CHECKING:  # torch (1 s) and PyTorch Geometric (2 s) are imported when a query needs them
+    import torch
     from torch_geometric.data import HeteroData
 
     from gpu.export import EntityGraph, ExportCache, GraphExport
     from gpu.gnn import CheckpointMeta, GnnScorer
+    from gpu.ppr import TorchPPR
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +91,8 @@ def candidate_nodes(snap: Snapshot, entity_mass: np.ndarray, seeds: Seeds, limit
 def features(snap: Snapshot, nodes: np.ndarray, entity_mass: np.ndarray, seeds: Seeds, sims: np.ndarray
              ) -> torch.Tensor:
     """The scalar features of ``gpu.gnn.FEATURES`` for ``nodes``."""
+    import torch
+
     mass = entity_mass[nodes] if entity_mass.size else np.zeros(len(nodes))
     top = float(mass.max()) if mass.size and mass.max() > 0 else 1.0
     df = snap.entity_df[nodes]
@@ -102,6 +104,8 @@ def features(snap: Snapshot, nodes: np.ndarray, entity_mass: np.ndarray, seeds: 
 
 def gold_labels(snap: Snapshot, nodes: np.ndarray, gold_chunks: list[int]) -> torch.Tensor:
     """1 for candidate entities mentioned in a gold chunk, else 0."""
+    import torch
+
     gold: set[int] = set()
     for j in gold_chunks:
         gold.update(int(e) for e in snap.incidence.getrow(j).indices)
@@ -112,16 +116,25 @@ class GpuParts:
     """What the pcst and gnn modes (and torch PPR) keep between queries: the export cache, the PPR
     engine of the current snapshot and the GNN scorer, all on the configured device."""
 
-    def __init__(self, cfg: GpuSettings, vectors: VectorStore, embedder_name: str, checkpoint: Path | None,
-                 device: torch.device) -> None:
+    def __init__(self, cfg: GpuSettings, vectors: VectorStore, embedder_name: str, checkpoint: Path | None
+                 ) -> None:
         self.cfg = cfg
         self.vectors = vectors
         self.embedder_name = embedder_name
         self.checkpoint = checkpoint
-        self.device = device
+        self._device: torch.device | None = None
         self._exports: ExportCache | None = None
         self._ppr: tuple[JointWalk, TorchPPR] | None = None
         self._scorer: tuple[int, GnnScorer] | None = None
+
+    @property
+    def device(self) -> torch.device:
+        """``gpu.device`` resolved (cuda when asked for or, with auto, present), on first use."""
+        if self._device is None:
+            from gpu.device import resolve
+
+            self._device = resolve(self.cfg.device)
+        return self._device
 
     @property
     def exports(self) -> ExportCache:
@@ -145,6 +158,8 @@ class GpuParts:
             return None
         if self._ppr is None or self._ppr[0] is not walk:
             # keyed by the walk (one per graph version and link weight, a per-query setting)
+            from gpu.ppr import TorchPPR
+
             self._ppr = (walk, TorchPPR(walk.matrix(), self.device))
         return self._ppr[1]
 
@@ -161,6 +176,8 @@ class GpuParts:
         return self._scorer[1]
 
     def candidates(self, snap: Snapshot, entity_mass: np.ndarray, seeds: Seeds, sims: np.ndarray) -> Candidates:
+        import torch
+
         nodes = candidate_nodes(snap, entity_mass, seeds, self.cfg.candidates)
         export = self.export(snap)
         sub = export.subgraph(torch.from_numpy(nodes))

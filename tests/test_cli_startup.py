@@ -14,6 +14,7 @@ from tests.processes import cli_env
 
 HEAVY = ("torch", "numpy", "scipy", "spacy", "sentence_transformers", "transformers", "neo4j", "qdrant_edge",
          "fastapi", "hopgraph.app.platform")
+HEAVY_MODELS = ("torch", "spacy", "sentence_transformers", "transformers", "torch_geometric")
 PROBE = """
 import json, sys
 from typer.testing import CliRunner
@@ -34,3 +35,13 @@ def test_commands_that_need_no_model_load_none(args: list[str], code: int) -> No
                          text=True, timeout=120, check=True, env=cli_env())
     found = json.loads(out.stdout.strip().splitlines()[-1])
     assert found == {"code": code, "loaded": []}
+
+
+def test_the_platform_and_the_bm25_path_import_no_model_library() -> None:
+    """``status``, ``doctor`` and ``query --mode bm25`` open the platform and the retriever: neither
+    imports torch or a model library until a mode needs one."""
+    probe = ("import json, sys, hopgraph.app.platform, retrieval.retriever, retrieval.modes.baseline; "
+             f"print(json.dumps([m for m in {list(HEAVY_MODELS)!r} if m in sys.modules]))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True,
+                         env=cli_env())
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []

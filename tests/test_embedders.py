@@ -111,3 +111,13 @@ def test_batched_vectors_equal_one_at_a_time() -> None:
     together = emb.embed(texts)
     alone = np.stack([emb.embed([t])[0] for t in texts])
     assert np.allclose(together, alone, atol=1e-5)
+
+
+def test_a_declared_model_loads_only_when_needed(tmp_path: Path) -> None:
+    """Construction reads the folder's declared size and loads nothing (``status`` or a BM25 query never
+    pay for the model); ``warm()`` starts the load in the background, the first embedding waits for it."""
+    emb = SentenceTransformerEmbedder(device="cpu")
+    assert emb.dim == 384 and not emb._loaded.running() and not emb._loaded.done()
+    emb.warm()
+    emb.warm()  # a second call starts nothing more
+    assert emb.embed(["a query"]).shape == (1, 384) and emb._loaded.done()

@@ -61,6 +61,7 @@ def test_every_mode_answers_with_citations(loaded: Platform) -> None:
     top = loaded.query("Who broke the Enigma cipher?", mode="graph", top_k=3)
     assert "Bombe" in top.results[0].text
     assert "[doc_" in top.context and "## Passages" in top.context
+    assert "embed" in top.timings_ms and "embed" not in loaded.query("Enigma", mode="bm25").timings_ms  # no vector
 
 
 def test_graph_mode_follows_the_bridge_entity(loaded: Platform) -> None:

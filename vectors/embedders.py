@@ -46,6 +46,10 @@ class Embedder(Protocol):
         """Word-piece counts, without special tokens (for token-aware chunking)."""
         ...
 
+    def warm(self) -> None:
+        """Start loading the model in the background (a no-op where it is loaded already)."""
+        ...
+
 
 def resolve_model_path(model: str) -> str:
     """The packaged MiniLM for the default name; otherwise the path or hub name as given."""
@@ -110,6 +114,9 @@ class _CachedEmbedder:
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         raise NotImplementedError
+
+    def warm(self) -> None:
+        """Loaded at construction: nothing to start."""
 
     @property
     def batch_size(self) -> int:
@@ -180,25 +187,40 @@ class _Loaded:
 
 class SentenceTransformerEmbedder(_CachedEmbedder):
     """sentence-transformers model by local path or hub name. Where the folder declares its size, the
-    model loads on a background thread (importing the libraries and reading the weights take seconds),
-    so the stores and the index state open meanwhile; the first embedding waits for it. A folder of the
-    plain kind (transformer, mean or CLS pooling, normalization) runs on ``transformers`` alone, without
-    sentence-transformers' slower import (``vectors.plain_encoder``)."""
+    model is not loaded until it is needed: ``warm()`` starts loading it on a background thread
+    (importing the libraries and reading the weights take seconds, so the stores and the index state
+    open meanwhile), and the first embedding or token count waits for it. A command that never embeds
+    (``status``, a BM25 query) never loads it. A folder of the plain kind (transformer, mean or CLS
+    pooling, normalization) runs on ``transformers`` alone, without sentence-transformers' slower import
+    (``vectors.plain_encoder``)."""
 
     def __init__(self, model: str = DEFAULT_MODEL, device: str = "auto", batch_size: int | None = None,
                  cache_size: int = 4096) -> None:
         super().__init__(batch_size, cache_size)
         self.name = model
-        path = resolve_model_path(model)
+        self._path = resolve_model_path(model)
+        self._device = device
         self._loaded: Future[Any] = Future()
-        declared = declared_dim(path)
+        self._started = threading.Lock()
+        declared = declared_dim(self._path)
         if declared is None:
-            self._load(model, path, device, None)
+            self._started.acquire()
+            self._load(model, self._path, device, None)
             self.dim = self._loaded.result().dim
         else:
             self.dim = declared
-            threading.Thread(target=self._load, args=(model, path, device, declared), name="embedder-load",
-                             daemon=True).start()
+
+    def warm(self) -> None:
+        """Start loading the model on a background thread, if it is not loaded or loading already."""
+        if self._started.acquire(blocking=False):
+            threading.Thread(target=self._load, args=(self.name, self._path, self._device, self.dim),
+                             name="embedder-load", daemon=True).start()
+
+    def _model(self) -> _Loaded:
+        """The loaded model (loading it now if nothing asked for it before)."""
+        self.warm()
+        loaded: _Loaded = self._loaded.result()
+        return loaded
 
     def _load(self, model: str, path: str, device: str, declared: int | None) -> None:
         try:
@@ -217,13 +239,13 @@ class SentenceTransformerEmbedder(_CachedEmbedder):
 
     @property
     def _tokenizer(self) -> Any:
-        return self._loaded.result().tokenizer
+        return self._model().tokenizer
 
     def _on_gpu(self) -> bool:
-        return self._loaded.result().device.startswith("cuda")
+        return self._model().device.startswith("cuda")
 
     def _encode(self, texts: list[str]) -> np.ndarray:
-        return np.asarray(self._loaded.result().encode(texts))
+        return np.asarray(self._model().encode(texts))
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         if not texts:
