@@ -47,7 +47,7 @@ from ingest.llm_reports import LlmReporter
 from ingest.raptor import TreeBuilder, TreeReport
 from ingest.raptor_summary import LlmSummarizer
 from ingest.resolution import EntityResolver
-from ingest.sources import Skipped, SourceText, read_sources, vanished
+from ingest.sources import Skipped, SourceText, read_sources, require_paths, vanished
 from ingest.texts import merge_relations
 from vectors.clip import ClipEmbedder
 from vectors.embedders import Embedder
@@ -122,7 +122,9 @@ class Ingestor:
                      control: IngestControl | None = None) -> IngestReport:
         """Ingest files and directories. With ``prune``, documents previously ingested from these
         paths that no longer exist (a deleted file, a record removed from a JSONL) are deleted.
-        ``control`` follows the progress and may stop the run (``IngestCancelled``)."""
+        ``control`` follows the progress and may stop the run (``IngestCancelled``); a missing path is
+        a NotFoundError."""
+        require_paths(paths)
         t0 = time.perf_counter()
         cfg = self.settings.ingest
         seen: set[str] = set()

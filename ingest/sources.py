@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from graphdb.store import GraphStore
+from hopgraph.core.errors import NotFoundError
 from hopgraph.core.records import Document, content_hash, document_id
 from hopgraph.core.settings import CsvSettings
 from ingest.formats import html_to_text, markdown_title, markdown_to_text
@@ -85,6 +86,13 @@ def expand_paths(paths: Iterable[Path], extensions: Sequence[str], skip: Sequenc
             yield from (f for f in files if not (f.suffix.lower() in TEXT_EXT and f.with_suffix("") in images))
         else:
             yield p
+
+
+def require_paths(paths: Iterable[Path]) -> None:
+    """Raise NotFoundError naming every path that does not exist (as the CLI does, exit 4)."""
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise NotFoundError(f"no such file or directory: {', '.join(missing)}")
 
 
 def read_sources(paths: Iterable[Path], extensions: Sequence[str], max_bytes: int,

@@ -6,6 +6,7 @@ from typing import Any
 import pytest
 
 from hopgraph.app.platform import Platform
+from hopgraph.core.errors import NotFoundError
 from retrieval.registry import QueryError
 
 FACT = ("The Vexmoor Observatory was founded in 1893 by the astronomer Zorblax Quintana, who paid for "
@@ -45,6 +46,13 @@ def test_ingest_is_idempotent(platform: Platform, tmp_path: Path) -> None:
     second = platform.ingest([corpus])
     assert second.documents_ingested == 0 and second.documents_unchanged == 4
     assert _counts(platform) == counts
+
+
+def test_a_missing_path_is_not_found_as_in_the_cli(platform: Platform, tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path / "corpus")
+    with pytest.raises(NotFoundError, match=f"no such file or directory: {tmp_path / 'gone.txt'}"):
+        platform.ingest([corpus, tmp_path / "gone.txt"])
+    assert platform.documents() == []  # nothing ingested: refused before anything was read
 
 
 def test_planted_fact_ranks_first(platform: Platform, tmp_path: Path) -> None:
