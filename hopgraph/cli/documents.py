@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from hopgraph.cli.common import console, fail, load_settings, not_served, reported
-from hopgraph.core.errors import ConflictError, NotFoundError
+from hopgraph.core.errors import BadInputError, ConflictError, NotFoundError
 
 
 def ingest(
@@ -44,7 +45,10 @@ def ingest(
         f"{report.entities} entities, {report.mentions} mentions in {report.seconds:.1f}s"
     )
     for source, reason in report.skipped.items():
-        console.print(f"  [yellow]skipped[/] {source}: {reason}")
+        console.print(f"  [yellow]skipped[/] {escape(source)}: {escape(reason)}")
+    if report.skipped and not (report.documents_ingested or report.documents_unchanged):
+        raise fail(BadInputError(f"nothing was ingested: all {len(report.skipped)} documents were skipped "
+                                 "(reasons above)"))
 
 
 def delete(
