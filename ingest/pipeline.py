@@ -132,7 +132,7 @@ class Ingestor:
 
         def tracked() -> Iterator[SourceText | Skipped]:
             for item in read_sources(paths, cfg.extensions, cfg.max_file_bytes, cfg.csv,
-                                     skip=[self.settings.data_dir]):
+                                     skip=[self.settings.data_dir], strict_utf8=cfg.strict_utf8):
                 if isinstance(item, SourceText):
                     seen.add(item.document.source)
                 else:
@@ -168,6 +168,9 @@ class Ingestor:
                 if isinstance(item, SourceText) and len(item.text) > limit:
                     item = Skipped(item.document.source, f"too long: {len(item.text):,} characters > "
                                    f"ingest.max_document_chars={limit:,}")
+                if isinstance(item, SourceText) and item.warning:
+                    report.warnings[item.document.source] = item.warning
+                    log.warning("%s: %s", item.document.source, item.warning)
                 if isinstance(item, Skipped):
                     report.skipped[item.source] = item.reason
                     log.warning("skipped %s: %s", item.source, item.reason)
@@ -311,6 +314,7 @@ class Ingestor:
         batches = [changed[i : i + size] for i in range(0, len(changed), size)]
         parsers = (self._parsers if self._parsers is not None and (len(batches) >= _WORKER_MIN_BATCHES
                                                                    or self._parsers.running) else None)
+        report.extraction_workers = parsers.processes if parsers is not None else 0
         pending: tuple[list[SourceText], Prepared | None] | None = None
         for batch in [*batches, None]:  # batch i + 1 is chunked (and sent to a worker) before i is written
             prepared = (prepare(self.chunker, batch, self.settings.ingest.max_document_chunks, report)

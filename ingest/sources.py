@@ -9,9 +9,12 @@ file (``photo.jpg`` + ``photo.txt``, one caption per line). Nothing here ever ra
 
 from __future__ import annotations
 
+import codecs
+import dataclasses
 import json
 import logging
 import os
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +44,7 @@ class SourceText:
     document: Document
     text: str
     graph: GraphRecord | None = None
+    warning: str = ""  # what the report says of it (e.g. invalid UTF-8 replaced)
 
 
 @dataclass(frozen=True)
@@ -96,8 +100,10 @@ def require_paths(paths: Iterable[Path]) -> None:
 
 
 def read_sources(paths: Iterable[Path], extensions: Sequence[str], max_bytes: int,
-                 csv: CsvSettings | None = None, skip: Sequence[Path] = ()) -> Iterator[SourceText | Skipped]:
-    """Every document of the given files and directories, in a stable order (``expand_paths``)."""
+                 csv: CsvSettings | None = None, skip: Sequence[Path] = (),
+                 strict_utf8: bool = False) -> Iterator[SourceText | Skipped]:
+    """Every document of the given files and directories, in a stable order (``expand_paths``);
+    ``strict_utf8``: a text file that is not valid UTF-8 is skipped (else its bad bytes are replaced)."""
     from ingest import office  # office builds on this module's helpers
 
     for path in expand_paths(paths, extensions, skip):
@@ -113,7 +119,7 @@ def read_sources(paths: Iterable[Path], extensions: Sequence[str], max_bytes: in
         elif suffix in office.CSV_EXT:
             yield from office.read_csv(path, max_bytes, csv or CsvSettings())
         else:
-            yield read_text_file(path, max_bytes)
+            yield read_text_file(path, max_bytes, strict_utf8)
 
 
 def read_bytes(path: Path, max_bytes: int) -> bytes | Skipped:
@@ -139,6 +145,24 @@ def decode(source: str, data: bytes) -> str | Skipped:
         return Skipped(source, f"not valid UTF-8 (byte {exc.start})")
 
 
+def _count_replaced(exc: UnicodeError) -> tuple[str, int]:
+    """A codec error handler: U+FFFD for an invalid byte sequence, its length counted (per thread)."""
+    assert isinstance(exc, UnicodeDecodeError)
+    _replaced.n += exc.end - exc.start
+    return "\ufffd", exc.end
+
+
+_replaced = threading.local()
+codecs.register_error("hopgraph.count-replace", _count_replaced)
+
+
+def decode_replacing(data: bytes) -> tuple[str, int]:
+    """UTF-8 text with each invalid byte sequence replaced by U+FFFD, and the count of replaced bytes."""
+    _replaced.n = 0
+    text = data.decode("utf-8-sig", errors="hopgraph.count-replace")
+    return text, int(_replaced.n)
+
+
 def text_document(source: str, title: str, text: str, **extra: Any) -> SourceText | Skipped:
     if not text.strip():
         return Skipped(source, "empty document")
@@ -146,15 +170,20 @@ def text_document(source: str, title: str, text: str, **extra: Any) -> SourceTex
     return SourceText(doc, text)
 
 
-def read_text_file(path: Path, max_bytes: int) -> SourceText | Skipped:
-    """A text, Markdown or HTML file as one document."""
+def read_text_file(path: Path, max_bytes: int, strict_utf8: bool = True) -> SourceText | Skipped:
+    """A text, Markdown or HTML file as one document; not valid UTF-8: skipped if ``strict_utf8``, else
+    read with its invalid bytes replaced (U+FFFD) and a warning."""
     source = str(path.resolve())
     data = read_bytes(path, max_bytes)
     if isinstance(data, Skipped):
         return data
     raw = decode(source, data)
+    warning = ""
     if isinstance(raw, Skipped):
-        return raw
+        if strict_utf8 or raw.reason.startswith("binary"):
+            return raw
+        raw, replaced = decode_replacing(data)
+        warning = f"not valid UTF-8: {replaced} byte(s) replaced by U+FFFD (ingest.strict_utf8 skips such files)"
     suffix = path.suffix.lower()
     title = path.stem
     if suffix in MARKDOWN_EXT:
@@ -165,7 +194,8 @@ def read_text_file(path: Path, max_bytes: int) -> SourceText | Skipped:
         title = page_title or title
     else:
         text = raw
-    return text_document(source, title, text)
+    doc = text_document(source, title, text)
+    return dataclasses.replace(doc, warning=warning) if warning and isinstance(doc, SourceText) else doc
 
 
 def read_text(path: Path, max_bytes: int) -> str | Skipped:

@@ -2,7 +2,7 @@ import itertools
 from pathlib import Path
 
 from ingest.chunking import Chunker
-from ingest.sources import Skipped, SourceText, expand_paths, read_jsonl, read_text_file
+from ingest.sources import Skipped, SourceText, expand_paths, read_jsonl, read_sources, read_text_file
 from tests.paths import SHARED_DATA
 from vectors.embedders import SentenceTransformerEmbedder
 
@@ -61,3 +61,15 @@ def test_a_malformed_jsonl_line_says_where_once(tmp_path: Path) -> None:
     reasons = [i.reason for i in read_jsonl(tmp_path / "r.jsonl", 10_000) if isinstance(i, Skipped)]
     assert reasons == ["malformed JSON: Unterminated string starting at column 22",
                        "malformed JSON: Expecting property name enclosed in double quotes at column 11"]
+
+
+def test_invalid_utf8_is_replaced_and_reported_unless_strict(tmp_path: Path) -> None:
+    (tmp_path / "latin1.txt").write_bytes("caf\xe9 au lait, cr\xe8me br\xfbl\xe9e".encode("latin-1"))
+    (tmp_path / "bin.txt").write_bytes(b"\x00\x01\xffbinary")  # binary stays skipped
+    lenient = {Path(i.document.source if isinstance(i, SourceText) else i.source).name: i
+               for i in read_sources([tmp_path], [".txt"], 10_000)}
+    doc = lenient["latin1.txt"]
+    assert isinstance(doc, SourceText) and doc.text == "caf\ufffd au lait, cr\ufffdme br\ufffdl\ufffde"
+    assert doc.warning.startswith("not valid UTF-8: 4 byte(s) replaced") and isinstance(lenient["bin.txt"], Skipped)
+    strict = list(read_sources([tmp_path / "latin1.txt"], [".txt"], 10_000, strict_utf8=True))
+    assert isinstance(strict[0], Skipped) and "not valid UTF-8 (byte 3)" in strict[0].reason

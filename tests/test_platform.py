@@ -55,6 +55,14 @@ def test_a_missing_path_is_not_found_as_in_the_cli(platform: Platform, tmp_path:
     assert platform.documents() == []  # nothing ingested: refused before anything was read
 
 
+def test_invalid_utf8_is_ingested_with_a_warning(platform: Platform, tmp_path: Path) -> None:
+    note = tmp_path / "note.txt"
+    note.write_bytes("Orla Vint tuned the carillon of Kelderwick caf\xe9.".encode("latin-1"))
+    report = platform.ingest([note])
+    assert report.documents_ingested == 1 and not report.skipped
+    assert "1 byte(s) replaced" in report.warnings[str(note.resolve())]
+
+
 def test_planted_fact_ranks_first(platform: Platform, tmp_path: Path) -> None:
     platform.ingest([_corpus(tmp_path / "corpus")])
     for mode in ("naive", "local"):

@@ -46,6 +46,8 @@ def ingest(
     )
     for source, reason in report.skipped.items():
         console.print(f"  [yellow]skipped[/] {escape(source)}: {escape(reason)}")
+    for source, warning in report.warnings.items():
+        console.print(f"  [yellow]warning[/] {escape(source)}: {escape(warning)}")
     if report.skipped and not (report.documents_ingested or report.documents_unchanged):
         raise fail(BadInputError(f"nothing was ingested: all {len(report.skipped)} documents were skipped "
                                  "(reasons above)"))

@@ -253,6 +253,9 @@ class IngestSettings(BaseModel):
         ".pdf", ".docx", ".csv", ".tsv",
     ], description="File extensions ingested from directories and globs (others are skipped).")
     csv: CsvSettings = Field(default_factory=CsvSettings)
+    strict_utf8: bool = Field(
+        default=False, description="Skip a text file that is not valid UTF-8. Off: each invalid byte sequence "
+        "becomes U+FFFD and the report warns, naming the file and the count of replaced bytes.")
     doc_batch: int = Field(default=64, ge=1, description="Documents per write batch (the unit of resume).")
     max_document_chars: int = Field(default=2_000_000, ge=1, description="A longer document is skipped with "
                                     "its reason (one document never holds up the queue for long).")
