@@ -13,7 +13,8 @@ The workers are spawned processes (safe beside the threads of a server) that loa
 once and run the same ``SpacyExtractor`` code as the ingest process would; the pieces' extractions
 joined in order (``Extraction.extend``) equal the whole batch's, and aliases (surface id -> canonical
 id) travel with each batch. A worker that dies is reported and the batch is extracted in the ingest
-process instead: nothing is lost.
+process instead: nothing is lost. A worker needs only hopgraph's modules: it is started without the
+caller's script, so a plain script without ``if __name__ == "__main__":`` is never run again in it.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ import itertools
 import logging
 import multiprocessing
 import os
+import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -46,6 +48,29 @@ _NICE = 19
 MOST_PROCESSES = 4
 _worker: SpacyExtractor | None = None
 _aliases: Mapping[str, str] = {}
+_SPAWNING = threading.Lock()
+
+
+@contextlib.contextmanager
+def _without_main_script() -> Iterator[None]:
+    """While workers are spawned, hide the ``__main__`` module's file and spec, from which
+    ``multiprocessing`` would have each child run the caller's script again (``spawn``'s preparation):
+    a plain script without ``if __name__ == "__main__":`` would open the same stores in every worker."""
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    with _SPAWNING:
+        spec, file = getattr(main, "__spec__", None), getattr(main, "__file__", None)
+        main.__spec__ = None
+        if file is not None:
+            del main.__file__
+        try:
+            yield
+        finally:
+            main.__spec__ = spec
+            if file is not None:
+                main.__file__ = file
 
 
 def _start(cfg: dict[str, Any]) -> None:
@@ -127,7 +152,8 @@ class ExtractionWorker:
             self._pool = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"),
                                              initializer=_start, initargs=(self.cfg.model_dump(),))
         try:
-            return self._pool.submit(_extract, chunks, aliases)
+            with _without_main_script():  # a submit spawns a worker when none is idle
+                return self._pool.submit(_extract, chunks, aliases)
         except BrokenProcessPool as exc:  # one died while idle (a new pool is never broken: one retry)
             log.warning("an extraction worker died (%s): starting the workers again", exc)
             self.close()

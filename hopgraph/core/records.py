@@ -276,6 +276,8 @@ class IngestReport(BaseModel):
                                      description="source -> what was left out (e.g. an unreadable image file)")
     seconds: float = 0.0
     stage_seconds: dict[str, float] = Field(default_factory=dict, description="time per pipeline stage")
+    extraction_workers: int = Field(default=0, description="spaCy worker processes this run's batches were "
+                                    "parsed in (0: in the ingest process; see extraction.processes)")
 
 
 class Answer(BaseModel):
