@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from benchmarks import results
 from hopgraph.core.settings import Settings
 from hopgraph.core.settings_doc import missing_descriptions, setting_docs, settings_reference
+from tests.processes import cli_env
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 MKDOCS = Path(sys.executable).parent / "mkdocs"
@@ -76,7 +77,7 @@ def test_results_md_is_what_the_reports_give() -> None:
 def test_docs_build_strict(tmp_path: Path) -> None:
     site = tmp_path / "site"
     done = subprocess.run([str(MKDOCS), "build", "--strict", "-d", str(site)], cwd=REPO_ROOT,
-                          capture_output=True, text=True, timeout=300)
+                          env=cli_env({"NO_MKDOCS_2_WARNING": "1"}), capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     config = (site / "configuration.html").read_text(encoding="utf-8")
     assert "HOPGRAPH_RETRIEVAL__TOP_K" in config and "<!-- hopgraph:" not in config
@@ -92,6 +93,7 @@ def test_a_setting_without_description_fails_the_strict_build(tmp_path: Path) ->
         "sd.missing_descriptions = lambda model=None: ['retrieval.undescribed']\n"
         "from mkdocs.__main__ import cli\n"
         f"cli(['build', '--strict', '-d', {str(tmp_path / 'site')!r}])\n")
-    done = subprocess.run([sys.executable, "-c", script], cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO_ROOT, env=cli_env({"NO_MKDOCS_2_WARNING": "1"}),
+                          capture_output=True, text=True, timeout=300)
     assert done.returncode != 0
     assert "retrieval.undescribed" in done.stdout + done.stderr
