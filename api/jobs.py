@@ -18,6 +18,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_all
+from dataclasses import dataclass
 from typing import Any
 
 from api.job_store import JobStore
@@ -26,7 +27,7 @@ from ingest.control import IngestCancelled, IngestControl
 
 log = logging.getLogger(__name__)
 
-JobWork = Callable[[IngestControl], dict[str, Any]]
+JobWork = Callable[[IngestControl], "dict[str, Any] | Unchanged"]
 ACTIVE = ("queued", "running", "cancelling")
 
 
@@ -38,13 +39,12 @@ class JobFailed(Exception):
         self.result = result
 
 
-class JobUnchanged(Exception):
-    """Raised by work that succeeded and changed nothing (a quiet scheduled run): the job is then
+@dataclass(frozen=True)
+class Unchanged:
+    """Returned by work that succeeded and changed nothing (a quiet scheduled run): the job is then
     forgotten, kept neither in ``GET /jobs`` nor in the store (the run's record in the graph counts it)."""
 
-    def __init__(self, result: dict[str, Any]) -> None:
-        super().__init__("nothing changed")
-        self.result = result
+    result: dict[str, Any]
 
 
 class JobManager:
@@ -119,17 +119,18 @@ class JobManager:
         job = self._update(job_id, status="running", started_at=time.time())
         try:
             result = work(ctl)
-            job = self._update(job_id, status="succeeded", result=result, finished_at=time.time(),
-                               done=ctl.done, total=ctl.total)
+            if isinstance(result, Unchanged):
+                job = self._forget(job_id).model_copy(update={"status": "succeeded", "result": result.result,
+                                                              "finished_at": time.time()})
+            else:
+                job = self._update(job_id, status="succeeded", result=result, finished_at=time.time(),
+                                   done=ctl.done, total=ctl.total)
         except IngestCancelled as exc:
             if self._closing:  # stopped by a shutdown, not by a user: run it again at the next start
                 job = self._update(job_id, status="queued", done=ctl.done, total=ctl.total)
                 return
             job = self._update(job_id, status="cancelled", result=exc.report.model_dump(), error=str(exc),
                                finished_at=time.time(), done=ctl.done, total=ctl.total)
-        except JobUnchanged as exc:
-            job = self._forget(job_id).model_copy(update={"status": "succeeded", "result": exc.result,
-                                                          "finished_at": time.time()})
         except JobFailed as exc:
             job = self._update(job_id, status="failed", result=exc.result, error=str(exc), finished_at=time.time())
         except Exception as exc:  # a failed job is reported on GET /jobs/{id}, never lost

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from api.job_store import JobStore
-from api.jobs import JobManager, JobUnchanged
+from api.jobs import JobManager, Unchanged
 from api.schemas import JobOut
 from hopgraph.core.records import IngestReport
 from ingest.control import IngestCancelled, IngestControl
@@ -75,10 +75,7 @@ def test_a_job_that_changed_nothing_is_forgotten_not_failed(tmp_path: Path) -> N
     kept = jobs.submit("reingest", "src", lambda ctl: {"documents_ingested": 1}, spec={"op": "x"})
     assert jobs.wait(kept.id, timeout=10).status == "succeeded"  # type: ignore[union-attr]
 
-    def quiet(ctl: IngestControl) -> dict[str, Any]:
-        raise JobUnchanged({"documents_unchanged": 1})
-
-    noop = jobs.submit("reingest", "src", quiet, spec={"op": "x"})
+    noop = jobs.submit("reingest", "src", lambda ctl: Unchanged({"documents_unchanged": 1}), spec={"op": "x"})
     assert jobs.wait(noop.id, timeout=10) is None  # no row: neither in GET /jobs nor in the store
     assert [j.id for j in jobs.list()] == [kept.id]
     assert [(j.status, j.result) for j in done] == [("succeeded", {"documents_ingested": 1}),
