@@ -132,8 +132,14 @@ def _python_processes_without_cli_env(source: str) -> list[int]:
     """Lines of ``subprocess.run/Popen/...`` calls that start Python (``sys.executable`` or a ``*PYTHON*``
     path) without ``env=cli_env(...)`` (``tests/processes.py``: stage caps off, so no outcome depends on
     the machine's load)."""
+    def is_cli_env(node: ast.expr | None) -> bool:
+        return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "cli_env"
+
+    tree = ast.parse(source)
+    made = {t.id for node in ast.walk(tree) if isinstance(node, ast.Assign) and is_cli_env(node.value)
+            for t in node.targets if isinstance(t, ast.Name)}  # env = cli_env(...), passed on by name
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                 and isinstance(node.func.value, ast.Name) and node.func.value.id == "subprocess"
                 and node.func.attr in ("run", "Popen", "call", "check_call", "check_output") and node.args):
@@ -142,7 +148,7 @@ def _python_processes_without_cli_env(source: str) -> list[int]:
         if "sys.executable" not in argv and "PYTHON" not in argv:
             continue
         env = next((kw.value for kw in node.keywords if kw.arg == "env"), None)
-        if not (isinstance(env, ast.Call) and isinstance(env.func, ast.Name) and env.func.id == "cli_env"):
+        if not (is_cli_env(env) or (isinstance(env, ast.Name) and env.id in made)):
             found.append(node.lineno)
     return found
 
@@ -153,6 +159,8 @@ def test_every_python_subprocess_of_the_tests_turns_stage_caps_off() -> None:
     assert _python_processes_without_cli_env("subprocess.Popen([sys.executable, 'x.py'])") == [1]
     assert _python_processes_without_cli_env("subprocess.run([sys.executable, 'x.py'], env=cli_env(e))") == []
     assert _python_processes_without_cli_env("subprocess.run(['docker', 'info'])") == []
+    assert _python_processes_without_cli_env("e = cli_env()\nsubprocess.run([sys.executable], env=e)") == []
+    assert _python_processes_without_cli_env("e = {}\nsubprocess.run([sys.executable], env=e)") == [2]
     offenders = {path.name: lines for path in sorted((REPO_ROOT / "tests").glob("*.py"))
                  if (lines := _python_processes_without_cli_env(path.read_text(encoding="utf-8")))}
     assert offenders == {}, f"start hopgraph processes with env=cli_env(...) (tests/processes.py): {offenders}"
