@@ -28,6 +28,7 @@ from ingest.chunking import Chunker
 from ingest.communities import CommunityBuilder
 from ingest.community_plan import CommunityReport
 from ingest.control import IngestCancelled, IngestControl, check_free_space, unattended
+from ingest.counting import count_documents
 from ingest.embedding import (
     backfill_captions,
     backfill_sections,
@@ -139,7 +140,8 @@ class Ingestor:
                     unsure.add(item.origin)
                 yield item
 
-        report = self.ingest_sources(tracked(), progress=progress, finish=False, control=control)
+        total = count_documents(paths, cfg.extensions, [self.settings.data_dir]) if progress or control else None
+        report = self.ingest_sources(tracked(), total, progress=progress, finish=False, control=control)
         if prune:
             gone = vanished(self.graph, paths, seen, unsure, self.settings.data_dir)
             if gone:
