@@ -12,8 +12,10 @@ from typing import Any
 
 from hopgraph.core.records import Chunk, IngestReport, Section
 from ingest.chunking import Chunker
+from ingest.extraction import Extraction
 from ingest.extraction_worker import Pending
 from ingest.sources import SourceText
+from vectors.embedders import Embedder
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +33,8 @@ def stage(report: IngestReport, name: str) -> Iterator[None]:
 @dataclass
 class Prepared:
     """A chunked batch waiting for its extraction (``in_workers``: by the spaCy worker processes;
-    ``pending``: already submitted to them, parsed ahead)."""
+    ``pending``: already submitted to them, parsed ahead; ``extraction`` and ``embedder``: extracted,
+    and its texts embedded, on a Ray worker)."""
 
     todo: list[SourceText]
     chunks: list[Chunk]
@@ -41,6 +44,8 @@ class Prepared:
     to_extract: list[Chunk]                # the chunks to parse
     in_workers: bool = False
     pending: Pending | None = None
+    extraction: Extraction | None = None
+    embedder: Embedder | None = None
 
 
 def prepare(chunker: Chunker, batch: list[SourceText], most_chunks: int, report: IngestReport) -> Prepared | None:

@@ -47,6 +47,7 @@ from ingest.llm_extraction import LlmExtractor
 from ingest.llm_reports import LlmReporter
 from ingest.raptor import TreeBuilder, TreeReport
 from ingest.raptor_summary import LlmSummarizer
+from ingest.ray_engine import RayEngine
 from ingest.resolution import EntityResolver
 from ingest.sources import Skipped, SourceText, read_sources, require_paths, vanished
 from ingest.texts import merge_relations
@@ -81,7 +82,8 @@ class Ingestor:
         self._embedded: dict[str, set[str]] = {"entities": set(), "relationships": set()}
         self._llm: ChatClient | None = None
         self.extractor = self._extractor()
-        self._parsers = parser_pool(self.extractor, settings.extraction)
+        self._ray = RayEngine(settings) if settings.ingest.engine == "ray" else None  # per-document work on Ray
+        self._parsers = parser_pool(self.extractor, settings.extraction) if self._ray is None else None
         self.resolver = EntityResolver(graph, vectors, embedder, settings.resolution,
                                        extraction=settings.extraction)
         reporter = LlmReporter(self._chat()) if settings.communities.llm_summaries else None
@@ -107,9 +109,11 @@ class Ingestor:
             self._parsers.start()
 
     def close(self) -> None:
-        """Stop the extraction workers (a later ingest starts others)."""
+        """Stop the extraction workers, or leave the Ray cluster (a later ingest starts or joins again)."""
         if self._parsers is not None:
             self._parsers.close()
+        if self._ray is not None:
+            self._ray.close()
 
     def _chat(self) -> ChatClient:
         """One LLM client (and response cache) for extraction and community reports."""
@@ -157,6 +161,8 @@ class Ingestor:
         """Ingest already-read sources (Skipped items are only reported)."""
         t0 = time.perf_counter()
         report = IngestReport()
+        if self._ray is not None:  # an unreachable cluster fails here, before anything is written
+            self._ray.start()
         self.recover()
         ctl = control or unattended()
         ctl.total = ctl.total if total is None else total
@@ -314,6 +320,13 @@ class Ingestor:
             else:
                 changed.append(s)
         batches = [changed[i : i + size] for i in range(0, len(changed), size)]
+        if self._ray is not None:  # chunked, extracted and embedded on the cluster; written here, in order
+            for done, ready in self._ray.prepared(batches, self.aliases, self.embedder, report):
+                if ready is not None:
+                    self._write_batch(ready, report, ctl)
+                bar.update(len(done))
+                ctl.advance(len(done))
+            return
         parsers = (self._parsers if self._parsers is not None and (len(batches) >= _WORKER_MIN_BATCHES
                                                                    or self._parsers.running) else None)
         report.extraction_workers = parsers.processes if parsers is not None else 0
@@ -350,7 +363,9 @@ class Ingestor:
         todo, chunks, sections, per_doc = prepared.todo, prepared.chunks, prepared.sections, prepared.per_doc
         self._checkpoint(ctl, report)
         with stage(report, "extract"):  # parsed ahead: the time spent waiting for the worker
-            if prepared.in_workers and self._parsers is not None:
+            if prepared.extraction is not None:  # extracted on a Ray worker
+                extraction = prepared.extraction
+            elif prepared.in_workers and self._parsers is not None:
                 pending = prepared.pending or self._parsers.submit(prepared.to_extract, self.aliases)
                 extraction = self._parsers.result(pending, self.extractor, prepared.to_extract)
             else:
@@ -359,10 +374,11 @@ class Ingestor:
                 extraction.add(graph_extraction(doc_id, graph, [c for c in chunks if c.document_id == doc_id]))
         relations = merge_relations(extraction.relations)
         self._checkpoint(ctl, report)
-        with stage(report, "embed"):
-            points = vector_points(self.embedder, self.settings.extraction, chunks, sections, extraction,
+        with stage(report, "embed"):  # on Ray, from the vectors its worker computed
+            embedder = prepared.embedder or self.embedder
+            points = vector_points(embedder, self.settings.extraction, chunks, sections, extraction,
                                    relations, self._embedded, self.vectors.vectors)
-            points["captions"] = caption_points(self.embedder, {s.document.id: s.text for s in todo
+            points["captions"] = caption_points(embedder, {s.document.id: s.text for s in todo
                                                                 if s.document.kind == "image"})
         if upcoming is not None and upcoming.in_workers and upcoming.pending is None and self._parsers is not None:
             upcoming.pending = self._parsers.submit(upcoming.to_extract, self.aliases)

@@ -17,6 +17,11 @@ from hopgraph.core.errors import BadInputError, ConflictError, NotFoundError
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Text files, or directories searched recursively.")],
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    ray: Annotated[str | None, typer.Option(
+        "--ray", is_flag=False, flag_value="", metavar="[ADDRESS]",
+        help="Chunk, extract and embed on a Ray cluster (ingest.engine = ray): at ADDRESS (host:port of its head; "
+             "after the paths, or --ray=ADDRESS), else ingest.ray_address, RAY_ADDRESS or a private local instance.",
+    )] = None,
 ) -> None:
     """Ingest documents. Unchanged documents are skipped; changed ones are re-extracted; an
     interrupted run is completed by running it again. While `hopgraph serve` owns the stores, the
@@ -27,7 +32,13 @@ def ingest(
     if missing:
         raise fail(NotFoundError(f"no such file or directory: {', '.join(missing)}"))
     s = load_settings()
+    if ray is not None:
+        s = s.model_copy(update={"ingest": s.ingest.model_copy(update={"engine": "ray",
+                                                                       "ray_address": ray or s.ingest.ray_address})})
     server = embedded_owner(s)
+    if server is not None and ray is not None:
+        raise fail(BadInputError("hopgraph serve owns the stores and ingests with its own ingest.engine: set "
+                                 "ingest.engine = ray (and ingest.ray_address) in its settings instead of --ray"))
     if server is not None:
         from hopgraph.cli import remote
 

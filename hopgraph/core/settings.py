@@ -264,6 +264,14 @@ class IngestSettings(BaseModel):
     min_free_mb: int = Field(default=256, ge=0, description="A batch is not written when the data dir has less "
                              "free space (the embedded vector store maps its files: a full disk would kill the "
                              "process mid-write); the run stops with a clear error and a rerun completes it.")
+    engine: Literal["local", "ray"] = Field(
+        default="local", description="Where the per-document work (chunking, spaCy extraction, chunk and entity-name "
+        "embedding) runs: `local` (this process and its extraction workers) or `ray` (tasks on a Ray cluster; "
+        "one ordered writer in this process still writes everything, so the stores end the same).")
+    ray_address: str | None = Field(
+        default=None, description="The Ray cluster of `engine = ray` (`host:port` of its head, `auto`, or "
+        "`ray://host:10001`); unset: `RAY_ADDRESS`, else a private Ray instance on this machine at 127.0.0.2. "
+        "An unreachable cluster fails the run before anything is written.")
 
 
 class ImageRetrievalSettings(BaseModel):

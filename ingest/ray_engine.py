@@ -1,0 +1,290 @@
+"""Ingestion on a Ray cluster (``ingest.engine = "ray"``): the per-document work of each write batch —
+chunking, spaCy extraction, chunk, entity-name and relation-type embedding — runs as a Ray task; the
+ingest process stays the one ordered writer (entity resolution against the store, the graph and
+vector writes, pending → complete, communities, the change log), so the stores end as after a local
+ingest.
+
+It slots in where the local extraction workers do (``Ingestor._ingest_changed``): batches go out in
+order, at most two per worker CPU in flight (backpressure: a slow writer holds the cluster back, and
+no more than that many batches are ever in memory), and come back in order; each comes back as the
+same ``Prepared`` batch the local engine builds, with its ``Extraction`` and an embedder that answers
+from the vectors the task computed (``Precomputed``: any text it lacks is embedded here).
+
+Why tasks, and not Ray Data ``map_batches`` or an actor pool: the writer must take batches in their
+order and at its own pace, and the records (chunks, extractions) are nested objects, not columns;
+Ray Data would turn them into Arrow blocks and back, and needs its own extra (pyarrow). Tasks keep
+the models loaded all the same — Ray reuses a worker process for the job's next task, and each
+process keeps its models (``_LOADED``) — and fail over better than actors: a task whose worker or
+whole node dies is retried by Ray on any node left (``max_retries``), where an actor pool would wait
+for its dead actor to be restarted on a node with room for it. A task declares one CPU, and on a
+cluster with GPUs a share of them (its embedder then runs on the GPU it is given).
+
+Every address stays on the loopback range by default: with no address, a private Ray instance starts
+at 127.0.0.2 (Ray rewrites 127.0.0.1 to the machine's outward address; other 127.0.0.x it keeps), and a
+driver connecting to a loopback head joins the head's node (its IP is the head's).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import os
+import socket
+import time
+from collections import Counter, deque
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from hopgraph.core.errors import StoreUnavailableError
+from hopgraph.core.records import IngestReport
+from hopgraph.core.settings import Settings
+from ingest.batches import Prepared, prepare, stage
+from ingest.chunking import Chunker
+from ingest.extraction import Extraction, SpacyExtractor
+from ingest.relation_vectors import type_text
+from ingest.sources import SourceText
+from ingest.texts import merge_relations
+from vectors.embedders import Embedder, make_embedder
+
+log = logging.getLogger(__name__)
+
+#: the node IP of a private Ray instance (127.0.0.1 would be rewritten to the outward interface)
+LOOPBACK_NODE = "127.0.0.2"
+#: batches in flight per worker CPU of the cluster (the backpressure window)
+_IN_FLIGHT_PER_CPU = 2
+#: retries of a batch whose worker or node died
+_RETRIES = 5
+_CONNECT_TIMEOUT_S = 5.0
+#: environment the tasks run with (models ship with packages; nothing is downloaded)
+_TASK_ENV = {"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+
+
+class RayUnavailableError(StoreUnavailableError):
+    """The Ray cluster cannot be reached, or lost a batch beyond its retries."""
+
+
+@dataclass
+class Computed:
+    """One batch as a task sends it back: chunked, extracted (None with another extractor than spaCy),
+    the texts it embedded with their vectors, and what it skipped and how long each stage took."""
+
+    prepared: Prepared | None
+    extraction: Extraction | None
+    texts: list[str] = field(default_factory=list)
+    vectors: np.ndarray | None = None
+    skipped: dict[str, str] = field(default_factory=dict)
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+    node: str = ""
+
+
+class Precomputed:
+    """An embedder answering from vectors computed on the cluster; texts it lacks go to ``inner``."""
+
+    def __init__(self, inner: Embedder, texts: Sequence[str], vectors: np.ndarray | None) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.dim = inner.dim
+        self.known: dict[str, np.ndarray] = dict(zip(texts, vectors, strict=True)) if vectors is not None else {}
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in self.known]
+        found = dict(zip(missing, self.inner.embed(missing), strict=True)) if missing else {}
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        for i, t in enumerate(texts):
+            out[i] = self.known[t] if t in self.known else found[t]
+        return out
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        return self.inner.count_tokens(texts)
+
+    def warm(self) -> None:
+        self.inner.warm()
+
+
+class _Worker:
+    """What one worker process keeps between tasks: its embedder, chunker and spaCy model."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.embedder = make_embedder(settings.embedder)
+        c = settings.chunking
+        self.chunker = Chunker(self.embedder.count_tokens, c.max_tokens, c.overlap_tokens, c.sections)
+        self.aliases: Mapping[str, str] = {}
+        self.extractor = (SpacyExtractor(settings.extraction, resolve=lambda eid: self.aliases.get(eid, eid))
+                          if settings.extraction.method == "spacy" else None)
+
+    def warm(self) -> None:
+        """Load the embedding and spaCy models now."""
+        self.embedder.embed(["warm"])
+        if self.extractor is not None:
+            self.extractor.extract([])
+
+    def run(self, batch: list[SourceText], aliases: Mapping[str, str]) -> Computed:
+        """Chunk, extract and embed one batch as the local engine would (chunk texts in one call, as
+        ``vector_points`` embeds them; then entity names and relation types)."""
+        report = IngestReport()
+        prepared = prepare(self.chunker, batch, self.settings.ingest.max_document_chunks, report)
+        out = Computed(prepared, None, skipped=report.skipped, stage_seconds=report.stage_seconds)
+        if prepared is None:
+            return out
+        self.aliases = aliases
+        if self.extractor is not None:
+            with stage(report, "extract"):
+                out.extraction = self.extractor.extract(prepared.to_extract)
+        with stage(report, "embed"):
+            groups = [[c.text for c in prepared.chunks]]
+            if out.extraction is not None:
+                groups.append(list(dict.fromkeys(e.name for e in out.extraction.entities.values())))
+                groups.append(sorted({type_text(r) for r in merge_relations(out.extraction.relations)}))
+            out.texts = [t for g in groups for t in g]
+            out.vectors = np.concatenate([self.embedder.embed(g) for g in groups if g] or
+                                         [np.zeros((0, self.embedder.dim), dtype=np.float32)])
+        return out
+
+
+_LOADED: dict[str, _Worker] = {}
+
+
+def run_batch(settings: Settings, batch: list[SourceText], aliases: Mapping[str, str]) -> Computed:
+    """The task: one batch, on the models this worker process loaded for these settings."""
+    import ray
+
+    key = settings.model_dump_json(include={"embedder", "chunking", "extraction"})
+    worker = _LOADED.get(key)
+    if worker is None:
+        _LOADED.clear()
+        worker = _LOADED[key] = _Worker(settings)
+    if not batch:  # a warm-up task
+        worker.warm()
+    out = worker.run(batch, aliases)
+    out.node = ray.util.get_node_ip_address()
+    return out
+
+
+def _host_port(address: str) -> tuple[str, int] | None:
+    """``(host, port)`` of a concrete address (``host:port`` or ``ray://host:port``); None for ``auto``."""
+    bare = address.removeprefix("ray://")
+    host, sep, port = bare.rpartition(":")
+    if not sep or not port.isdigit():
+        return None
+    return host.strip("[]"), int(port)
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+class RayEngine:
+    """Connects to the cluster at ``start``, sends batches out and yields them back in order."""
+
+    def __init__(self, settings: Settings, address: str | None = None) -> None:
+        self.settings = settings
+        self.address = address or settings.ingest.ray_address or os.environ.get("RAY_ADDRESS") or None
+        self._owned = False  # this engine called ray.init (and shuts it down)
+        self._task: Any = None
+        self.window = 1
+        self.gpus = 0.0
+        self.nodes: list[str] = []  # the node IPs the cluster reported at start
+        self.by_node: Counter[str] = Counter()  # batches computed per node IP
+
+    def start(self) -> None:
+        """Connect (or start a private instance); a cluster that cannot be reached is a
+        ``RayUnavailableError`` raised before the ingest writes anything."""
+        import ray
+
+        os.environ.setdefault("RAY_DISABLE_USAGE_STATS", "1")
+        if not ray.is_initialized():
+            self._connect(ray)
+        res = ray.cluster_resources()
+        cpus, self.gpus = float(res.get("CPU", 0)), float(res.get("GPU", 0))
+        self.nodes = sorted(str(n["NodeManagerAddress"]) for n in ray.nodes() if n.get("Alive"))
+        self.window = max(1, int(cpus)) * _IN_FLIGHT_PER_CPU
+        opts: dict[str, Any] = {"num_cpus": 1, "max_retries": _RETRIES}
+        if self.gpus:  # every worker CPU gets an equal share of the GPUs for its embedder
+            opts.update(num_gpus=min(1.0, self.gpus / max(cpus, 1.0)), max_calls=0)
+        self._task = ray.remote(**opts)(run_batch)
+        log.info("Ray: %d node(s) %s, %g CPUs, %g GPUs", len(self.nodes), self.nodes, cpus, self.gpus)
+
+    def _connect(self, ray: Any) -> None:
+        env = {"env_vars": {k: os.environ.get(k, v) for k, v in _TASK_ENV.items()}}
+        common: dict[str, Any] = {"log_to_driver": False, "runtime_env": env}
+        address = self.address
+        try:
+            if address in (None, "local"):
+                ray.init(address="local", _node_ip_address=LOOPBACK_NODE, include_dashboard=False,
+                         object_store_memory=256 * 2**20, **common)
+            else:
+                hp = _host_port(address)
+                if hp is not None:
+                    with socket.create_connection(hp, timeout=_CONNECT_TIMEOUT_S):
+                        pass
+                node = hp[0] if hp is not None and _is_loopback(hp[0]) and not address.startswith("ray://") else None
+                ray.init(address=address, _node_ip_address=node, **common)
+        except (OSError, ConnectionError, RuntimeError, TimeoutError, ValueError) as exc:
+            raise RayUnavailableError(f"cannot reach the Ray cluster at {address or 'a local instance'}: {exc} "
+                                      "(ingest.ray_address, or hopgraph ingest --ray ADDRESS); nothing was "
+                                      "written") from exc
+        self._owned = True
+
+    def warm_up(self) -> None:
+        """Load the models in as many worker processes as the cluster has worker CPUs (otherwise the
+        first batches do); benchmarks time ingestion, not model loading."""
+        import ray
+
+        if self._task is None:
+            self.start()
+        settings = ray.put(self.settings)
+        ray.get([self._task.remote(settings, [], {}) for _ in range(self.window // _IN_FLIGHT_PER_CPU)])
+
+    def prepared(self, batches: Sequence[list[SourceText]], aliases: Mapping[str, str], embedder: Embedder,
+                 report: IngestReport) -> Iterator[tuple[list[SourceText], Prepared | None]]:
+        """The batches, chunked, extracted and embedded on the cluster, in their order (each
+        ``Prepared`` carries its extraction and an embedder holding its vectors)."""
+        import ray
+
+        if self._task is None:
+            self.start()
+        shared = ray.put(dict(aliases))
+        settings = ray.put(self.settings)
+        todo = deque(batches)
+        flying: deque[tuple[list[SourceText], Any]] = deque()
+        while todo or flying:
+            while todo and len(flying) < self.window:
+                batch = todo.popleft()
+                flying.append((batch, self._task.remote(settings, batch, shared)))
+            batch, ref = flying.popleft()
+            t = time.perf_counter()
+            try:
+                got: Computed = ray.get(ref)
+            except ray.exceptions.RayTaskError:
+                raise
+            except ray.exceptions.RayError as exc:
+                raise RayUnavailableError(f"the Ray cluster lost a batch of {len(batch)} document(s) after "
+                                          f"{_RETRIES} retries ({exc}); rerun to complete the ingest") from exc
+            report.stage_seconds["ray_wait"] = report.stage_seconds.get("ray_wait", 0.0) + time.perf_counter() - t
+            for name, secs in got.stage_seconds.items():
+                key = f"ray_{name}"
+                report.stage_seconds[key] = report.stage_seconds.get(key, 0.0) + secs
+            for source, reason in got.skipped.items():
+                report.skipped[source] = reason
+                log.warning("skipped %s: %s", source, reason)
+            self.by_node[got.node] += 1
+            if got.prepared is not None:
+                got.prepared.extraction = got.extraction
+                got.prepared.embedder = Precomputed(embedder, got.texts, got.vectors)
+            yield batch, got.prepared
+
+    def close(self) -> None:
+        """Disconnect (stopping the private instance) if this engine connected."""
+        self._task = None
+        if self._owned:
+            import ray
+
+            self._owned = False
+            ray.shutdown()

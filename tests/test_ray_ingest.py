@@ -1,0 +1,214 @@
+"""Ingestion on Ray (``ingest.engine = "ray"``) on a real two-node Ray cluster simulated on this machine,
+every node on the loopback range (127.0.0.2 and 127.0.0.3): the stores end as after a local ingest; a
+node removed mid-run has its batches retried; a driver killed mid-run is completed by a rerun; an
+unreachable cluster fails before anything is written."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import neo4j
+import pytest
+
+from graphdb.arcadedb_server import ServerInfo
+from hopgraph.app.doctor import diagnose
+from hopgraph.app.platform import Platform
+from hopgraph.core.errors import StoreUnavailableError
+from hopgraph.core.settings import IngestSettings, Settings
+from tests.paths import SHARED_DATA, empty_config
+from tests.processes import cli_env
+from vectors.embedders import SentenceTransformerEmbedder
+
+from .conftest import settings_for
+
+ray = pytest.importorskip("ray")
+from ray.cluster_utils import Cluster  # noqa: E402
+
+HOTPOT = SHARED_DATA / "hotpotqa-100"
+DOCS = 30
+MODES = ("dense", "bm25", "graph", "local", "global", "hybrid", "mix")
+_NODE_ARGS: dict[str, Any] = {"num_cpus": 1, "object_store_memory": 96 * 2**20}
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    """A head at 127.0.0.2 and a worker node at 127.0.0.3, one CPU each."""
+    os.environ.setdefault("RAY_DISABLE_USAGE_STATS", "1")
+    c = Cluster(initialize_head=True, head_node_args={"node_ip_address": "127.0.0.2", "include_dashboard": False,
+                                                       **_NODE_ARGS})
+    try:
+        c.add_node(node_ip_address="127.0.0.3", **_NODE_ARGS)
+        c.wait_for_nodes()
+        yield c
+    finally:
+        c.shutdown()
+
+
+def _workers(c: Cluster) -> list[Any]:
+    return [n for n in c.list_all_nodes() if n is not c.head_node]
+
+
+def _node_ips(c: Cluster) -> list[str]:
+    """The node addresses the cluster reports (ray.nodes(), from a connection of its own)."""
+    ray.init(address=c.address, _node_ip_address="127.0.0.2", log_to_driver=False)
+    try:
+        return sorted(n["NodeManagerAddress"] for n in ray.nodes() if n["Alive"])
+    finally:
+        ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("corpus") / "corpus.jsonl"
+    with (HOTPOT / "corpus.jsonl").open() as fh:
+        path.write_text("".join(line for _, line in zip(range(DOCS), fh, strict=False)))
+    return path
+
+
+def _settings(arcadedb: ServerInfo, data_dir: Path, address: str | None = None) -> Settings:
+    ingest = IngestSettings(doc_batch=3, engine="ray" if address else "local", ray_address=address)
+    return settings_for(arcadedb, data_dir, ingest=ingest)
+
+
+def _state(p: Platform) -> dict[str, Any]:
+    """Graph and vector counts, the ids of every graph item and vector, and whether doctor is clean."""
+    st = p.status()
+    ids = {label: sorted(r["id"] for r in p.graph.read(f"MATCH (n:{label}) RETURN n.id AS id"))
+           for label in ("Document", "Chunk", "Entity")}
+    ids["RELATED"] = sorted(r["id"] for r in p.graph.read("MATCH ()-[r:RELATED]->() RETURN r.id AS id"))
+    for collection in ("chunks", "entities", "relationships", "sections"):
+        offset, got = None, []
+        while True:
+            page, offset = p.vectors.scroll(collection, limit=500, offset=offset)
+            got += [str(h.id) for h in page]
+            if offset is None:
+                break
+        ids[f"vec_{collection}"] = sorted(got)
+    dupes = p.graph.read("MATCH (c:Chunk) WITH c.id AS id, count(*) AS n WHERE n > 1 RETURN count(id) AS d")
+    return {"counts": {**st["graph"], **{f"vec_{k}": v for k, v in st["vectors"].items()}}, "ids": ids,
+            "doctor": [c.name for c in diagnose(p) if not c.ok], "dupes": dupes[0]["d"]}
+
+
+def _rankings(p: Platform) -> dict[tuple[str, str], list[str]]:
+    with (HOTPOT / "queries.jsonl").open() as fh:
+        queries = [json.loads(line)["text"] for _, line in zip(range(3), fh, strict=False)]
+    return {(m, q): [r.citation.chunk_id for r in p.query(q, mode=m, top_k=5).results]
+            for m in MODES for q in queries}
+
+
+@pytest.fixture(scope="module")
+def local(arcadedb: ServerInfo, corpus: Path, embedder: SentenceTransformerEmbedder,
+          tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The state and rankings of a local ingest of the corpus."""
+    with Platform(_settings(arcadedb, tmp_path_factory.mktemp("local")), embedder=embedder) as p:
+        p.ingest([corpus])
+        return {"state": _state(p), "rankings": _rankings(p)}
+
+
+def test_nodes_are_on_loopback(cluster: Cluster) -> None:
+    assert _node_ips(cluster) == ["127.0.0.2", "127.0.0.3"]
+
+
+def test_an_unreachable_cluster_fails_before_anything_is_written(arcadedb: ServerInfo, corpus: Path,
+                                                                embedder: SentenceTransformerEmbedder,
+                                                                tmp_path: Path) -> None:
+    with Platform(_settings(arcadedb, tmp_path, "127.0.0.9:9"), embedder=embedder) as p:
+        with pytest.raises(StoreUnavailableError, match=r"cannot reach the Ray cluster at 127\.0\.0\.9:9"):
+            p.ingest([corpus])
+        assert p.status()["graph"].get("Document", 0) == 0
+        assert not any(p.status()["vectors"].values())
+
+
+def test_a_ray_ingest_leaves_what_a_local_ingest_leaves(cluster: Cluster, arcadedb: ServerInfo, corpus: Path,
+                                                         embedder: SentenceTransformerEmbedder,
+                                                         local: dict[str, Any], tmp_path: Path) -> None:
+    with Platform(_settings(arcadedb, tmp_path, cluster.address), embedder=embedder) as p:
+        report = p.ingest([corpus])
+        engine = p._ingestor()._ray
+        assert engine is not None and engine.nodes == ["127.0.0.2", "127.0.0.3"]
+        assert report.documents_ingested == DOCS and report.stage_seconds["ray_extract"] > 0
+        state = _state(p)
+        assert state == local["state"] and state["doctor"] == [] and state["dupes"] == 0
+        assert _rankings(p) == local["rankings"]
+    assert not ray.is_initialized()  # the engine left the cluster; the cluster runs on
+
+
+def _complete(arcadedb: ServerInfo, database: str) -> int:
+    with neo4j.GraphDatabase.driver(arcadedb.uri, auth=("root", arcadedb.password)) as drv:
+        try:
+            with drv.session(database=database) as ses:
+                rec = ses.run("MATCH (d:Document) WHERE d.status = 'complete' RETURN count(d) AS n").single()
+                return int(rec["n"]) if rec else 0
+        except neo4j.exceptions.Neo4jError:
+            return 0  # the database is not created yet
+
+
+def test_a_killed_driver_is_completed_by_a_rerun(cluster: Cluster, arcadedb: ServerInfo, corpus: Path,
+                                                 embedder: SentenceTransformerEmbedder, local: dict[str, Any],
+                                                 tmp_path: Path) -> None:
+    s = _settings(arcadedb, tmp_path / "data")
+    env = cli_env({"HOPGRAPH_DATA_DIR": str(s.data_dir), "HOPGRAPH_GRAPH__URI": arcadedb.uri,
+                   "HOPGRAPH_GRAPH__PASSWORD": arcadedb.password, "HOPGRAPH_GRAPH__HTTP_PORT": str(arcadedb.http_port),
+                   "HOPGRAPH_GRAPH__DATABASE": s.graph.database, "HOPGRAPH_INGEST__DOC_BATCH": "2",
+                   "HOPGRAPH_CONFIG": empty_config(tmp_path)})
+    proc = subprocess.Popen([sys.executable, "-m", "hopgraph.cli", "ingest", "--no-progress", "--ray", cluster.address,
+                             str(corpus)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    complete, deadline = 0, time.monotonic() + 180
+    while time.monotonic() < deadline and proc.poll() is None and complete < 4:
+        complete = _complete(arcadedb, s.graph.database)
+        time.sleep(0.05)
+    if proc.poll() is not None:
+        pytest.fail(f"ingest ended before it could be killed: {proc.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert 4 <= complete < DOCS
+    rerun = s.model_copy(update={"ingest": IngestSettings(doc_batch=3, engine="ray", ray_address=cluster.address)})
+    with Platform(rerun, embedder=embedder) as p:
+        report = p.ingest([corpus])
+        assert report.documents_unchanged >= complete and report.documents_ingested + report.documents_unchanged == DOCS
+        state = _state(p)
+    assert state["counts"] == local["state"]["counts"] and state["ids"] == local["state"]["ids"]
+    assert state["doctor"] == [] and state["dupes"] == 0
+
+
+def test_a_node_removed_mid_run_has_its_batches_retried(cluster: Cluster, arcadedb: ServerInfo, corpus: Path,
+                                                         embedder: SentenceTransformerEmbedder,
+                                                         local: dict[str, Any], tmp_path: Path) -> None:
+    """The worker node dies with batches on it (its worker processes killed with it): Ray runs them
+    again on the head, and the run ends with the local ingest's graph and vectors, no duplicate."""
+    s = _settings(arcadedb, tmp_path, cluster.address)
+    s = s.model_copy(update={"ingest": s.ingest.model_copy(update={"doc_batch": 1})})
+    done: dict[str, Any] = {}
+    with Platform(s, embedder=embedder) as p:
+        def run() -> None:
+            try:
+                done["report"] = p.ingest([corpus])
+            except BaseException as exc:  # reported by the test below
+                done["error"] = exc
+
+        thread = threading.Thread(target=run)
+        thread.start()
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and _complete(arcadedb, s.graph.database) < 3 and thread.is_alive():
+            time.sleep(0.05)
+        assert thread.is_alive(), done
+        cluster.remove_node(_workers(cluster)[0])
+        thread.join(timeout=240)
+        assert not thread.is_alive() and "error" not in done, done
+        assert done["report"].documents_ingested == DOCS
+        engine = p._ingestor()._ray
+        assert engine is not None and engine.by_node["127.0.0.3"] > 0  # the removed node had worked
+        assert engine.by_node.total() == DOCS  # one result per batch of one document: none twice
+        state = _state(p)
+    assert state["counts"] == local["state"]["counts"] and state["ids"] == local["state"]["ids"]
+    assert state["doctor"] == [] and state["dupes"] == 0
+    assert _node_ips(cluster) == ["127.0.0.2"]
