@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +31,21 @@ _DEAD_TERMS = 0.5
 _FILES = ("tf_data.npy", "tf_indices.npy", "tf_indptr.npy", "terms.json")
 
 
+#: a CamelCase handle ("WolfgangSchulz:", "LiHua"): two or more capitalized words written together
+_CAMEL = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b")
+_CAMEL_PART = re.compile(r"[A-Z][a-z]+")
+
+
+def with_handles_split(text: str) -> str:
+    """The text with each CamelCase handle followed by its words ("WolfgangSchulz" -> "WolfgangSchulz
+    Wolfgang Schulz"): a chat's speaker tag then matches a question that names the person."""
+    return _CAMEL.sub(lambda m: f"{m.group(0)} {' '.join(_CAMEL_PART.findall(m.group(0)))}", text)
+
+
 def _tokenize(texts: list[str]) -> tuple[list[list[int]], dict[str, int]]:
     import bm25s
 
-    tokens = bm25s.tokenize(texts, stopwords="en", show_progress=False)
+    tokens = bm25s.tokenize([with_handles_split(t) for t in texts], stopwords="en", show_progress=False)
     return tokens.ids, tokens.vocab
 
 
@@ -171,7 +183,7 @@ class KeywordIndex:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         import bm25s
 
-        tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
+        tokens = bm25s.tokenize([with_handles_split(query)], stopwords="en", show_progress=False)
         if not tokens.vocab:  # only stop words
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         idx, scores = self._bm25.retrieve(tokens, k=min(k, self.size), show_progress=False, n_threads=1)

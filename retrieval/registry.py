@@ -118,7 +118,8 @@ REGISTRY = Registry([
                          "graph-no-bridges": {"bridge_weight": 0.0, "entity_bridge_weight": 0.0},
                          "graph-no-title-bridges": {"bridge_weight": 0.0},
                          "graph-no-entity-bridges": {"entity_bridge_weight": 0.0},
-                         "graph-beam": {"expansion": "beam"}, "graph+rerank": {"rerank": True}},
+                         "graph-beam": {"expansion": "beam"}, "graph+rerank": {"rerank": True},
+                         "graph-no-parts": {"decompose": False}},
               evaluated_on=frozenset({TEXT})),
     ModeEntry("auto", "picks graph, rrf, hybrid, raptor or global per query from its features (a search for an "
               "exact phrase or identifier, a connection question, an overview or a thematic question naming "

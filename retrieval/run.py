@@ -79,3 +79,4 @@ class GraphPass:
     sims: np.ndarray = field(default_factory=lambda: np.zeros(0))
     entity_mass: np.ndarray = field(default_factory=lambda: np.zeros(0))
     graph: dict[str, float] | None = None          # None: degraded before expansion
+    parts: dict[str, float] = field(default_factory=dict)  # the question's parts searched one by one ({}: one part)

@@ -20,8 +20,8 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 from hopgraph.core.answer_settings import AnswerSettings
 from hopgraph.core.gpu_settings import GpuSettings
 from hopgraph.core.index_settings import IndexSettings
-from hopgraph.core.limits import TOP_K_MAX
-from hopgraph.core.result_settings import ConfidenceSettings, NliSettings, SectionModeSettings
+from hopgraph.core.retrieval_settings import ImageRetrievalSettings as ImageRetrievalSettings  # re-exported
+from hopgraph.core.retrieval_settings import RetrievalSettings
 from hopgraph.core.service_settings import ApiSettings, SchedulerSettings
 from hopgraph.core.summary_settings import CommunitySettings, RaptorSettings
 
@@ -272,107 +272,6 @@ class IngestSettings(BaseModel):
         default=None, description="The Ray cluster of `engine = ray` (`host:port` of its head, `auto`, or "
         "`ray://host:10001`); unset: `RAY_ADDRESS`, else a private Ray instance on this machine at 127.0.0.2. "
         "An unreachable cluster fails the run before anything is written.")
-
-
-class ImageRetrievalSettings(BaseModel):
-    """Mode ``image`` (text -> images): caption (or CLIP) score fused with a score from the entity graph."""
-
-    model_config = ConfigDict(frozen=True)
-
-    kg_weight: float = Field(default=0.15, ge=0, description="Weight of the KG score against the caption score.")
-    best_caption_weight: float = Field(default=1.0, ge=0, description="Weight of the best-matching single "
-                                       "caption's similarity (each caption has its own vector; 0 = off).")
-    clip_weight: float = Field(default=1.0, ge=0, description="Weight of the CLIP score (when CLIP is configured).")
-    fusion: Literal["weighted", "rrf"] = Field(
-        default="weighted", description="How mode image fuses its scores: weighted sum, or reciprocal-rank fusion.")
-    candidate_k: int = Field(default=100, ge=1, description="Images scored by caption similarity.")
-    similar_k: int = Field(default=5, ge=0, le=100, description="Similarity edges per entity (degree cap).")
-    similar_min: float = Field(default=0.7, ge=0, le=1, description="Cosine of a similarity edge.")
-    cooccur_k: int = Field(default=5, ge=0, le=100, description="Co-occurrence edges per entity (degree cap).")
-    expand_weight: float = Field(default=0.3, ge=0, le=1, description="Score an expanded entity inherits.")
-    enrich_images: int = Field(default=3, ge=0, description="Top caption hits whose entities join the seeds.")
-
-
-class RetrievalSettings(BaseModel):
-    """Query-time parameters of every mode."""
-
-    model_config = ConfigDict(frozen=True)
-
-    top_k: int = Field(
-        default=5, ge=1, le=TOP_K_MAX, description="Results returned per query (a request may ask for another "
-        "number).")
-    candidate_k: int = Field(default=50, ge=1, description="Dense and BM25 candidates fused by graph modes.")
-    entity_k: int = Field(default=20, ge=1, description="Entities seeded by similarity to the query.")
-    min_entity_score: float = Field(
-        default=0.45, ge=-1.0, le=1.0, description="Least cosine of an entity seeded by similarity to the query.")
-    raptor_k: int = Field(default=10, ge=1, le=200, description="Summary nodes of the RAPTOR tree mode raptor "
-                          "searches beside the chunks.")
-    raptor_fusion: Literal["lift", "rrf", "tree"] = Field(
-        default="lift", description="How mode raptor combines chunk hits with the chunks of summary hits: lift "
-        "(a chunk scores the higher of its cosine and the mean of its summary's cosine and its own), rrf "
-        "(reciprocal-rank fusion of the two lists), tree (the summaries' chunks alone: an ablation).")
-    enrichment: bool = Field(default=True, description="Seed entities of the first-pass top chunks too.")
-    enrich_chunks: int = Field(
-        default=3, ge=0, description="Enrichment: first-pass top chunks whose entities join the seeds.")
-    enrich_entities_per_chunk: int = Field(
-        default=5, ge=0, description="Enrichment: entities taken from each of those chunks.")
-    enrich_weight: float = Field(
-        default=0.5, ge=0, description="Enrichment: seed weight of those entities, as a share of their chunk's "
-        "score.")
-    drop_generic: bool = Field(default=True, description="graph mode never seeds the corpus's generic concepts "
-                               "(noun phrases more chunks mention than 10x the median: 'film', 'year').")
-    expansion: Literal["ppr", "beam", "none"] = Field(default="ppr", description="none = 0 hops.")
-    damping: float = Field(default=0.5, gt=0, lt=1, description="PPR: probability to keep walking.")
-    ppr_solver: Literal["auto", "power", "push"] = Field(default="auto", description="PPR by power iteration, "
-                                                         "by forward push (local), or auto: push on large graphs.")
-    passage_weight: float = Field(default=0.5, ge=0, description="PPR restart mass on first-pass chunks.")
-    title_weight: float = Field(
-        default=10.0, ge=0, description="PPR restart of a passage whose document title the query names, as a "
-        "multiple of the best dense passage's (0 = off).")
-    link_weight: float = Field(
-        default=100.0, ge=0, description="PPR edge weight of chunk-to-chunk title links (a chunk-entity edge "
-        "weighs about 1): a passage that names another document's title walks there first, like a hyperlink.")
-    about_weight: float = Field(default=2.0, ge=0, description="Extra chunk-entity weight for a document's title.")
-    typed_weight: float = Field(default=2.0, ge=0, description="Snapshot weight of a typed relation per support.")
-    bridge_weight: float = Field(
-        default=0.8, ge=0, le=1, description="Bridges: a document named by title in one of the best "
-        "documents scores this share of that document's score (the second hop; 0 = off).")
-    bridge_sources: int = Field(default=3, ge=0, description="Bridges: how many of the best documents lead on.")
-    bridge_per_source: int = Field(default=2, ge=0, description="Bridges: the first titles a passage names "
-                                   "that are followed, in the order it names them.")
-    entity_bridge_weight: float = Field(
-        default=0.7, ge=0, le=1, description="Entity bridges: the best documents pass this share of their score to "
-        "the chunk, among those sharing a named entity with them, most similar to the query (the second hop "
-        "where no title links; hubs damped; 0 = off).")
-    entity_bridge_sources: int = Field(default=1, ge=0, description="Entity bridges: how many of the best "
-                                       "documents lead on (one chunk each).")
-    hops: int = Field(default=2, ge=0, le=5, description="Beam expansion depth.")
-    beam: int = Field(default=32, ge=1, description="Beam expansion: paths kept per hop.")
-    decay: float = Field(default=0.5, gt=0, le=1, description="Beam score decay per hop.")
-    type_weights: dict[str, float] = Field(
-        default_factory=lambda: {"co_occurs": 0.6, "*": 1.0}, description="Beam expansion: weight of each relation "
-        "type ('*': any other type).")
-    fusion: Literal["weighted", "rrf"] = Field(
-        default="weighted", description="How graph modes fuse their signals: weighted sum of normalized scores, or "
-        "reciprocal-rank fusion.")
-    weights: dict[str, float] = Field(
-        default_factory=lambda: {"dense": 1.0, "bm25": 0.6, "graph": 1.0}, description="Weight of each signal in "
-        "the weighted fusion (dense, bm25, graph; pcst and gnn in their modes).")
-    rrf_k: int = Field(default=60, ge=1, description="The k of reciprocal-rank fusion: 1 / (k + rank).")
-    rerank: bool = Field(default=False, description="Rerank the fused top candidates.")
-    mmr_lambda: float | None = Field(default=None, ge=0, le=1, description="Re-rank the top mmr_pool by maximal "
-                                     "marginal relevance (1 = relevance only, lower = more diverse); None = off.")
-    mmr_pool: int = Field(default=30, ge=2, le=500, description="Candidates MMR chooses the top-k from.")
-    rerank_k: int = Field(default=20, ge=1, description="Fused top candidates the reranker rescores.")
-    reranker: str = Field(default="minilm-maxsim", description="'minilm-maxsim' or a cross-encoder name/path.")
-    nli: NliSettings = Field(default_factory=NliSettings)
-    confidence: ConfidenceSettings = Field(default_factory=ConfidenceSettings)
-    sections: SectionModeSettings = Field(default_factory=SectionModeSettings)
-    stage_cap_ms: float | None = Field(
-        default=150.0, gt=0, description="A stage over this degrades the mode to a cheaper one (saying so); "
-        "None = never degrade (rankings then never depend on the machine's load: evaluation, tests).")
-    token_budget: int = Field(default=1200, ge=50, description="Tokens of cited context returned.")
-    image: ImageRetrievalSettings = Field(default_factory=ImageRetrievalSettings)
 
 
 class Settings(BaseSettings):

@@ -23,7 +23,7 @@ from retrieval.index.tables import CHUNK_COLUMNS, Tables, shared, strings
 from retrieval.keyword import KeywordIndex
 
 log = logging.getLogger(__name__)
-FORMAT = 3  # 2: chunk vectors; 3: edge types as codes, ids of typed edges only
+FORMAT = 4  # 2: chunk vectors; 3: edge types as codes, ids of typed edges only; 4: BM25 splits handles
 MANIFEST = "manifest.json"
 KEYWORD = "bm25"  # the sub-folder of the BM25 term counts (optional: re-tokenized when absent)
 _STRINGS = ("entity_ids", "entity_names", "entity_types", "entity_keys", "chunk_ids", "edge_id", "edge_type_names",

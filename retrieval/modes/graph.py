@@ -14,9 +14,11 @@ import numpy as np
 from retrieval import bridges, signals
 from retrieval.entity_bridges import entity_bridge
 from retrieval.explain_paths import expansion_paths
+from retrieval.first_pass import first_pass_weights, state_homogeneity
 from retrieval.fusion import ranked, rrf, weighted
 from retrieval.modes.baseline import bm25, dense
 from retrieval.modes.lightrag import seeds_of
+from retrieval.parts import part_scores
 from retrieval.resources import Resources
 from retrieval.run import GraphPass, Run
 from retrieval.signals import NAMED
@@ -33,7 +35,7 @@ def graph_pass(run: Run, res: Resources) -> GraphPass:
     """Dense + BM25 first pass, seeding with enrichment, expansion (PPR, beam or none)."""
     cfg, snap = run.cfg, run.snap
     d, b = dense(run, res), bm25(run, res)
-    gp = GraphPass(d, b, ranked(rrf({"dense": ranked(d), "bm25": ranked(b)}, k=cfg.rrf_k)))
+    gp = GraphPass(d, b, ranked(rrf({"dense": ranked(d), "bm25": ranked(b)}, k=cfg.rrf_k)), parts=part_scores(run, res))
     t = time.perf_counter()
     gp.seeds, gp.sims = seeds_of(run)
     if cfg.enrichment and cfg.enrich_chunks:
@@ -93,11 +95,14 @@ def fuse(run: Run, res: Resources, gp: GraphPass, extra: dict[str, dict[str, flo
     if gp.graph is None:  # degraded before expansion
         return rrf({"dense": ranked(gp.dense), "bm25": ranked(gp.bm25)}, k=cfg.rrf_k)
     named = {"dense": gp.dense, "bm25": gp.bm25, "graph": gp.graph, **extra}
+    if gp.parts:
+        named["parts"] = gp.parts
     pool = set(gp.first[: cfg.candidate_k])
-    for name in ("graph", *extra):
+    for name in named.keys() - {"dense", "bm25"}:
         pool |= set(ranked(named[name])[: cfg.candidate_k])
     sig = {name: {c: s for c, s in v.items() if c in pool} for name, v in named.items()}
-    weights = {"pcst": res.gpu.cfg.pcst_weight, "gnn": res.gpu.gnn_weight(), **cfg.weights}
+    weights = {"pcst": res.gpu.cfg.pcst_weight, "gnn": res.gpu.gnn_weight(),
+               **first_pass_weights(cfg, state_homogeneity(run.state))}
     if cfg.fusion == "rrf":
         fused = rrf({name: ranked(v) for name, v in sig.items()}, k=cfg.rrf_k, weights=weights)
     else:

@@ -1,0 +1,33 @@
+"""The ``parts`` signal: a question with several parts (``retrieval.decompose``) is searched part by part
+(dense + BM25, fused by reciprocal rank, as the first pass is), and each chunk scores its best part's
+normalized score, so the passages of every side of "did X happen before Y?" reach the fused top."""
+
+from __future__ import annotations
+
+import time
+
+from retrieval import signals
+from retrieval.decompose import split_question
+from retrieval.fusion import normalize, ranked, rrf
+from retrieval.resources import Resources
+from retrieval.run import Run
+
+
+def part_scores(run: Run, res: Resources) -> dict[str, float]:
+    """Chunk -> its best part's normalized first-pass score; {} for a question of one part."""
+    parts = split_question(run.text) if run.cfg.decompose else []
+    if not parts:
+        return {}
+    t = time.perf_counter()
+    k = max(run.k, run.cfg.candidate_k)
+    keyword = res.keyword(run.state)
+    out: dict[str, float] = {}
+    for part, vec in zip(parts, res.embedder.embed(parts), strict=True):
+        d = run.keep_known(signals.dense(res.vectors, vec, k))
+        b = signals.keyword(run.snap, keyword, part, k)
+        for c, s in normalize(rrf({"dense": ranked(d), "bm25": ranked(b)}, k=run.cfg.rrf_k)).items():
+            out[c] = max(out.get(c, 0.0), s)
+    run.explain["parts"] = parts
+    run.stage("parts", t)
+    run.signals["parts"] = out
+    return out
