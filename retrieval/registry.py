@@ -121,7 +121,7 @@ REGISTRY = Registry([
                          "graph-beam": {"expansion": "beam"}, "graph+rerank": {"rerank": True},
                          "graph-no-parts": {"decompose": False}},
               evaluated_on=frozenset({TEXT})),
-    ModeEntry("auto", "picks graph, rrf, hybrid, raptor or global per query from its features (a search for an "
+    ModeEntry("auto", "picks graph, rrf, mix, raptor or global per query from its features (a search for an "
               "exact phrase or identifier, a connection question, an overview or a thematic question naming "
               "nothing) and says why",
               "retrieval.modes.auto:AutoMode", evaluated_on=frozenset({TEXT})),

@@ -15,9 +15,10 @@ from retrieval.modes.auto import route
     ("ERR-1234 after upgrade", "rrf"),                               # an identifier
     ('Which album includes the song "Wonderland by Night"?', "graph"),  # quotes in a question: a title
     ("Are the bands M3 and Cam-Pact from the same country?", "graph"),  # a question, not a search
-    ("How are privacy and innovation related in these talks?", "hybrid"),
+    ("How are privacy and innovation related in these talks?", "mix"),
     ("How are the Vexmoor Observatory and Kelderwick connected?", "graph"),  # named: the walk finds the chain
     ("What are the recurring themes in these interviews?", "global"),
+    ("What is the main theme of the group's discussion on 20260901_13:00?", "graph"),  # names a moment
     ("What topics does Marie Curie write about?", "graph"),           # thematic, but about a named person
     ("Who founded the Vexmoor Observatory?", "graph"),
 ])

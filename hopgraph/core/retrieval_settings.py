@@ -93,8 +93,9 @@ class RetrievalSettings(BaseModel):
         default="weighted", description="How graph modes fuse their signals: weighted sum of normalized scores, or "
         "reciprocal-rank fusion.")
     weights: dict[str, float] = Field(
-        default_factory=lambda: {"dense": 1.0, "bm25": 0.6, "graph": 1.0, "parts": 1.0}, description="Weight of "
-        "each signal in the weighted fusion (dense, bm25, graph, parts; pcst and gnn in their modes).")
+        default_factory=lambda: {"dense": 1.0, "bm25": 0.6, "graph": 1.0, "parts": 1.0, "hybrid": 0.5},
+        description="Weight of each signal in the weighted fusion (dense, bm25, graph, parts; pcst and gnn in their "
+        "modes); hybrid: the weight of the knowledge graph's list in mode mix's reciprocal-rank fusion.")
     homogeneity_floor: float = Field(
         default=0.1, ge=0, le=1, description="Graph modes: a corpus whose chunks are on average more alike than "
         "this (mean cosine of a sample) gives part of the dense weight to BM25 (``retrieval.first_pass``).")

@@ -5,14 +5,15 @@ result's notes). Rules, in order:
    identifier (``ERR-1234``, ``v2.3``, ``snake_case``) -> ``rrf`` (keywords must match as written; in
    a question, quotes usually mark a title, which the graph walk handles);
 2. "how are X and Y connected / related", "relationship between" about things that are not proper
-   names ("privacy and innovation") -> ``hybrid`` (entities and the relations between them; between
+   names ("privacy and innovation") -> ``mix`` (entities and the relations between them beside the
+   passages' dense and BM25 ranks: ``hybrid`` alone ranks below dense on every developer set; between
    named things the graph walk finds the chain);
 3. an abstract or overview request ("give an overview", "summarize", "what is ... about", "in
    general") that names nothing -> ``raptor`` when the store has the RAPTOR tree (summaries of
    clusters of passages), else rule 4;
 4. a thematic, whole-corpus question (themes, trends, "often", "most frequently") that names nothing
-   (no proper name, no quoted title, no document title) -> ``global`` (relationship and community
-   vectors);
+   (no proper name, quoted title, document title, identifier, number or date) -> ``global``
+   (relationship and community vectors);
 5. anything else (questions about named things, multi-hop questions) -> ``graph``.
 """
 
@@ -38,6 +39,8 @@ _OVERVIEW = re.compile(r"\b(?:overview|summar(?:y|i[sz]e)|in general|broadly|gis
                        r"what (?:is|are) (?:the )?[\w\s]{0,40}\babout)\b", re.IGNORECASE)
 #: a capitalized word after the first (a proper name); all-capital acronyms ("AI", "NASA") are not names
 _NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z][\w'-]*")
+#: a number, date or time ("20260901_13:00", "1893"): the query names a moment, not the whole corpus
+_NUMBER = re.compile(r"\d{2,}")
 _WH = re.compile(r"^\s*(who|what|when|where|which|why|how)\b", re.IGNORECASE)
 
 
@@ -65,9 +68,10 @@ def route(text: str, titles_named: int, tree: bool = False) -> Route:
     question = bool(wh) or text.strip().endswith("?")
     if (quoted or identifiers) and not question and features["words"] <= 12:
         return Route("rrf", "a search for an exact phrase or identifier: keywords must match as written", features)
-    named = bool(titles_named or quoted or features["names"])
+    named = bool(titles_named or quoted or features["names"] or identifiers or _NUMBER.search(text))
     if features["connection"] and not named:
-        return Route("hybrid", "asks how things are connected: entities and the relations between them", features)
+        return Route("mix", "asks how things are connected: entities and the relations between them, beside "
+                     "the passages' own dense and keyword ranks", features)
     if features["overview"] and not named and tree:
         return Route("raptor", "an overview naming no document: the summary tree of passage clusters", features)
     if features["thematic"] and not named:

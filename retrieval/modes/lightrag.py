@@ -9,7 +9,7 @@ import numpy as np
 
 from retrieval import signals
 from retrieval.fusion import ranked, rrf
-from retrieval.modes.baseline import dense
+from retrieval.modes.baseline import bm25, dense
 from retrieval.resources import Resources
 from retrieval.run import Run
 
@@ -91,6 +91,9 @@ class HybridMode:
 
 
 class MixMode:
+    """LightRAG's mix: the knowledge graph's chunks (hybrid) beside the chunk search, here the first pass of
+    dense and BM25, fused by reciprocal rank with the graph's list at ``weights["hybrid"]``."""
+
     def run(self, run: Run, res: Resources) -> dict[str, float]:
-        h = hybrid(run, res)
-        return rrf({"hybrid": ranked(h), "dense": ranked(dense(run, res))}, k=run.cfg.rrf_k)
+        lists = {"hybrid": ranked(hybrid(run, res)), "dense": ranked(dense(run, res)), "bm25": ranked(bm25(run, res))}
+        return rrf(lists, k=run.cfg.rrf_k, weights={"hybrid": run.cfg.weights.get("hybrid", 0.5)})
