@@ -51,11 +51,13 @@ def config() -> dict[str, Any]:
 
 def test_compose_validates_with_healthchecks_and_volumes(config: dict[str, Any]) -> None:
     services = config["services"]
-    assert set(services) == {"neo4j", "qdrant", "api", "worker"}
+    assert set(services) == {"neo4j", "qdrant", "api", "worker", "ray-head", "ray-worker"}
     for name in ("neo4j", "qdrant", "api"):
         assert services[name]["healthcheck"]["test"], name
     assert services["api"]["depends_on"]["neo4j"]["condition"] == "service_healthy"
     assert services["worker"]["command"] == ["worker"]
+    assert services["worker"]["environment"]["HOPGRAPH_INGEST__RAY_ADDRESS"] == "ray://ray-head:10001"
+    assert services["ray-worker"]["command"][:2] == ["start", "--address=ray-head:6379"]
     assert {"neo4j-data", "qdrant-data", "hopgraph-data"} <= set(config["volumes"])
 
 
