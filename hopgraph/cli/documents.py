@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Annotated
 
@@ -13,15 +14,18 @@ from rich.table import Table
 from hopgraph.cli.common import console, fail, load_settings, not_served, reported
 from hopgraph.core.errors import BadInputError, ConflictError, NotFoundError
 
+with warnings.catch_warnings():  # typer deprecates is_flag/flag_value, still its only way to an optional value
+    warnings.simplefilter("ignore", DeprecationWarning)
+    _RAY = typer.Option(
+        "--ray", is_flag=False, flag_value="", metavar="[ADDRESS]",
+        help="Chunk, extract and embed on a Ray cluster (ingest.engine = ray): at ADDRESS (host:port of its head; "
+             "after the paths, or --ray=ADDRESS), else ingest.ray_address, RAY_ADDRESS or a private local instance.")
+
 
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Text files, or directories searched recursively.")],
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
-    ray: Annotated[str | None, typer.Option(
-        "--ray", is_flag=False, flag_value="", metavar="[ADDRESS]",
-        help="Chunk, extract and embed on a Ray cluster (ingest.engine = ray): at ADDRESS (host:port of its head; "
-             "after the paths, or --ray=ADDRESS), else ingest.ray_address, RAY_ADDRESS or a private local instance.",
-    )] = None,
+    ray: Annotated[str | None, _RAY] = None,
 ) -> None:
     """Ingest documents. Unchanged documents are skipped; changed ones are re-extracted; an
     interrupted run is completed by running it again. While `hopgraph serve` owns the stores, the
