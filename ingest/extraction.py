@@ -35,6 +35,7 @@ from hopgraph.core.records import (
 )
 from hopgraph.core.settings import ExtractionSettings
 from hopgraph.core.text import normalize_name
+from ingest.speakers import speakers
 
 log = logging.getLogger(__name__)
 
@@ -135,10 +136,19 @@ class SpacyExtractor:
     def _spans(self, doc: Any, out: Extraction, chunk_id: str) -> list[_Span]:
         spans: list[_Span] = []
         taken: set[int] = set()
+        for tag in speakers(doc.text):  # "WolfgangSchulz:" -> the person Wolfgang Schulz (ingest.speakers)
+            span = doc.char_span(tag.start, tag.end, alignment_mode="expand")
+            line = doc.text[tag.start:].split("\n", 1)[0].strip()  # what the speaker says describes them
+            eid = self._entity(out, tag.name, "PERSON", line, chunk_id) if span is not None else None
+            if eid and span is not None:
+                spans.append(_Span(span.start, span.end, eid, named=True, label="PERSON"))
+                taken.update(range(span.start, span.end))
         for ent in doc.ents:
-            if ent.label_ not in self.labels:
+            if ent.label_ not in self.labels or taken.intersection(range(ent.start, ent.end)):
                 continue
             toks = [t for t in ent if t.pos_ not in ("DET",) and t.text not in ("'s", "\u2019s")]
+            while toks and toks[0].pos_ == "INTJ":  # "Hey Li Hua", "Wow Li Hua": the greeting is no part
+                toks = toks[1:]
             if not toks:
                 continue
             name = " ".join(" ".join(t.text for t in toks).split())

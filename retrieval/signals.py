@@ -11,7 +11,7 @@ import numpy as np
 
 from hopgraph.core.records import CONCEPT
 from hopgraph.core.text import WORD, ngrams
-from hopgraph.core.weights import seed_specificity
+from hopgraph.core.weights import corpus_share_damping, seed_specificity
 from retrieval.index.links import titles_in
 from retrieval.keyword import KeywordIndex
 from retrieval.ppr import JointWalk, pagerank
@@ -116,8 +116,10 @@ def enrich(snap: Snapshot, seeds: Seeds, first_pass: list[str], sims: np.ndarray
 
 
 def specificity(snap: Snapshot, e: int) -> float:
-    """The damping of a seed entity's weight (``hopgraph.core.weights.seed_specificity``)."""
-    return float(seed_specificity(snap.entity_df[e]))
+    """The damping of a seed entity's weight: ``seed_specificity`` of its chunk count, times the share of
+    the corpus that does not mention it (``corpus_share_damping``)."""
+    df = snap.entity_df[e]
+    return float(seed_specificity(df) * corpus_share_damping(df, snap.n_chunks))
 
 
 def ppr_scores(snap: Snapshot, walk: JointWalk, seeds: Seeds, chunk_seeds: dict[str, float],

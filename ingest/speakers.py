@@ -1,0 +1,43 @@
+"""Speaker tags of chat logs and transcripts: ``WolfgangSchulz: See you on the 8th!`` at the start of a
+line names the person who speaks. Each tag becomes a PERSON mention of the words of its handle
+("Wolfgang Schulz"), so a chat is linked to the person a question names, and the model's entity
+recognizer never reads the tag itself (it made "🌞 LiHua : Sounds" a person)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: a line's speaker tag: an optional emoji or bullet, a handle (a name, "WolfgangSchulz", "Li Hua",
+#: "ChaeSong-hwa"), a colon, then the message
+_TAG = re.compile(r"^[^\w\n]{0,3}?([A-Z][A-Za-z'\-]*(?:[ ][A-Z][A-Za-z'\-]*){0,2})[ \t]*:(?=[ \t]*\S)", re.M)
+_CAMEL_PART = re.compile(r"[A-Z][a-z'\-]*|[a-z][a-z'\-]*")
+#: a tag names a person only if it is short; "Note", "Time", "Subject" and the like are field labels
+_NOT_SPEAKERS = {"time", "date", "note", "notes", "subject", "re", "fwd", "from", "to", "cc", "title", "summary",
+                 "question", "answer", "q", "a", "update", "edit", "ps", "warning", "error", "info", "tip",
+                 "example", "source", "status", "step", "todo", "action", "location", "url"}
+
+
+@dataclass(frozen=True)
+class Speaker:
+    """A speaker tag: its character span in the text (the handle and its colon) and the person's name."""
+
+    start: int
+    end: int
+    name: str
+
+
+def handle_words(handle: str) -> str:
+    """"WolfgangSchulz" -> "Wolfgang Schulz"; "ChaeSong-hwa" -> "Chae Song-hwa"; a plain name stays."""
+    words: list[str] = []
+    for word in handle.split():
+        words += _CAMEL_PART.findall(word) if re.search(r"[a-z][A-Z]", word) else [word]
+    return " ".join(words)
+
+
+def speakers(text: str) -> list[Speaker]:
+    """The speaker tags of a text, in order: lines that start with a short name and a colon, where at
+    least two lines do (one such line is a heading or a title, "Star Wars: Episode IV …", not a chat)."""
+    found = [Speaker(m.start(1), m.end(), handle_words(m.group(1))) for m in _TAG.finditer(text)
+             if m.group(1).lower() not in _NOT_SPEAKERS and len(m.group(1)) >= 2]
+    return found if len(found) >= 2 else []
