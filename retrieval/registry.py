@@ -139,12 +139,17 @@ REGISTRY = Registry([
               needs_vector=False),
     ModeEntry("rrf", "reciprocal-rank fusion of dense and BM25", "retrieval.modes.baseline:RrfMode",
               evaluated_on=_BOTH),
-    ModeEntry("local", "entities named in or similar to the query and their neighbours -> their chunks",
+    ModeEntry("local", "LightRAG's local: entities named in or similar to the query and their neighbours -> their "
+              "chunks; for exploring an entity's neighbourhood (--explain), below dense on passage recall",
               "retrieval.modes.lightrag:LocalMode", evaluated_on=frozenset({TEXT})),
-    ModeEntry("global", "relationship and community vectors -> the entities and chunks behind them",
+    ModeEntry("global", "LightRAG's global: relationship and community vectors -> the entities and chunks behind "
+              "them; for the relations and communities a theme touches, below dense on passage recall",
               "retrieval.modes.lightrag:GlobalMode", evaluated_on=frozenset({TEXT})),
-    ModeEntry("hybrid", "local + global", "retrieval.modes.lightrag:HybridMode", evaluated_on=frozenset({TEXT})),
-    ModeEntry("mix", "hybrid + dense", "retrieval.modes.lightrag:MixMode", evaluated_on=frozenset({TEXT})),
+    ModeEntry("hybrid", "LightRAG's hybrid: local + global by reciprocal rank; below dense on passage recall",
+              "retrieval.modes.lightrag:HybridMode", evaluated_on=frozenset({TEXT})),
+    ModeEntry("mix", "LightRAG's mix: hybrid's list fused with the dense + BM25 first pass (hybrid at half weight); "
+              "within a point of the best baseline or above it on every developer set",
+              "retrieval.modes.lightrag:MixMode", evaluated_on=frozenset({TEXT})),
     ModeEntry("pcst", "graph's candidates -> prize-collecting Steiner tree -> its chunks",
               "retrieval.modes.subgraph:PcstMode", evaluated_on=frozenset({TEXT})),
     ModeEntry("gnn", "graph's candidates rescored by the trained GNN (hopgraph train-gnn)",

@@ -8,7 +8,8 @@ import time
 import numpy as np
 
 from retrieval import signals
-from retrieval.fusion import ranked, rrf
+from retrieval.first_pass import first_pass_weights, state_homogeneity
+from retrieval.fusion import ranked, rrf, weighted
 from retrieval.modes.baseline import bm25, dense
 from retrieval.resources import Resources
 from retrieval.run import Run
@@ -91,9 +92,10 @@ class HybridMode:
 
 
 class MixMode:
-    """LightRAG's mix: the knowledge graph's chunks (hybrid) beside the chunk search, here the first pass of
-    dense and BM25, fused by reciprocal rank with the graph's list at ``weights["hybrid"]``."""
+    """LightRAG's mix: the knowledge graph's chunks (hybrid) beside the chunk search, here graph mode's first
+    pass (dense and BM25 by their weights, adapted to the corpus: ``retrieval.first_pass``), fused as
+    normalized scores with the graph's list at ``weights["hybrid"]``."""
 
     def run(self, run: Run, res: Resources) -> dict[str, float]:
-        lists = {"hybrid": ranked(hybrid(run, res)), "dense": ranked(dense(run, res)), "bm25": ranked(bm25(run, res))}
-        return rrf(lists, k=run.cfg.rrf_k, weights={"hybrid": run.cfg.weights.get("hybrid", 0.5)})
+        lists = {"hybrid": hybrid(run, res), "dense": dense(run, res), "bm25": bm25(run, res)}
+        return weighted(lists, first_pass_weights(run.cfg, state_homogeneity(run.state)))
