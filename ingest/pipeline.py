@@ -30,21 +30,18 @@ from ingest.community_plan import CommunityReport
 from ingest.control import IngestCancelled, IngestControl, check_free_space, unattended
 from ingest.counting import count_documents
 from ingest.embedding import (
-    backfill_captions,
-    backfill_sections,
     caption_points,
     image_points,
-    retype_points,
     vector_points,
 )
 from ingest.extraction import Extraction, Extractor, SpacyExtractor
 from ingest.extraction_worker import parser_pool
-from ingest.forgetting import forget_removed_text
 from ingest.graph_docs import graph_extraction
 from ingest.graph_edits import plan_removal
 from ingest.llm_client import ChatClient
 from ingest.llm_extraction import LlmExtractor
 from ingest.llm_reports import LlmReporter
+from ingest.post_steps import run_post_steps
 from ingest.raptor import TreeBuilder, TreeReport
 from ingest.raptor_summary import LlmSummarizer
 from ingest.ray_engine import RayEngine
@@ -199,39 +196,13 @@ class Ingestor:
         return report
 
     def _finish(self, report: IngestReport) -> None:
-        """After a run: resolve entities, recompute communities, build indexes, flush."""
-        if self.settings.resolution.enabled:
-            with stage(report, "resolve"):
-                pending = self.graph.unresolved_entities()  # durable: a killed run's entities too
-                if pending:
-                    merges = self.resolver.find(pending)
-                    self.resolver.apply(merges)
-                    self.aliases.update({m.alias_id: m.canonical_id for m in merges})
-                    self._embedded["entities"].difference_update(m.alias_id for m in merges)
-                    report.entities_merged += len(merges)
-                    self.graph.mark_resolved([e.id for e in pending])
-        with stage(report, "forget"):
-            forget_removed_text(self.graph, self.vectors, self.embedder, self.extractor, self.settings.extraction)
-            backfill_sections(self.graph, self.vectors)
-            backfill_captions(self.graph, self.vectors, self.embedder)
-        with stage(report, "types"):  # an entity's type is the vote of its mentions (re-voted where they changed)
-            voted = self.graph.untyped_entities()
-            retyped = self.graph.vote_types(voted)
-            if retyped:  # payloads first, then the types with their change-log entry in one transaction
-                retype_points(self.graph, self.vectors, retyped)
-                self.graph.commit(entities=list(retyped), types=retyped)
-            self.graph.mark_typed(voted)
-        if self.settings.communities.enabled and self.graph.communities_stale():
-            with stage(report, "communities"):
-                report.communities = self.update_communities().communities
-        if self.settings.raptor.enabled or self.vectors.count("summaries"):  # a tree, once built, is kept current
-            with stage(report, "tree"):
-                self.tree.update()
-                report.summaries = self.vectors.count("summaries")
-        with stage(report, "vector_write"):
-            if report.documents_ingested:
-                self.vectors.optimize()
-            self.vectors.flush()
+        """After a run: the named post-steps (``ingest.post_steps``: resolve, forget, types, communities,
+        tree, vector_write)."""
+        run_post_steps(self, report)
+
+    def forget_embedded(self, collection: str, ids: Sequence[str]) -> None:
+        """Forget that ``ids`` were embedded in this run (merged away: a later batch embeds its canonical)."""
+        self._embedded[collection].difference_update(ids)
 
     def update_tree(self, rebuild: bool = False, progress: Callable[[int, int], None] | None = None) -> TreeReport:
         """Bring the RAPTOR tree up to date now (``rebuild``: re-partition and rebuild every branch);

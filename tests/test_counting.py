@@ -28,3 +28,18 @@ def test_the_count_is_what_the_read_yields(tmp_path: Path) -> None:
     exts = IngestSettings().extensions
     read = list(read_sources([tmp_path], exts, 10_000_000))
     assert count_documents([tmp_path], exts) == len(read) == 1 + 1 + 3 + 2 + 2 + 1
+
+
+def test_post_steps_run_in_order_by_name_and_are_timed() -> None:
+    from typing import Any, cast
+
+    from hopgraph.core.records import IngestReport
+    from ingest.post_steps import POST_STEPS, PostStep, run_post_steps
+
+    assert [s.name for s in POST_STEPS] == ["resolve", "forget", "types", "communities", "tree", "vector_write"]
+    ran: list[str] = []
+    steps = [PostStep(n, lambda ing, rep, n=n: ran.append(n), when=lambda ing, n=n: n != "never")
+             for n in ("a", "never", "b", "c")]
+    report = IngestReport()
+    run_post_steps(cast(Any, None), report, steps, skip=["c"])
+    assert ran == ["a", "b"] and set(report.stage_seconds) == {"a", "b"}

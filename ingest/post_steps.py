@@ -1,0 +1,105 @@
+"""What an ingest does once its batches are written: named steps, run in order, each timed under its
+name in the report's ``stage_seconds`` (the name is how a step is added, skipped or timed).
+
+- ``resolve``: merge the entities no run has resolved yet (a killed run's too) into their canonical ones;
+- ``forget``: drop what removed texts alone supported, fill sections and captions written before them;
+- ``types``: re-vote the type of every entity whose mentions changed;
+- ``communities``: update the communities around what changed (when they are stale);
+- ``tree``: keep the RAPTOR tree current (once built, or when ``raptor.enabled``);
+- ``vector_write``: optimize the vector store after new documents, then flush it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from hopgraph.core.records import IngestReport
+from ingest.batches import stage
+from ingest.embedding import backfill_captions, backfill_sections, retype_points
+from ingest.forgetting import forget_removed_text
+
+if TYPE_CHECKING:
+    from ingest.pipeline import Ingestor
+
+
+@dataclass(frozen=True)
+class PostStep:
+    """A step after the writes: its name, what it does, and whether it runs in this ingest."""
+
+    name: str
+    run: Callable[[Ingestor, IngestReport], None]
+    when: Callable[[Ingestor], bool] = lambda ing: True
+
+
+def resolve(ing: Ingestor, report: IngestReport) -> None:
+    pending = ing.graph.unresolved_entities()  # durable: a killed run's entities too
+    if pending:
+        merges = ing.resolver.find(pending)
+        ing.resolver.apply(merges)
+        ing.aliases.update({m.alias_id: m.canonical_id for m in merges})
+        ing.forget_embedded("entities", [m.alias_id for m in merges])
+        report.entities_merged += len(merges)
+        ing.graph.mark_resolved([e.id for e in pending])
+
+
+def forget(ing: Ingestor, report: IngestReport) -> None:
+    forget_removed_text(ing.graph, ing.vectors, ing.embedder, ing.extractor, ing.settings.extraction)
+    backfill_sections(ing.graph, ing.vectors)
+    backfill_captions(ing.graph, ing.vectors, ing.embedder)
+
+
+def vote_types(ing: Ingestor, report: IngestReport) -> None:
+    voted = ing.graph.untyped_entities()
+    retyped = ing.graph.vote_types(voted)
+    if retyped:  # payloads first, then the types with their change-log entry in one transaction
+        retype_points(ing.graph, ing.vectors, retyped)
+        ing.graph.commit(entities=list(retyped), types=retyped)
+    ing.graph.mark_typed(voted)
+
+
+def communities(ing: Ingestor, report: IngestReport) -> None:
+    report.communities = ing.update_communities().communities
+
+
+def tree(ing: Ingestor, report: IngestReport) -> None:
+    ing.tree.update()
+    report.summaries = ing.vectors.count("summaries")
+
+
+def flush_vectors(ing: Ingestor, report: IngestReport) -> None:
+    if report.documents_ingested:
+        ing.vectors.optimize()
+    ing.vectors.flush()
+
+
+def _resolving(ing: Ingestor) -> bool:
+    return ing.settings.resolution.enabled
+
+
+def _communities_stale(ing: Ingestor) -> bool:
+    return ing.settings.communities.enabled and ing.graph.communities_stale()
+
+
+def _has_tree(ing: Ingestor) -> bool:
+    return ing.settings.raptor.enabled or bool(ing.vectors.count("summaries"))  # once built, kept current
+
+
+POST_STEPS: tuple[PostStep, ...] = (
+    PostStep("resolve", resolve, _resolving),
+    PostStep("forget", forget),
+    PostStep("types", vote_types),  # an entity's type is the vote of its mentions
+    PostStep("communities", communities, _communities_stale),
+    PostStep("tree", tree, _has_tree),
+    PostStep("vector_write", flush_vectors),
+)
+
+
+def run_post_steps(ing: Ingestor, report: IngestReport, steps: Sequence[PostStep] = POST_STEPS,
+                   skip: Sequence[str] = ()) -> None:
+    """Run ``steps`` in order (those named in ``skip`` and those whose ``when`` is false are left out)."""
+    for step in steps:
+        if step.name not in skip and step.when(ing):
+            with stage(report, step.name):
+                step.run(ing, report)
