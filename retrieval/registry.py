@@ -119,7 +119,7 @@ REGISTRY = Registry([
                          "graph-no-title-bridges": {"bridge_weight": 0.0},
                          "graph-no-entity-bridges": {"entity_bridge_weight": 0.0},
                          "graph-beam": {"expansion": "beam"}, "graph+rerank": {"rerank": True},
-                         "graph-no-parts": {"decompose": False}},
+                         "graph-no-parts": {"decompose": False}, "graph-fixed-weights": {"homogeneity_slope": 0.0}},
               evaluated_on=frozenset({TEXT})),
     ModeEntry("auto", "picks graph, rrf, mix, raptor or global per query from its features (a search for an "
               "exact phrase or identifier, a connection question, an overview or a thematic question naming "
