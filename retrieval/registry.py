@@ -148,7 +148,7 @@ REGISTRY = Registry([
     ModeEntry("hybrid", "LightRAG's hybrid: local + global by reciprocal rank; below dense on passage recall",
               "retrieval.modes.lightrag:HybridMode", evaluated_on=frozenset({TEXT})),
     ModeEntry("mix", "LightRAG's mix: hybrid's list fused with the dense + BM25 first pass (hybrid at half weight); "
-              "within a point of the best baseline or above it on every developer set",
+              "at or above the best baseline's R@5 on every developer set",
               "retrieval.modes.lightrag:MixMode", evaluated_on=frozenset({TEXT})),
     ModeEntry("pcst", "graph's candidates -> prize-collecting Steiner tree -> its chunks",
               "retrieval.modes.subgraph:PcstMode", evaluated_on=frozenset({TEXT})),
