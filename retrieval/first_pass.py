@@ -4,7 +4,8 @@ A chunk vector tells chunks apart only as far as the corpus's texts differ to th
 log every text has the same speakers, greetings and form, and two random chunks are about as similar
 (mean cosine 0.29 on the chat-log developer set) as a question and its answer; in encyclopaedic text two
 random passages are unrelated (0.03). The corpus's *homogeneity*, the mean cosine between the chunks of
-a fixed sample, is computed once per index state; above ``homogeneity_floor`` the dense signal's share
+a fixed sample, is computed once per index state; in a corpus of at least ``homogeneity_min_chunks``
+chunks (a few texts are alike by topic, not by form) and above ``homogeneity_floor``, the dense signal's share
 of the first pass falls (down to ``homogeneity_min_share`` of it) and BM25's rises, their total weight
 unchanged. A corpus of unrelated texts keeps the configured weights exactly.
 """
@@ -37,9 +38,12 @@ def state_homogeneity(state: IndexState) -> float:
     return state.memo("homogeneity", lambda: homogeneity(snap.chunk_vectors) if snap.n_chunks else 0.0)
 
 
-def first_pass_weights(cfg: RetrievalSettings, corpus_homogeneity: float) -> dict[str, float]:
-    """The fusion weights with the dense/BM25 split adapted to the corpus (see the module docstring)."""
+def first_pass_weights(cfg: RetrievalSettings, corpus_homogeneity: float, n_chunks: int) -> dict[str, float]:
+    """The fusion weights with the dense/BM25 split adapted to a corpus of ``n_chunks`` chunks (see the module
+    docstring); a corpus under ``homogeneity_min_chunks`` keeps the configured weights."""
     weights = dict(cfg.weights)
+    if n_chunks < cfg.homogeneity_min_chunks:
+        return weights
     excess = corpus_homogeneity - cfg.homogeneity_floor
     if cfg.homogeneity_slope <= 0 or excess <= 0:
         return weights

@@ -50,12 +50,13 @@ def test_homogeneity_is_the_mean_cosine_of_distinct_pairs() -> None:
 
 def test_a_homogeneous_corpus_moves_dense_weight_to_bm25() -> None:
     cfg = RetrievalSettings()
-    assert first_pass_weights(cfg, 0.03) == cfg.weights  # unrelated texts: the configured weights
-    moved = first_pass_weights(cfg, 0.3)
+    assert first_pass_weights(cfg, 0.03, 1000) == cfg.weights  # unrelated texts: the configured weights
+    assert first_pass_weights(cfg, 0.3, 50) == cfg.weights  # a few texts are alike by topic: not read
+    moved = first_pass_weights(cfg, 0.3, 1000)
     dense, bm25 = cfg.weights["dense"], cfg.weights["bm25"]
     assert moved["dense"] == pytest.approx(dense * cfg.homogeneity_min_share)
     assert moved["dense"] + moved["bm25"] == pytest.approx(dense + bm25)  # the total is kept
-    assert first_pass_weights(cfg.model_copy(update={"homogeneity_slope": 0.0}), 0.3) == cfg.weights
+    assert first_pass_weights(cfg.model_copy(update={"homogeneity_slope": 0.0}), 0.3, 1000) == cfg.weights
 
 
 def test_bm25_matches_a_camelcase_speaker_tag_by_its_words() -> None:

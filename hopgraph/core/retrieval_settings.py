@@ -102,6 +102,9 @@ class RetrievalSettings(BaseModel):
     homogeneity_slope: float = Field(
         default=3.0, ge=0, description="Share of the dense weight moved to BM25 per unit of homogeneity above "
         "homogeneity_floor (0 = the configured weights everywhere).")
+    homogeneity_min_chunks: int = Field(
+        default=200, ge=2, description="The corpus homogeneity is read only from this many chunks on: the few "
+        "texts of a small corpus are alike by topic, not by form, and their mean cosine says nothing of it.")
     homogeneity_min_share: float = Field(
         default=0.4, ge=0, le=1, description="The dense signal keeps at least this share of its weight.")
     decompose: bool = Field(default=True, description="Graph modes search each part of a question with several "

@@ -102,7 +102,7 @@ def fuse(run: Run, res: Resources, gp: GraphPass, extra: dict[str, dict[str, flo
         pool |= set(ranked(named[name])[: cfg.candidate_k])
     sig = {name: {c: s for c, s in v.items() if c in pool} for name, v in named.items()}
     weights = {"pcst": res.gpu.cfg.pcst_weight, "gnn": res.gpu.gnn_weight(),
-               **first_pass_weights(cfg, state_homogeneity(run.state))}
+               **first_pass_weights(cfg, state_homogeneity(run.state), run.snap.n_chunks)}
     if cfg.fusion == "rrf":
         fused = rrf({name: ranked(v) for name, v in sig.items()}, k=cfg.rrf_k, weights=weights)
     else:

@@ -98,4 +98,4 @@ class MixMode:
 
     def run(self, run: Run, res: Resources) -> dict[str, float]:
         lists = {"hybrid": hybrid(run, res), "dense": dense(run, res), "bm25": bm25(run, res)}
-        return weighted(lists, first_pass_weights(run.cfg, state_homogeneity(run.state)))
+        return weighted(lists, first_pass_weights(run.cfg, state_homogeneity(run.state), run.snap.n_chunks))
