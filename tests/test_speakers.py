@@ -41,4 +41,5 @@ def test_a_chat_links_its_speakers_as_persons_and_no_tag_becomes_junk() -> None:
 
 def test_an_entity_in_most_chunks_weighs_little_as_a_seed() -> None:
     damp = corpus_share_damping(np.array([1.0, 100.0, 950.0, 1000.0]), 1000)
-    assert damp.tolist() == pytest.approx([0.999, 0.9, 0.1, 0.1])  # never below MIN_SHARE: one document still ranks
+    assert damp.tolist() == pytest.approx([0.999, 0.9, 0.1, 0.1])  # never below MIN_SHARE: its seeds still rank
+    assert corpus_share_damping(np.array([1.0, 4.0]), 4).tolist() == [1.0, 1.0]  # a few texts: not read

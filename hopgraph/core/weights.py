@@ -21,17 +21,22 @@ def seed_specificity(df: Array | float) -> Array:
     return np.asarray(1.0 / (np.log1p(np.maximum(df, 1.0)) + 1.0))
 
 
-#: the least share ``corpus_share_damping`` leaves: in a corpus of one document every entity is in every
-#: chunk, and its seeds must still rank its chunks
+#: the least share ``corpus_share_damping`` leaves: an entity's seeds must still rank its chunks
 MIN_SHARE = 0.1
+#: the corpus size from which an entity's share of the chunks is read: in a handful of texts, every name
+#: is in a large share of them
+MIN_CHUNKS = 200
 
 
 def corpus_share_damping(df: Array | float, n_chunks: int) -> Array:
-    """``1 - df / n_chunks``, at least ``MIN_SHARE``: an entity in most chunks of the corpus (the owner of a
-    chat log, named in each chat) tells few chunks from the others and weighs little; one in a few chunks
-    keeps almost all its weight. A corpus of many subjects (an encyclopaedia) is left as it is; a corpus
-    about the same few people is not."""
-    return np.asarray(np.clip(1.0 - np.asarray(df, dtype=np.float64) / max(n_chunks, 1), MIN_SHARE, 1.0))
+    """``1 - df / n_chunks``, at least ``MIN_SHARE``, in a corpus of ``MIN_CHUNKS`` chunks or more (else 1):
+    an entity in most chunks of the corpus (the owner of a chat log, named in each chat) tells few chunks
+    from the others and weighs little; one in a few chunks keeps almost all its weight. A corpus of many
+    subjects (an encyclopaedia) is left as it is; a corpus about the same few people is not."""
+    share = np.asarray(df, dtype=np.float64) / max(n_chunks, 1)
+    if n_chunks < MIN_CHUNKS:
+        return np.ones_like(share)
+    return np.asarray(np.clip(1.0 - share, MIN_SHARE, 1.0))
 
 
 def caption_specificity(df: Array | float) -> Array:
