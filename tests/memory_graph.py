@@ -19,6 +19,7 @@ from graphdb.store import (
     EdgeRow,
     GraphChange,
     IngestRun,
+    LabelVote,
     RelationRef,
     RemovalFacts,
     RemovalPlan,
@@ -261,8 +262,8 @@ class MemoryGraphStore:
     def mark_typed(self, ids: Sequence[str]) -> None:
         return None
 
-    def vote_types(self, ids: Sequence[str]) -> dict[str, str]:
-        return {}  # mention labels are not kept here: an entity keeps the type it was written with
+    def label_votes(self, ids: Sequence[str]) -> list[LabelVote]:
+        return []  # mention labels are not kept here: an entity keeps the type it was written with
 
     def relations_of_entities(self, ids: Sequence[str]) -> list[Relation]:
         wanted = set(ids)

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from graphdb.store import GraphChange, GraphStore
+from graphdb.protocols import GraphStore
+from graphdb.store import GraphChange
 from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, relation_id
 from ingest.graph_edits import merge_edits, plan_removal
 from tests.memory_graph import MemoryGraphStore
