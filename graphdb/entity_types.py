@@ -6,23 +6,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graphdb import cypher
-from graphdb.bolt_access import BoltAccess
+from graphdb.bolt_access import Bolt, read_ids
 from graphdb.store import LabelVote
 
 
-class EntityTypesMixin(BoltAccess):
+class EntityTypesMixin:
     """Entity retyping, for ``BoltGraphStore``."""
 
-    def untyped_entities(self) -> list[str]:
+    def untyped_entities(self: Bolt) -> list[str]:
         """The entities whose mentions changed since their type was last voted."""
         return sorted(r["id"] for r in self.read(cypher.UNTYPED))
 
-    def mark_typed(self, ids: Sequence[str]) -> None:
+    def mark_typed(self: Bolt, ids: Sequence[str]) -> None:
         """Record that ``ids`` were voted (after their new types are committed)."""
         self._write_ids(cypher.MARK_TYPED, ids)
 
-    def label_votes(self, ids: Sequence[str]) -> list[LabelVote]:
+    def label_votes(self: Bolt, ids: Sequence[str]) -> list[LabelVote]:
         """Every labelled mention of these entities with the entity's type (reads only: ``commit(types=)``
         writes the voted types with the change-log entry that makes them visible)."""
         return [LabelVote(r["id"], r["type"] or "", r["label"], int(r["count"] or 1))
-                for r in self._read_ids(cypher.TYPE_VOTES, sorted(set(ids)))]
+                for r in read_ids(self, cypher.TYPE_VOTES, sorted(set(ids)))]
