@@ -10,7 +10,8 @@ uses and a second backend (or the tests' in-memory fake) can be read role by rol
     SectionStore        ingest.pipeline, ingest.embedding (``graphdb.section_protocol``)
     RunLog              ingest.scheduler: the log of scheduled runs
     GraphAdmin          hopgraph.app, api, cli: migrations, counts, health, close
-    GraphBrowser        api routes, the CLI's ``cypher``: look-ups for people exploring the graph
+    GraphBrowser        api routes, hopgraph export: look-ups for people exploring the graph
+    CypherConsole       the CLI's ``cypher``: read-only Cypher
 
 Implementations only run statements: domain decisions (removal plans, entity merges, type votes) are
 made in ``ingest``. A role may repeat a method of another (``commit``, ``snapshot_entities``) when its
@@ -41,9 +42,9 @@ from graphdb.store import (
 from graphdb.tree_protocol import TreeStore
 from hopgraph.core.records import Chunk, Document, Entity, Mention, Relation
 
-__all__ = ["CommunityGraph", "CommunityStore", "DocumentReader", "EntityEditor", "GraphAdmin", "GraphBackend",
-           "GraphBrowser", "GraphStore", "IncrementalCommunities", "IndexSource", "IngestWriter", "RunLog",
-           "SectionStore", "TreeStore"]
+__all__ = ["CommunityGraph", "CommunityStore", "CypherConsole", "DocumentReader", "EntityEditor", "GraphAdmin",
+           "GraphBackend", "GraphBrowser", "GraphStore", "IncrementalCommunities", "IndexSource", "IngestWriter",
+           "RunLog", "SectionStore", "TreeStore"]
 
 
 class DocumentReader(Protocol):
@@ -236,7 +237,7 @@ class GraphAdmin(Protocol):
 
 
 class GraphBrowser(Protocol):
-    """Read look-ups for people exploring the graph (the API's routes, the CLI's ``cypher``)."""
+    """Read look-ups for people exploring the graph (the API's routes, exports)."""
 
     def list_documents(self, skip: int = 0, limit: int = 100) -> list[DocumentState]: ...
 
@@ -270,6 +271,10 @@ class GraphBrowser(Protocol):
 
     def export_edges(self, edge_type: str) -> list[dict[str, Any]]: ...
 
+
+class CypherConsole(Protocol):
+    """Read-only Cypher typed by a person (the CLI's ``cypher``): only a Cypher backend has it."""
+
     def explore(self, cypher: str, params: Mapping[str, Any] | None = None, row_limit: int = 1000,
                 timeout_s: float = 30.0) -> ExploreResult:
         """Run a statement that must be read-only (checked before it runs)."""
@@ -282,5 +287,6 @@ class GraphStore(IngestWriter, EntityEditor, IndexSource, CommunityStore, Increm
     tests' in-memory fake implements whole."""
 
 
-class GraphBackend(GraphStore, GraphBrowser, Protocol):
-    """An opened graph database (``graphdb.factory.open_graph_store``): every role, the browser too."""
+class GraphBackend(GraphStore, GraphBrowser, CypherConsole, Protocol):
+    """An opened graph database (``graphdb.factory.open_graph_store``): every role, the browser and the
+    Cypher console too."""

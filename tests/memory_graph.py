@@ -4,8 +4,8 @@ fast unit tests of ingest and index logic.
 It follows the Bolt adapter's semantics statement by statement (MERGE = keep the first description,
 relation support is a union and the weight its size, removal prunes support and refreshes community
 sizes); ``tests/test_store_contract.py`` runs the same scenarios against it and the real ArcadeDB.
-Communities, the RAPTOR tree and sections are in ``tests/memory_structure.py``. The browser
-(``GraphBrowser``: API look-ups and read-only Cypher) is not faked.
+Communities, the RAPTOR tree and sections are in ``tests/memory_structure.py``, the browser in
+``tests/memory_browser.py``; only the Cypher console (``CypherConsole``) is not faked: it runs Cypher.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from hopgraph.core.records import (
     SummaryNode,
     combine_mentions,
 )
+from tests.memory_browser import MemoryBrowser
 from tests.memory_structure import MemoryCommunities, MemorySections, MemoryTree
 
 
@@ -47,11 +48,11 @@ from tests.memory_structure import MemoryCommunities, MemorySections, MemoryTree
 class _Doc:
     document: Document
     status: str
-    content_hash: str
+    content_hash: str | None  # set with the status, not by the upsert
 
 
 @dataclass
-class MemoryGraphStore(MemoryCommunities, MemoryTree, MemorySections):
+class MemoryGraphStore(MemoryCommunities, MemoryTree, MemorySections, MemoryBrowser):
     """Dicts for nodes, edges keyed by their endpoints; a version bumped by each commit."""
 
     docs: dict[str, _Doc] = field(default_factory=dict)
@@ -62,7 +63,7 @@ class MemoryGraphStore(MemoryCommunities, MemoryTree, MemorySections):
     mentions: dict[tuple[str, str], int] = field(default_factory=dict)
     labels: dict[tuple[str, str], str] = field(default_factory=dict)  # a mention's (voted) label
     relations: dict[str, Relation] = field(default_factory=dict)
-    communities: dict[str, Community] = field(default_factory=dict)
+    stored_communities: dict[str, Community] = field(default_factory=dict)
     members: set[tuple[str, str]] = field(default_factory=set)       # (entity id, community id)
     alias_of: dict[str, tuple[str, str]] = field(default_factory=dict)  # alias id -> (canonical, name)
     runs: dict[str, IngestRun] = field(default_factory=dict)
@@ -112,7 +113,7 @@ class MemoryGraphStore(MemoryCommunities, MemoryTree, MemorySections):
     def counts(self) -> dict[str, int]:
         section_links = sum(1 for s in self.sections.values() for c in s.chunk_ids if c in self.chunks)
         return {"Document": len(self.docs), "Chunk": len(self.chunks), "Entity": len(self.entities),
-                "Community": len(self.communities), "Summary": len(self.summaries),
+                "Community": len(self.stored_communities), "Summary": len(self.summaries),
                 "HAS_CHUNK": len(self.chunks) + section_links, "MENTIONS": len(self.mentions),
                 "RELATED": len(self.relations), "IN_COMMUNITY": len(self.members)}
 
@@ -124,14 +125,14 @@ class MemoryGraphStore(MemoryCommunities, MemoryTree, MemorySections):
                                        and d.status == COMPLETE),
                 "orphan_entities": sum(1 for e in self.entities if e not in mentioned),
                 "orphan_chunks": sum(1 for c in self.chunks.values() if c.document_id not in self.docs),
-                "empty_communities": sum(1 for c in self.communities if not self._has_children(c)
+                "empty_communities": sum(1 for c in self.stored_communities if not self._has_children(c)
                                          and not any(x == c for (_, x) in self.members))}
 
     # -- documents ---------------------------------------------------------------------------------
     def upsert_documents(self, docs: Sequence[Document], status: str) -> None:
         for d in docs:
             old = self.docs.get(d.id)
-            self.docs[d.id] = _Doc(d, status, old.content_hash if old else "")
+            self.docs[d.id] = _Doc(d, status, old.content_hash if old else None)
 
     def set_document_status(self, rows: Sequence[tuple[str, str, str]]) -> None:
         for i, status, content_hash in rows:
@@ -219,13 +220,13 @@ class MemoryGraphStore(MemoryCommunities, MemoryTree, MemorySections):
             self.docs.pop(d, None)
             self.chunks = {k: c for k, c in self.chunks.items() if c.document_id != d}
         for cid in plan.community_ids:
-            if cid in self.communities:
+            if cid in self.stored_communities:
                 size = sum(1 for (_, c) in self.members if c == cid)
-                has_children = any(x.parent_id == cid for x in self.communities.values())
+                has_children = any(x.parent_id == cid for x in self.stored_communities.values())
                 if size == 0 and not has_children:
                     self.delete_communities([cid])
                 else:
-                    self.communities[cid] = self.communities[cid].model_copy(update={"size": size})
+                    self.stored_communities[cid] = self.stored_communities[cid].model_copy(update={"size": size})
         if document_ids:
             self.commit(documents=document_ids)
 
@@ -257,7 +258,7 @@ class MemoryGraphStore(MemoryCommunities, MemoryTree, MemorySections):
             self.stale_relations.discard(ref.id)
 
     def stale_summaries(self) -> set[str]:
-        return self.stale_communities & set(self.communities)
+        return self.stale_communities & set(self.stored_communities)
 
     # -- entity resolution -------------------------------------------------------------------------
     def unresolved_entities(self) -> list[Entity]:

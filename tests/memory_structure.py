@@ -21,7 +21,7 @@ class MemoryCommunities:
 
     entities: dict[str, object]
     relations: dict[str, Relation]
-    communities: dict[str, Community]
+    stored_communities: dict[str, Community]
     members: set[tuple[str, str]]          # (entity id, community id)
     unclustered: set[str]
     untyped: set[str]
@@ -32,32 +32,32 @@ class MemoryCommunities:
 
     def upsert_communities(self, communities: Sequence[Community]) -> None:
         for c in communities:
-            old = self.communities.get(c.id)
+            old = self.stored_communities.get(c.id)
             parent = c.parent_id or (old.parent_id if old else None)  # MERGE adds a link, never drops one
-            self.communities[c.id] = c.model_copy(update={"member_ids": [], "parent_id": parent})
+            self.stored_communities[c.id] = c.model_copy(update={"member_ids": [], "parent_id": parent})
             self.stale_communities.discard(c.id)
         for c in communities:  # parents and members link to nodes that exist once all are written
-            if c.parent_id and c.parent_id not in self.communities:
-                self.communities[c.id] = self.communities[c.id].model_copy(update={"parent_id": None})
+            if c.parent_id and c.parent_id not in self.stored_communities:
+                self.stored_communities[c.id] = self.stored_communities[c.id].model_copy(update={"parent_id": None})
             self.members.update((e, c.id) for e in c.member_ids if e in self.entities)
 
     def community_ids(self) -> dict[str, int]:
-        return {i: c.level for i, c in self.communities.items()}
+        return {i: c.level for i, c in self.stored_communities.items()}
 
     def level0_membership(self) -> dict[str, str]:
-        return {e: c for (e, c) in sorted(self.members) if self.communities[c].level == 0}
+        return {e: c for (e, c) in sorted(self.members) if self.stored_communities[c].level == 0}
 
     def delete_communities(self, ids: Sequence[str]) -> None:
         dead = set(ids)
-        self.communities = {i: (c.model_copy(update={"parent_id": None}) if c.parent_id in dead else c)
-                            for i, c in self.communities.items() if i not in dead}
+        self.stored_communities = {i: (c.model_copy(update={"parent_id": None}) if c.parent_id in dead else c)
+                                   for i, c in self.stored_communities.items() if i not in dead}
         self.members = {(e, c) for (e, c) in self.members if c not in dead}
 
     def relation_descriptions(self, refs: Sequence[RelationRef]) -> dict[str, str]:
         return {r.id: self.relations[r.id].description for r in refs if r.id in self.relations}
 
     def stale_summaries(self) -> set[str]:
-        return self.stale_communities & set(self.communities)
+        return self.stale_communities & set(self.stored_communities)
 
     def clear_stale_summaries(self, ids: Sequence[str]) -> None:
         self.stale_communities -= set(ids)
@@ -81,10 +81,11 @@ class MemoryCommunities:
         self.untyped |= live
 
     def _has_children(self, cid: str) -> bool:
-        return any(c.parent_id == cid for c in self.communities.values())
+        return any(c.parent_id == cid for c in self.stored_communities.values())
 
     def community_chains(self, entity_ids: Sequence[str]) -> list[ChainLink]:
-        return [ChainLink(e, c, self.communities[c].level, self.communities[c].parent_id, self._has_children(c))
+        stored = self.stored_communities
+        return [ChainLink(e, c, stored[c].level, stored[c].parent_id, self._has_children(c))
                 for e in dict.fromkeys(entity_ids) for (x, c) in sorted(self.members) if x == e]
 
     def community_members(self, community_ids: Sequence[str]) -> dict[str, list[str]]:
@@ -96,21 +97,21 @@ class MemoryCommunities:
         return out
 
     def community_texts(self, community_ids: Sequence[str]) -> list[Community]:
-        return [self.communities[i] for i in dict.fromkeys(community_ids) if i in self.communities]
+        return [self.stored_communities[i] for i in dict.fromkeys(community_ids) if i in self.stored_communities]
 
     def edit_memberships(self, add: Sequence[tuple[str, str]], remove: Sequence[tuple[str, str]]) -> None:
         self.members -= set(remove)
-        self.members |= {(e, c) for e, c in add if e in self.entities and c in self.communities}
+        self.members |= {(e, c) for e, c in add if e in self.entities and c in self.stored_communities}
 
     def refresh_communities(self, ids: Sequence[str]) -> None:
         for cid in dict.fromkeys(ids):
-            if cid not in self.communities:
+            if cid not in self.stored_communities:
                 continue
             size = sum(1 for (_, c) in self.members if c == cid)
             if size == 0 and not self._has_children(cid):
                 self.delete_communities([cid])
             else:
-                self.communities[cid] = self.communities[cid].model_copy(update={"size": size})
+                self.stored_communities[cid] = self.stored_communities[cid].model_copy(update={"size": size})
 
 
 class MemoryTree:

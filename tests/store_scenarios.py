@@ -6,9 +6,9 @@ unit test) and on ArcadeDB (and Neo4j where Docker runs), and compares the two s
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
-from graphdb.protocols import GraphStore
+from graphdb.protocols import GraphBrowser, GraphStore
 from graphdb.store import IngestRun, RelationRef
 from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, Section, SummaryNode
 from hopgraph.core.records import relation_id as rid
@@ -207,9 +207,39 @@ def graph_admin(store: GraphStore) -> dict[str, Any]:
             "unfinished": store.unfinished_documents()}
 
 
+class Browsable(GraphStore, GraphBrowser, Protocol):
+    """The roles and the browser (what the fake and the Bolt adapter both have)."""
+
+
+def graph_browser(store: Browsable) -> dict[str, Any]:
+    """Look-ups, provenance, neighbourhoods and exports over the loaded graph, a section and a summary."""
+    load(store)
+    store.replace_sections(["doc_1"], [Section(id="s1", document_id="doc_1", title="T", path="T", level=1, ord=0,
+                                               chunk_ids=["c1", "c2"])])
+    store.write_branch([SummaryNode(id="sum", branch="br", level=1, text="S", children=["c1", "c3"], size=2,
+                                    root=True, leaves=["c1", "c3"], centroid=[1.0])])
+    store.upsert_documents([Document(id="doc_0", source="/src/0.txt", content_hash="h0")], status="pending")
+    assert store.entity("nobody") is None and store.community("nothing") is None
+    ab, bc = RelationRef(rid("a", "knows", "b"), "a", "b"), RelationRef(rid("b", "works", "c"), "b", "c")
+    return {
+        "documents": store.list_documents(skip=1, limit=2), "states": store.document_states(["doc_0", "zz"]),
+        "entity": store.entity("b"), "neighbours": store.entity_neighbours("b", limit=10),
+        "first": store.entity_neighbours("b", skip=1, limit=2), "graph": store.document_graph("doc_1"),
+        "communities": store.communities(), "level1": store.communities(level=1),
+        "community": store.community("top", member_limit=3),
+        "of_entities": sorted(store.chunks_of_entities(["a", "c"]), key=repr),
+        "of_relations": sorted(store.chunks_of_relations([ab, bc, RelationRef(ab.id, "b", "a")]), key=repr),
+        "hop1": sorted(store.k_hop(["a"], hops=1)), "hop2": sorted(store.k_hop(["a"], hops=2)),
+        "hop3": sorted(store.k_hop(["a", "c"], hops=3)),
+        "nodes": {label: store.export_nodes(label) for label in
+                  ("Document", "Chunk", "Entity", "Community", "Section", "Summary")},
+        "edges": {t: sorted(store.export_edges(t), key=lambda r: (r["source"], r["target"])) for t in
+                  ("HAS_CHUNK", "HAS_SECTION", "SUMMARIZES", "MENTIONS", "RELATED", "IN_COMMUNITY", "PARENT")}}
+
+
 #: the role -> its scenario
-SCENARIOS: dict[str, Callable[[GraphStore], dict[str, Any]]] = {
+SCENARIOS: dict[str, Callable[[Browsable], dict[str, Any]]] = {
     "IngestWriter": ingest_writer, "EntityEditor": entity_editor, "IndexSource": index_source,
     "CommunityStore": community_store, "TreeStore": tree_store, "SectionStore": section_store,
-    "RunLog": run_log, "GraphAdmin": graph_admin,
+    "RunLog": run_log, "GraphAdmin": graph_admin, "GraphBrowser": graph_browser,
 }

@@ -10,7 +10,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from graphdb.factory import open_graph_store
-from graphdb.protocols import GraphBackend, GraphBrowser
+from graphdb.protocols import CypherConsole, GraphBackend, GraphBrowser
 from graphdb.store import DocumentState, IngestRun
 from hopgraph.core.memory import keep_freed_memory
 from hopgraph.core.records import IngestReport, QueryFilters, QueryResult
@@ -85,7 +85,12 @@ class Platform:
 
     @property
     def browser(self) -> GraphBrowser:
-        """Read look-ups for exploring the graph (entities, communities, provenance, read-only Cypher)."""
+        """Read look-ups for exploring the graph (entities, communities, provenance, exports)."""
+        return self.graph
+
+    @property
+    def console(self) -> CypherConsole:
+        """Read-only Cypher, checked before it runs."""
         return self.graph
 
     @cached_property
