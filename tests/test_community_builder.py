@@ -5,29 +5,16 @@ same code on ArcadeDB is covered by test_sources_and_communities and test_increm
 
 from __future__ import annotations
 
-import hashlib
 from itertools import combinations
 from pathlib import Path
-
-import numpy as np
 
 from hopgraph.core.records import Chunk, Document, Entity, Mention, Relation, relation_id
 from hopgraph.core.summary_settings import CommunitySettings
 from ingest.communities import CommunityBuilder
+from tests.hash_embedder import HashEmbedder
 from tests.memory_graph import MemoryGraphStore
 from vectors.edge import EdgeVectorStore
-from vectors.embedders import _CachedEmbedder
 from vectors.store import CollectionSpec
-
-
-class HashEmbedder(_CachedEmbedder):
-    """Deterministic vectors from the text's hash: community summaries need some vector, not a model."""
-
-    name, dim = "hash", 8
-
-    def _encode(self, texts: list[str]) -> np.ndarray:
-        return np.stack([np.frombuffer(hashlib.sha256(t.encode()).digest()[:8], dtype=np.uint8).astype(np.float32)
-                         + 1.0 for t in texts])
 
 
 def _clique(graph: MemoryGraphStore, name: str, size: int) -> list[str]:
@@ -60,7 +47,7 @@ def test_a_full_build_then_an_incremental_update_around_a_new_entity(tmp_path: P
     vectors = EdgeVectorStore(tmp_path / "vectors")
     try:
         vectors.ensure_collections(CollectionSpec(dim=HashEmbedder.dim, model=HashEmbedder.name))
-        builder = CommunityBuilder(graph, vectors, HashEmbedder(batch_size=None, cache_size=0), CommunitySettings())
+        builder = CommunityBuilder(graph, vectors, HashEmbedder(), CommunitySettings())
         first = builder.update()
         assert first.regrouped is None and first.written == first.communities > 0  # a full build
         assert graph.unclustered_entities() == []
