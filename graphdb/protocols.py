@@ -11,7 +11,7 @@ uses and a second backend (or the tests' in-memory fake) can be read role by rol
     RunLog              ingest.scheduler: the log of scheduled runs
     GraphAdmin          hopgraph.app, api, cli: migrations, counts, health, close
     GraphBrowser        api routes, hopgraph export: look-ups for people exploring the graph
-    CypherConsole       the CLI's ``cypher``: read-only Cypher
+    CypherConsole       the CLI's ``cypher``, the API's /cypher: read-only Cypher
 
 Implementations only run statements: domain decisions (removal plans, entity merges, type votes) are
 made in ``ingest``. A role may repeat a method of another (``commit``, ``snapshot_entities``) when its
