@@ -49,7 +49,7 @@ def main() -> None:
             print(f"RAPTOR tree: {tree.branches} branch(es), {tree.built} built ({tree.seconds:.0f}s)", flush=True)
         snap = p.retriever.snapshot()
         group = {r["id"]: _PART.sub("", r["title"] or r["id"])
-                 for r in p.graph.read("MATCH (d:Document) RETURN d.id AS id, d.title AS title")}
+                 for r in p.browser.export_nodes("Document")}
         member_of: dict[int, set[str]] = {}
         for cid, members in snap.community_members.items():
             for e in members:

@@ -1,8 +1,8 @@
 """Graph write and 2-hop read speed of the Bolt adapter on the embedded ArcadeDB.
 
 Loads a synthetic graph (default 100k entities, 300k relations; targets drawn with a mild
-preferential skew, so there are hubs) through ``BoltGraphStore`` and prints nodes/s, edges/s and
-2-hop latency (p50/p95, 10 random seeds per query). The JVM is warmed up first on a throwaway
+preferential skew, so there are hubs) through the graph store (``open_graph_store``) and prints nodes/s,
+edges/s and 2-hop latency (p50/p95, 10 random seeds per query). The JVM is warmed up first on a throwaway
 database (a serving process is warm). Baselines measured in the same run on the same server:
 the raw driver running the same UNWIND statement without the adapter, and one row per transaction.
 
@@ -21,6 +21,7 @@ import neo4j
 from benchmarks.common import percentiles, throwaway_arcadedb, timed
 from graphdb import cypher
 from graphdb.factory import open_graph_store
+from graphdb.protocols import GraphBackend
 from hopgraph.core.records import Entity, Relation
 from hopgraph.core.settings import GraphSettings, Settings
 
@@ -41,7 +42,7 @@ def synthetic(n_ent: int, n_rel: int, seed: int = 7) -> tuple[list[Entity], list
     return ents, rels
 
 
-def _store(cfg: GraphSettings, tmp: Any, database: str, batch: int):  # type: ignore[no-untyped-def]
+def _store(cfg: GraphSettings, tmp: Any, database: str, batch: int) -> GraphBackend:
     return open_graph_store(Settings(data_dir=tmp / database,
                                      graph=cfg.model_copy(update={"database": database, "batch_size": batch})))
 

@@ -1,1 +1,1 @@
-"""Graph store: the GraphStore protocol, one Bolt adapter for Neo4j and ArcadeDB, migrations."""
+"""Graph store: its roles (``graphdb.protocols``), one Bolt adapter for Neo4j and ArcadeDB, migrations."""

@@ -1,10 +1,12 @@
-"""What the Bolt adapter's mixins (``index_reads``, ``community_edits``, ``tree_edits``) call on it:
-``BoltGraphStore`` defines these; the mixins inherit the declarations and the batched id read."""
+"""What the Bolt adapter's mixins (``index_reads``, ``community_edits``, ``tree_edits``,
+``section_edits``, ``entity_types``) need from ``BoltGraphStore``: its statement runners, declared as
+the self-type of their methods (``def f(self: Bolt, …)``), so mypy checks each mixin against the
+adapter it is mixed into without stub methods."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import neo4j
 
@@ -14,26 +16,29 @@ from hopgraph.core.settings import GraphSettings
 T = TypeVar("T")
 
 
-class BoltAccess:
-    """Statement runners of the Bolt adapter, declared for its mixins."""
+class Bolt(Protocol):
+    """The Bolt adapter as its mixins see it."""
 
     cfg: GraphSettings
 
-    def read(self, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-        raise NotImplementedError
+    def read(self, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]: ...
 
-    def _write(self, work: Callable[[neo4j.ManagedTransaction], T]) -> T:
-        raise NotImplementedError
+    def _write(self, work: Callable[[neo4j.ManagedTransaction], T]) -> T: ...
 
-    def _write_rows(self, query: str, rows: Sequence[dict[str, Any]]) -> None:
-        raise NotImplementedError
+    def _write_rows(self, query: str, rows: Sequence[dict[str, Any]]) -> None: ...
 
-    def _write_ids(self, query: str, ids: Sequence[str]) -> None:
-        raise NotImplementedError
+    def _write_ids(self, query: str, ids: Sequence[str]) -> None: ...
 
-    def _read_ids(self, query: str, ids: Sequence[str]) -> list[dict[str, Any]]:
-        """``query`` (which UNWINDs ``$ids``) over distinct ``ids`` in batches."""
-        out: list[dict[str, Any]] = []
-        for batch in batches(list(dict.fromkeys(ids)), self.cfg.batch_size):
-            out += self.read(query, {"ids": batch})
-        return out
+    def version(self) -> int: ...
+
+    def commit(self, documents: Sequence[str] = (), entities: Sequence[str] = (), communities: bool = False,
+               statuses: Sequence[tuple[str, str, str]] = (), regrouped: Sequence[str] | None = None,
+               types: Mapping[str, str] | None = None) -> int: ...
+
+
+def read_ids(db: Bolt, query: str, ids: Sequence[str]) -> list[dict[str, Any]]:
+    """``query`` (which UNWINDs ``$ids``) over distinct ``ids`` in batches."""
+    out: list[dict[str, Any]] = []
+    for batch in batches(list(dict.fromkeys(ids)), db.cfg.batch_size):
+        out += db.read(query, {"ids": batch})
+    return out

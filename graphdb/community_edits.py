@@ -8,51 +8,51 @@ from collections.abc import Sequence
 
 from graphdb import cypher
 from graphdb import cypher_communities as q
-from graphdb.bolt_access import BoltAccess
+from graphdb.bolt_access import Bolt, read_ids
 from graphdb.community_protocol import ChainLink
 from hopgraph.core.records import Community
 
 
-class CommunityEditsMixin(BoltAccess):
+class CommunityEditsMixin:
     """Incremental community reads and writes, for ``BoltGraphStore``."""
 
-    def unclustered_entities(self) -> list[str]:
+    def unclustered_entities(self: Bolt) -> list[str]:
         return sorted(r["id"] for r in self.read(q.UNCLUSTERED))
 
-    def mark_clustered(self, ids: Sequence[str] | None = None) -> None:
+    def mark_clustered(self: Bolt, ids: Sequence[str] | None = None) -> None:
         if ids is None:
             self._write(lambda tx: tx.run(q.MARK_ALL_CLUSTERED).consume())
         else:
             self._write_ids(q.MARK_CLUSTERED, ids)
 
-    def mark_unclustered(self, ids: Sequence[str]) -> None:
+    def mark_unclustered(self: Bolt, ids: Sequence[str]) -> None:
         self._write_ids(q.MARK_UNCLUSTERED, ids)
 
-    def community_chains(self, entity_ids: Sequence[str]) -> list[ChainLink]:
+    def community_chains(self: Bolt, entity_ids: Sequence[str]) -> list[ChainLink]:
         return [ChainLink(r["entity_id"], r["community_id"], int(r["level"] or 0), r["parent_id"],
-                          int(r["children"] or 0) > 0) for r in self._read_ids(q.CHAINS, entity_ids)]
+                          int(r["children"] or 0) > 0) for r in read_ids(self, q.CHAINS, entity_ids)]
 
-    def community_members(self, community_ids: Sequence[str]) -> dict[str, list[str]]:
+    def community_members(self: Bolt, community_ids: Sequence[str]) -> dict[str, list[str]]:
         out: dict[str, list[str]] = defaultdict(list)
-        for r in self._read_ids(q.MEMBERS, community_ids):
+        for r in read_ids(self, q.MEMBERS, community_ids):
             out[r["community_id"]].append(r["entity_id"])
         return {c: sorted(m) for c, m in out.items()}
 
-    def community_texts(self, community_ids: Sequence[str]) -> list[Community]:
+    def community_texts(self: Bolt, community_ids: Sequence[str]) -> list[Community]:
         return [Community(id=r["id"], level=int(r["level"] or 0), size=int(r["size"] or 0),
                           title=r["title"] or "", summary=r["summary"] or "", key_ids=list(r["key_ids"] or []),
                           quoted=list(r["quoted"] or []), parent_id=r["parent_id"])
-                for r in self._read_ids(q.DESCRIPTIONS, community_ids)]
+                for r in read_ids(self, q.DESCRIPTIONS, community_ids)]
 
-    def edit_memberships(self, add: Sequence[tuple[str, str]], remove: Sequence[tuple[str, str]]) -> None:
+    def edit_memberships(self: Bolt, add: Sequence[tuple[str, str]], remove: Sequence[tuple[str, str]]) -> None:
         def rows(pairs: Sequence[tuple[str, str]]) -> list[dict[str, str]]:
             return [{"entity_id": e, "community_id": c} for e, c in sorted(set(pairs))]
 
         self._write_rows(q.REMOVE_MEMBERS, rows(remove))
         self._write_rows(cypher.LINK_COMMUNITY_MEMBERS, rows(add))
 
-    def refresh_communities(self, ids: Sequence[str]) -> None:
+    def refresh_communities(self: Bolt, ids: Sequence[str]) -> None:
         self._write_ids(cypher.REFRESH_COMMUNITIES, sorted(set(ids)))
 
-    def clear_stale_summaries(self, ids: Sequence[str]) -> None:
+    def clear_stale_summaries(self: Bolt, ids: Sequence[str]) -> None:
         self._write_ids(q.CLEAR_STALE_SUMMARIES, ids)

@@ -1,6 +1,7 @@
-"""The graph store's part that incremental communities need (``ingest.community_update``), in the
-Bolt adapter's ``graphdb.community_edits``: the marks of entities whose neighbourhood changed, and
-the reads and edits of the communities around them."""
+"""The graph store's parts that communities need (``ingest.communities``, ``ingest.community_update``):
+the graph they are computed from and the communities themselves (``CommunityStore``), and the marks of
+entities whose neighbourhood changed with the edits of the communities around them
+(``IncrementalCommunities``, in the Bolt adapter's ``graphdb.community_edits``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from graphdb.store import EdgeRow, RelationRef, Topology
 from hopgraph.core.records import Community
 
 
@@ -23,7 +25,7 @@ class ChainLink:
 
 
 class IncrementalCommunities(Protocol):
-    """Marks and community edits around what changed (``GraphStore`` includes it)."""
+    """Marks and community edits around what changed (a role of ``graphdb.protocols``)."""
 
     def unclustered_entities(self) -> list[str]:
         """Entities whose neighbourhood changed since their communities were computed."""
@@ -58,3 +60,57 @@ class IncrementalCommunities(Protocol):
         ...
 
     def clear_stale_summaries(self, ids: Sequence[str]) -> None: ...
+
+
+class CommunityStore(Protocol):
+    """The graph communities are computed from, and the stored communities (a role of
+    ``graphdb.protocols``)."""
+
+    def topology(self) -> Topology:
+        """The whole entity graph, for a full clustering."""
+        ...
+
+    def counts(self) -> dict[str, int]:
+        """Node counts per label and edge counts per type."""
+        ...
+
+    def snapshot_entities(self, ids: Sequence[str] | None = None) -> list[tuple[str, str, str]]:
+        """(id, name, type) of every entity, or of those of ``ids`` that exist."""
+        ...
+
+    def snapshot_edges(self, entity_ids: Sequence[str] | None = None, within: bool = False) -> list[EdgeRow]:
+        """Every RELATED edge, or those with an endpoint in ``entity_ids`` (both, when ``within``)."""
+        ...
+
+    def relation_descriptions(self, refs: Sequence[RelationRef]) -> dict[str, str]: ...
+
+    def upsert_communities(self, communities: Sequence[Community]) -> None:
+        """Communities with their PARENT and IN_COMMUNITY (member) edges."""
+        ...
+
+    def community_ids(self) -> dict[str, int]:
+        """Every community id and its level."""
+        ...
+
+    def level0_membership(self) -> dict[str, str]:
+        """Entity id -> its level-0 community id (warm start of the next clustering)."""
+        ...
+
+    def delete_communities(self, ids: Sequence[str]) -> None: ...
+
+    def stale_summaries(self) -> set[str]:
+        """Community ids whose summaries must be written again."""
+        ...
+
+    def communities_stale(self) -> bool:
+        """Whether the graph changed since communities were last built."""
+        ...
+
+    def mark_communities_built(self, regrouped: Sequence[str] | None = None) -> None:
+        """Commit the rebuilt communities (a change of its own) and record them as current;
+        ``regrouped``: the only entities whose memberships changed (None: possibly any)."""
+        ...
+
+
+class CommunityGraph(CommunityStore, IncrementalCommunities, Protocol):
+    """Both community roles: what the community builder (``ingest.communities``) is given."""

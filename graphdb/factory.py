@@ -7,10 +7,11 @@ from urllib.parse import urlparse
 from graphdb.arcadedb_server import EmbeddedArcadeDB, ensure_database, on_server_ports
 from graphdb.bolt import BoltGraphStore, GraphStoreError
 from graphdb.dialect import dialect_for
+from graphdb.protocols import GraphBackend
 from hopgraph.core.settings import Settings
 
 
-def open_graph_store(settings: Settings, migrate: bool = True) -> BoltGraphStore:
+def open_graph_store(settings: Settings, migrate: bool = True) -> GraphBackend:
     """Connect to Neo4j or the embedded ArcadeDB per settings and apply pending migrations."""
     cfg = settings.graph
     if cfg.backend == "arcadedb" and cfg.uri is None:

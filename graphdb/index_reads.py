@@ -11,7 +11,7 @@ import neo4j
 from graphdb import cypher
 from graphdb import cypher_index as q
 from graphdb.batches import batches
-from graphdb.bolt_access import BoltAccess
+from graphdb.bolt_access import Bolt, read_ids
 from graphdb.store import EdgeRow, GraphChange
 
 #: how many committed changes the log keeps; a reader further behind rebuilds from scratch
@@ -30,11 +30,11 @@ def _edge(r: Mapping[str, Any]) -> EdgeRow:
                    float(r["weight"] if r["weight"] is not None else 1.0), r["id"], r.get("label") or "")
 
 
-class IndexReadsMixin(BoltAccess):
+class IndexReadsMixin:
     """Commit markers, the change log and the exports, for ``BoltGraphStore``."""
 
     # -- commit markers ------------------------------------------------------------------------
-    def commit(self, documents: Sequence[str] = (), entities: Sequence[str] = (), communities: bool = False,
+    def commit(self: Bolt, documents: Sequence[str] = (), entities: Sequence[str] = (), communities: bool = False,
                statuses: Sequence[tuple[str, str, str]] = (), regrouped: Sequence[str] | None = None,
                types: Mapping[str, str] | None = None) -> int:
         rows = list({i: {"id": i, "status": s, "content_hash": h} for i, s, h in statuses}.values())
@@ -57,13 +57,10 @@ class IndexReadsMixin(BoltAccess):
 
         return self._write(work)
 
-    def mark_communities_built(self, regrouped: Sequence[str] | None = None) -> None:
+    def mark_communities_built(self: Bolt, regrouped: Sequence[str] | None = None) -> None:
         self.commit(communities=True, regrouped=regrouped)
 
-    def version(self) -> int:
-        raise NotImplementedError
-
-    def changes_since(self, version: int) -> list[GraphChange] | None:
+    def changes_since(self: Bolt, version: int) -> list[GraphChange] | None:
         current = self.version()  # first: changes committed meanwhile come as extra rows
         rows = self.read(q.CHANGES_SINCE, {"version": version})
         changes = [GraphChange(int(r["version"]), tuple(r["documents"] or ()), tuple(r["entities"] or ()),
@@ -72,35 +69,35 @@ class IndexReadsMixin(BoltAccess):
         return changes if complete_log(changes, version, current) else None
 
     # -- exports -------------------------------------------------------------------------------
-    def snapshot_chunks(self, document_ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    def snapshot_chunks(self: Bolt, document_ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
         if document_ids is None:
             return self.read(q.CHUNKS)
-        return self._read_ids(q.CHUNKS_OF_DOCUMENTS, document_ids)
+        return read_ids(self, q.CHUNKS_OF_DOCUMENTS, document_ids)
 
-    def snapshot_mentions(self, chunk_ids: Sequence[str] | None = None,
+    def snapshot_mentions(self: Bolt, chunk_ids: Sequence[str] | None = None,
                           entity_ids: Sequence[str] | None = None) -> list[tuple[str, str, int]]:
         if chunk_ids is None and entity_ids is None:
             rows = self.read(q.MENTIONS)
         else:
-            rows = self._read_ids(q.MENTIONS_OF_CHUNKS, chunk_ids or []) + self._read_ids(q.MENTIONS_OF_ENTITIES,
+            rows = read_ids(self, q.MENTIONS_OF_CHUNKS, chunk_ids or []) + read_ids(self, q.MENTIONS_OF_ENTITIES,
                                                                                   entity_ids or [])
         found = {(r["chunk_id"], r["entity_id"]): int(r["count"] or 1) for r in rows}
         return [(c, e, n) for (c, e), n in found.items()]
 
-    def snapshot_entities(self, ids: Sequence[str] | None = None) -> list[tuple[str, str, str]]:
-        rows = self.read(q.ENTITIES) if ids is None else self._read_ids(q.ENTITIES_OF, ids)
+    def snapshot_entities(self: Bolt, ids: Sequence[str] | None = None) -> list[tuple[str, str, str]]:
+        rows = self.read(q.ENTITIES) if ids is None else read_ids(self, q.ENTITIES_OF, ids)
         return [(r["id"], r["name"] or "", r["type"] or "") for r in rows]
 
-    def snapshot_edges(self, entity_ids: Sequence[str] | None = None, within: bool = False) -> list[EdgeRow]:
+    def snapshot_edges(self: Bolt, entity_ids: Sequence[str] | None = None, within: bool = False) -> list[EdgeRow]:
         if entity_ids is None:
             return [_edge(r) for r in self.read(q.EDGES)]
         if within:  # filtered here: ``WHERE b.id IN $all`` on the server is 5x slower (ArcadeDB 26.10)
             everyone = set(entity_ids)
-            rows = [r for r in self._read_ids(q.EDGES_FROM, sorted(everyone)) if r["target"] in everyone]
+            rows = [r for r in read_ids(self, q.EDGES_FROM, sorted(everyone)) if r["target"] in everyone]
         else:
-            rows = self._read_ids(q.EDGES_FROM, entity_ids) + self._read_ids(q.EDGES_TO, entity_ids)
+            rows = read_ids(self, q.EDGES_FROM, entity_ids) + read_ids(self, q.EDGES_TO, entity_ids)
         return list({r["id"]: _edge(r) for r in rows}.values())
 
-    def snapshot_memberships(self, entity_ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
-        rows = self.read(q.MEMBERSHIPS) if entity_ids is None else self._read_ids(q.MEMBERSHIPS_OF, entity_ids)
+    def snapshot_memberships(self: Bolt, entity_ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
+        rows = self.read(q.MEMBERSHIPS) if entity_ids is None else read_ids(self, q.MEMBERSHIPS_OF, entity_ids)
         return [(r["entity_id"], r["community_id"]) for r in rows]

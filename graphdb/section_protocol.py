@@ -10,7 +10,7 @@ from hopgraph.core.records import Section
 
 
 class SectionStore(Protocol):
-    """Writes and reads of sections (``GraphStore`` includes it)."""
+    """Writes and reads of sections (a role of ``graphdb.protocols``)."""
 
     def replace_sections(self, document_ids: Sequence[str], sections: Sequence[Section]) -> None:
         """Delete every section of these documents, then write ``sections`` (chunks written before)."""

@@ -6,28 +6,28 @@ from collections.abc import Sequence
 from typing import Any
 
 from graphdb import cypher_tree as q
-from graphdb.bolt_access import BoltAccess
+from graphdb.bolt_access import Bolt, read_ids
 from graphdb.tree_protocol import TreeBranch
 from hopgraph.core.records import SummaryNode
 
 
-class TreeEditsMixin(BoltAccess):
+class TreeEditsMixin:
     """RAPTOR tree reads and writes, for ``BoltGraphStore``."""
 
-    def tree_branches(self) -> list[TreeBranch]:
+    def tree_branches(self: Bolt) -> list[TreeBranch]:
         return [TreeBranch(r["id"], tuple(r["leaves"] or ()), tuple(float(x) for x in r["centroid"] or ()))
                 for r in self.read(q.BRANCHES)]
 
-    def chunk_ids(self) -> list[str]:
+    def chunk_ids(self: Bolt) -> list[str]:
         return [r["id"] for r in self.read(q.CHUNK_IDS)]
 
-    def chunk_texts(self, ids: Sequence[str]) -> dict[str, str]:
-        return {r["id"]: r["text"] or "" for r in self._read_ids(q.CHUNK_TEXTS, ids)}
+    def chunk_texts(self: Bolt, ids: Sequence[str]) -> dict[str, str]:
+        return {r["id"]: r["text"] or "" for r in read_ids(self, q.CHUNK_TEXTS, ids)}
 
-    def drop_branches(self, ids: Sequence[str]) -> None:
+    def drop_branches(self: Bolt, ids: Sequence[str]) -> None:
         self._write_ids(q.DROP_BRANCHES, sorted(set(ids)))
 
-    def write_branch(self, nodes: Sequence[SummaryNode]) -> None:
+    def write_branch(self: Bolt, nodes: Sequence[SummaryNode]) -> None:
         def props(n: SummaryNode) -> dict[str, Any]:
             p: dict[str, Any] = {"branch": n.branch, "level": n.level, "text": n.text, "size": n.size,
                                  "central": n.central, "root": n.root}
@@ -42,7 +42,7 @@ class TreeEditsMixin(BoltAccess):
             self._write_rows(q.LINK_SUMMARIES, [{"parent": n.id, "child": c} for n in group if n.level > 1
                                                 for c in n.children])
 
-    def summary_nodes(self, ids: Sequence[str]) -> list[SummaryNode]:
+    def summary_nodes(self: Bolt, ids: Sequence[str]) -> list[SummaryNode]:
         return [SummaryNode(id=r["id"], branch=r["branch"], level=int(r["level"]), text=r["text"] or "",
                             size=int(r["size"] or 0), central=list(r["central"] or []), root=bool(r["root"]),
-                            children=sorted(r["children"] or [])) for r in self._read_ids(q.NODES, ids)]
+                            children=sorted(r["children"] or [])) for r in read_ids(self, q.NODES, ids)]

@@ -19,8 +19,8 @@ class TreeBranch:
     centroid: tuple[float, ...]
 
 
-class SummaryTree(Protocol):
-    """Reads and writes of the RAPTOR tree (``GraphStore`` includes it)."""
+class TreeStore(Protocol):
+    """Reads and writes of the RAPTOR tree (a role of ``graphdb.protocols``)."""
 
     def tree_branches(self) -> list[TreeBranch]:
         """Every complete branch (one whose root was written)."""

@@ -24,7 +24,8 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from graphdb.store import GraphStore, RelationRef, Topology
+from graphdb.community_protocol import CommunityGraph
+from graphdb.store import RelationRef, Topology
 from hopgraph.core.records import Community
 from hopgraph.core.settings import CommunitySettings
 from ingest.community_plan import CommunityReport, community_id
@@ -47,7 +48,7 @@ def embed_text(c: Community, max_chars: int) -> str:
 class CommunityBuilder:
     """Computes communities from the graph's topology and writes the difference."""
 
-    def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder, cfg: CommunitySettings,
+    def __init__(self, graph: CommunityGraph, vectors: VectorStore, embedder: Embedder, cfg: CommunitySettings,
                  reporter: LlmReporter | None = None, max_concurrency: int = 4) -> None:
         self.reporter = reporter
         self.max_concurrency = max_concurrency

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from graphdb.store import GraphStore
+from graphdb.protocols import IndexSource, SectionStore
 from hopgraph.core.records import Chunk, Document, IngestReport, Relation, Section
 from hopgraph.core.settings import ExtractionSettings
 from ingest.extraction import CO_OCCURS, Extraction
@@ -107,7 +107,7 @@ def image_points(clip: ClipEmbedder | None, todo: list[SourceText], report: Inge
             for p, v in zip(got.paths, got.vectors, strict=True)]
 
 
-def retype_points(graph: GraphStore, vectors: VectorStore, types: Mapping[str, str]) -> None:
+def retype_points(graph: IndexSource, vectors: VectorStore, types: Mapping[str, str]) -> None:
     """Give these entities' vectors their new types (entity id -> type) in the payload, which entity
     resolution reads a neighbour's type from. Written before the types are committed to the graph: a
     run killed in between votes the same types again."""
@@ -117,7 +117,7 @@ def retype_points(graph: GraphStore, vectors: VectorStore, types: Mapping[str, s
                                 for i, name, _ in rows if i in found])
 
 
-def backfill_captions(graph: GraphStore, vectors: VectorStore, embedder: Embedder, batch: int = 500) -> int:
+def backfill_captions(graph: SectionStore, vectors: VectorStore, embedder: Embedder, batch: int = 500) -> int:
     """Write the caption vectors of image documents that have none (those ingested before caption
     vectors existed, marked by a migration); returns how many documents got them."""
     done = 0
@@ -131,7 +131,7 @@ def backfill_captions(graph: GraphStore, vectors: VectorStore, embedder: Embedde
         done += len(todo)
 
 
-def backfill_sections(graph: GraphStore, vectors: VectorStore, batch: int = 1000) -> int:
+def backfill_sections(graph: SectionStore, vectors: VectorStore, batch: int = 1000) -> int:
     """Write the vectors of sections that have none (those a migration gave to documents ingested
     before sections existed); returns how many were written."""
     done = 0

@@ -6,7 +6,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from graphdb.store import GraphStore, StaleDescription
+from graphdb.protocols import EntityEditor
+from graphdb.store import StaleDescription
 from hopgraph.core.records import Chunk, Entity, Relation
 from hopgraph.core.settings import ExtractionSettings
 from ingest.extraction import CO_OCCURS, Extractor, SpacyExtractor
@@ -33,7 +34,7 @@ def described_again(extractor: Extractor, items: Sequence[StaleDescription]) -> 
     return out
 
 
-def forget_removed_text(graph: GraphStore, vectors: VectorStore, embedder: Embedder, extractor: Extractor,
+def forget_removed_text(graph: EntityEditor, vectors: VectorStore, embedder: Embedder, extractor: Extractor,
                         cfg: ExtractionSettings) -> None:
     """Rewrite the descriptions marked stale (marks left by a killed run are picked up too). With
     spaCy the smallest remaining chunk is extracted again, so the graph holds exactly what a fresh

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from graphdb.store import COMPLETE, DELETING, PENDING, GraphStore, RemovalPlan
+from graphdb.protocols import GraphStore
+from graphdb.store import COMPLETE, DELETING, PENDING, RemovalPlan
 from hopgraph.core.records import Chunk, IngestReport, Relation, Section
 from hopgraph.core.settings import Settings
 from ingest.batches import Prepared, prepare, stage

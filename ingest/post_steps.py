@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from hopgraph.core.records import IngestReport
 from ingest.batches import stage
 from ingest.embedding import backfill_captions, backfill_sections, retype_points
+from ingest.entity_types import voted_types
 from ingest.forgetting import forget_removed_text
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ def forget(ing: Ingestor, report: IngestReport) -> None:
 
 def vote_types(ing: Ingestor, report: IngestReport) -> None:
     voted = ing.graph.untyped_entities()
-    retyped = ing.graph.vote_types(voted)
+    retyped = voted_types(ing.graph.label_votes(voted))
     if retyped:  # payloads first, then the types with their change-log entry in one transaction
         retype_points(ing.graph, ing.vectors, retyped)
         ing.graph.commit(entities=list(retyped), types=retyped)

@@ -24,8 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from graphdb.store import GraphStore
-from graphdb.tree_protocol import TreeBranch
+from graphdb.tree_protocol import TreeBranch, TreeStore
 from hopgraph.core.records import SummaryNode
 from hopgraph.core.summary_settings import RaptorSettings
 from ingest.raptor_cluster import centrality, partition, soft_clusters, unit
@@ -75,7 +74,7 @@ class TreeReport:
 class TreeBuilder:
     """Builds branches of the tree and brings the stored forest up to date with the chunks."""
 
-    def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder, cfg: RaptorSettings,
+    def __init__(self, graph: TreeStore, vectors: VectorStore, embedder: Embedder, cfg: RaptorSettings,
                  llm: LlmSummarizer | None = None) -> None:
         self.graph = graph
         self.vectors = vectors

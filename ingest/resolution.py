@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphdb.store import GraphStore
+from graphdb.protocols import EntityEditor
 from hopgraph.core.records import CONCEPT, GRAPH_NODE, Entity
 from hopgraph.core.settings import ExtractionSettings, ResolutionSettings
 from hopgraph.core.text import normalize_name
@@ -89,7 +89,7 @@ def name_relation(a: str, b: str) -> str | None:
 class EntityResolver:
     """Finds and applies merges among recently written entities."""
 
-    def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder,
+    def __init__(self, graph: EntityEditor, vectors: VectorStore, embedder: Embedder,
                  cfg: ResolutionSettings, extraction: ExtractionSettings) -> None:
         self.extraction = extraction
         self.graph = graph

@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.base import BaseScheduler
@@ -23,26 +23,13 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
+from graphdb.protocols import RunLog
 from graphdb.store import IngestRun
 from hopgraph.core.records import IngestReport
 from hopgraph.core.service_settings import ScheduledSource, SchedulerSettings
 from ingest.selectors import matches, static_root
 
 log = logging.getLogger(__name__)
-
-
-class RunLog(Protocol):
-    """Where run outcomes go (the graph store)."""
-
-    def record_ingest_run(self, run: IngestRun) -> None: ...
-
-    def delete_ingest_run(self, run_id: str) -> None: ...
-
-    def prune_ingest_runs(self, source: str, keep: int) -> None: ...
-
-    def documents_under(self, prefix: str) -> list[Any]: ...
-
-    def ingest_runs(self, source: str | None = None, limit: int = 50) -> list[IngestRun]: ...
 
 
 class PathIngestor(Protocol):

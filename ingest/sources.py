@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graphdb.store import GraphStore
+from graphdb.protocols import DocumentReader
 from hopgraph.core.errors import NotFoundError
 from hopgraph.core.records import Document, content_hash, document_id
 from hopgraph.core.settings import CsvSettings
@@ -285,7 +285,8 @@ def read_image_file(path: Path, max_bytes: int) -> SourceText | Skipped:
                           metadata={"captions": captions})
 
 
-def vanished(graph: GraphStore, paths: Sequence[Path], seen: set[str], unsure: set[str], data_dir: Path) -> list[str]:
+def vanished(graph: DocumentReader, paths: Sequence[Path], seen: set[str], unsure: set[str],
+             data_dir: Path) -> list[str]:
     """Documents previously ingested from ``paths`` that the sources no longer contain (``seen``: the
     sources read now; ``unsure``: files with unreadable parts, whose documents are kept; what a walk
     skipped, the data dir, is kept too)."""

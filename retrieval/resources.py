@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 
-from graphdb.store import GraphStore
+from graphdb.protocols import IndexSource
 from hopgraph.core.result_settings import NliSettings
 from hopgraph.core.settings import ImageRetrievalSettings
 from retrieval import image
@@ -26,7 +26,7 @@ from vectors.store import VectorStore
 class Resources:
     """The stores, models and index keeper of one retriever."""
 
-    def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder, keeper: IndexKeeper,
+    def __init__(self, graph: IndexSource, vectors: VectorStore, embedder: Embedder, keeper: IndexKeeper,
                  gpu: GpuParts, clip: ClipEmbedder | None = None) -> None:
         self.graph = graph
         self.vectors = vectors

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphdb.store import GraphStore
+from graphdb.protocols import IndexSource
 from hopgraph.core.gpu_settings import GpuSettings
 from hopgraph.core.records import Citation, QueryFilters, QueryResult, RetrievedChunk
 from hopgraph.core.settings import RetrievalSettings
@@ -44,7 +44,7 @@ def recipe_of(cfg: RetrievalSettings) -> IndexRecipe:
 class Retriever:
     """Answers queries over a snapshot of the graph and the vector store."""
 
-    def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder, cfg: RetrievalSettings,
+    def __init__(self, graph: IndexSource, vectors: VectorStore, embedder: Embedder, cfg: RetrievalSettings,
                  keeper: IndexKeeper | None = None, clip: ClipEmbedder | None = None,
                  gpu: GpuSettings | None = None, gnn_checkpoint: Path | None = None) -> None:
         gcfg = gpu or GpuSettings()

@@ -48,6 +48,7 @@ def open_store(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> 
         settings = Settings(data_dir=tmp_path / "data", graph=GraphSettings(
             backend="neo4j", uri=uri, user="neo4j", password=password, database="neo4j"))  # type: ignore[arg-type]
     store = open_graph_store(settings)
+    assert isinstance(store, BoltGraphStore)  # these tests reach into the adapter (``read``, ``_write``)
     if backend == "neo4j":  # one shared database: start clean
         store._write(lambda tx: tx.run("MATCH (n) WHERE NOT n:Migration DETACH DELETE n").consume())
     return store

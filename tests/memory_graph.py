@@ -1,8 +1,11 @@
-"""An in-memory fake of the narrow ``GraphStore`` protocol, for fast unit tests of ingest logic.
+"""An in-memory fake of every role ingest and retrieval use (``graphdb.protocols.GraphStore``), for
+fast unit tests of ingest and index logic.
 
 It follows the Bolt adapter's semantics statement by statement (MERGE = keep the first description,
 relation support is a union and the weight its size, removal prunes support and refreshes community
 sizes); ``tests/test_store_contract.py`` runs the same scenarios against it and the real ArcadeDB.
+Communities, the RAPTOR tree and sections are in ``tests/memory_structure.py``, the browser in
+``tests/memory_browser.py``; only the Cypher console (``CypherConsole``) is not faked: it runs Cypher.
 """
 
 from __future__ import annotations
@@ -19,24 +22,37 @@ from graphdb.store import (
     EdgeRow,
     GraphChange,
     IngestRun,
+    LabelVote,
     RelationRef,
     RemovalFacts,
     RemovalPlan,
     StaleDescription,
     Topology,
 )
-from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, Section
+from hopgraph.core.records import (
+    Chunk,
+    Community,
+    Document,
+    Entity,
+    Mention,
+    Relation,
+    Section,
+    SummaryNode,
+    combine_mentions,
+)
+from tests.memory_browser import MemoryBrowser
+from tests.memory_structure import MemoryCommunities, MemorySections, MemoryTree
 
 
 @dataclass
 class _Doc:
     document: Document
     status: str
-    content_hash: str
+    content_hash: str | None  # set with the status, not by the upsert
 
 
 @dataclass
-class MemoryGraphStore:
+class MemoryGraphStore(MemoryCommunities, MemoryTree, MemorySections, MemoryBrowser):
     """Dicts for nodes, edges keyed by their endpoints; a version bumped by each commit."""
 
     docs: dict[str, _Doc] = field(default_factory=dict)
@@ -45,14 +61,20 @@ class MemoryGraphStore:
     entities: dict[str, Entity] = field(default_factory=dict)
     resolved: set[str] = field(default_factory=set)
     mentions: dict[tuple[str, str], int] = field(default_factory=dict)
+    labels: dict[tuple[str, str], str] = field(default_factory=dict)  # a mention's (voted) label
     relations: dict[str, Relation] = field(default_factory=dict)
-    communities: dict[str, Community] = field(default_factory=dict)
+    stored_communities: dict[str, Community] = field(default_factory=dict)
     members: set[tuple[str, str]] = field(default_factory=set)       # (entity id, community id)
     alias_of: dict[str, tuple[str, str]] = field(default_factory=dict)  # alias id -> (canonical, name)
     runs: dict[str, IngestRun] = field(default_factory=dict)
     stale_entities: set[str] = field(default_factory=set)
     stale_relations: set[str] = field(default_factory=set)
     stale_communities: set[str] = field(default_factory=set)
+    unclustered: set[str] = field(default_factory=set)   # entities whose neighbourhood changed
+    untyped: set[str] = field(default_factory=set)       # entities whose mentions changed
+    summaries: dict[str, SummaryNode] = field(default_factory=dict)
+    unembedded: set[str] = field(default_factory=set)    # sections a migration gave older documents
+    uncaptioned: set[str] = field(default_factory=set)   # image documents a migration marked
     graph_version: int = 0
     change_log: list[GraphChange] = field(default_factory=list)
     communities_version: int | None = None
@@ -85,42 +107,32 @@ class MemoryGraphStore:
     def version(self) -> int:
         return self.graph_version
 
+    def pending_migrations(self) -> list[str]:
+        return []
+
     def counts(self) -> dict[str, int]:
+        section_links = sum(1 for s in self.sections.values() for c in s.chunk_ids if c in self.chunks)
         return {"Document": len(self.docs), "Chunk": len(self.chunks), "Entity": len(self.entities),
-                "Community": len(self.communities), "HAS_CHUNK": len(self.chunks), "MENTIONS": len(self.mentions),
-                "RELATED": len(self.relations), "IN_COMMUNITY": len(self.members), "Summary": 0}
+                "Community": len(self.stored_communities), "Summary": len(self.summaries),
+                "HAS_CHUNK": len(self.chunks) + section_links, "MENTIONS": len(self.mentions),
+                "RELATED": len(self.relations), "IN_COMMUNITY": len(self.members)}
 
-    # -- sections ----------------------------------------------------------------------------------
-    def replace_sections(self, document_ids: Sequence[str], sections: Sequence[Section]) -> None:
-        gone = set(document_ids)
-        self.sections = {k: s for k, s in self.sections.items() if s.document_id not in gone}
-        self.sections.update({s.id: s.model_copy() for s in sections})
-
-    def sections_of(self, document_ids: Sequence[str]) -> list[Section]:
-        wanted = set(document_ids)
-        return sorted((s for s in self.sections.values() if s.document_id in wanted),
-                      key=lambda s: (s.document_id, s.ord))
-
-    def unembedded_sections(self, limit: int = 1000) -> list[Section]:
-        return []  # sections written by an ingest are embedded by it; only migrations leave others
-
-    def mark_sections_embedded(self, ids: Sequence[str]) -> None:
-        return None
-
-    def uncaptioned_images(self, limit: int = 500) -> dict[str, str]:
-        return {}  # caption vectors are written by the ingest; only migrations mark older documents
-
-    def mark_captions_embedded(self, ids: Sequence[str]) -> None:
-        return None
-
-    def chunk_sections(self) -> dict[str, int]:
-        return {c: s.ord for s in self.sections.values() for c in s.chunk_ids}
+    def health_counts(self) -> dict[str, int]:
+        mentioned = {e for (_, e) in self.mentions}
+        return {"chunks": len(self.chunks), "all_relations": len(self.relations),
+                "typed_relations": sum(1 for r in self.relations.values() if r.type != "co_occurs"),
+                "image_documents": sum(1 for d in self.docs.values() if d.document.kind == "image"
+                                       and d.status == COMPLETE),
+                "orphan_entities": sum(1 for e in self.entities if e not in mentioned),
+                "orphan_chunks": sum(1 for c in self.chunks.values() if c.document_id not in self.docs),
+                "empty_communities": sum(1 for c in self.stored_communities if not self._has_children(c)
+                                         and not any(x == c for (_, x) in self.members))}
 
     # -- documents ---------------------------------------------------------------------------------
     def upsert_documents(self, docs: Sequence[Document], status: str) -> None:
         for d in docs:
             old = self.docs.get(d.id)
-            self.docs[d.id] = _Doc(d, status, old.content_hash if old else "")
+            self.docs[d.id] = _Doc(d, status, old.content_hash if old else None)
 
     def set_document_status(self, rows: Sequence[tuple[str, str, str]]) -> None:
         for i, status, content_hash in rows:
@@ -146,17 +158,21 @@ class MemoryGraphStore:
     def upsert_entities(self, entities: Sequence[Entity]) -> None:
         for e in entities:
             self.entities.setdefault(e.id, e)  # ON CREATE SET: the first name and type stay
+            self.unclustered.add(e.id)
+            self.untyped.add(e.id)
 
     def upsert_mentions(self, mentions: Sequence[Mention]) -> None:
-        merged: dict[tuple[str, str], int] = {}
-        for m in mentions:
-            merged[(m.chunk_id, m.entity_id)] = merged.get((m.chunk_id, m.entity_id), 0) + m.count
-        self.mentions.update({k: n for k, n in merged.items() if k[0] in self.chunks and k[1] in self.entities})
+        for m in combine_mentions(mentions):
+            if m.chunk_id in self.chunks and m.entity_id in self.entities:
+                self.mentions[(m.chunk_id, m.entity_id)] = m.count
+                self.labels[(m.chunk_id, m.entity_id)] = m.label
 
     def add_mentions(self, mentions: Sequence[Mention]) -> None:
         for m in mentions:
             if m.chunk_id in self.chunks and m.entity_id in self.entities:
                 key = (m.chunk_id, m.entity_id)
+                if key not in self.mentions:
+                    self.labels.pop(key, None)  # a new edge: no label
                 self.mentions[key] = self.mentions.get(key, 0) + m.count
 
     def upsert_relations(self, relations: Sequence[Relation]) -> None:
@@ -189,7 +205,10 @@ class MemoryGraphStore:
                 support = [c for c in r.chunk_ids if c not in gone]
                 self.relations[rid] = r.model_copy(update={"chunk_ids": support, "weight": float(len(support))})
                 self.stale_relations.add(rid)
-        self.stale_entities |= {e for e in plan.touched_entity_ids if e in self.entities}
+        touched = {e for e in plan.touched_entity_ids if e in self.entities}
+        self.stale_entities |= touched
+        self.unclustered |= touched
+        self.untyped |= touched
         self.stale_communities |= {c for (e, c) in self.members if e in plan.touched_entity_ids}
         for ref in plan.relations:
             self.relations.pop(ref.id, None)
@@ -201,13 +220,13 @@ class MemoryGraphStore:
             self.docs.pop(d, None)
             self.chunks = {k: c for k, c in self.chunks.items() if c.document_id != d}
         for cid in plan.community_ids:
-            if cid in self.communities:
+            if cid in self.stored_communities:
                 size = sum(1 for (_, c) in self.members if c == cid)
-                has_children = any(x.parent_id == cid for x in self.communities.values())
+                has_children = any(x.parent_id == cid for x in self.stored_communities.values())
                 if size == 0 and not has_children:
                     self.delete_communities([cid])
                 else:
-                    self.communities[cid] = self.communities[cid].model_copy(update={"size": size})
+                    self.stored_communities[cid] = self.stored_communities[cid].model_copy(update={"size": size})
         if document_ids:
             self.commit(documents=document_ids)
 
@@ -239,7 +258,7 @@ class MemoryGraphStore:
             self.stale_relations.discard(ref.id)
 
     def stale_summaries(self) -> set[str]:
-        return self.stale_communities & set(self.communities)
+        return self.stale_communities & set(self.stored_communities)
 
     # -- entity resolution -------------------------------------------------------------------------
     def unresolved_entities(self) -> list[Entity]:
@@ -253,16 +272,19 @@ class MemoryGraphStore:
 
     def mentions_of_entities(self, ids: Sequence[str]) -> list[Mention]:
         wanted = set(ids)
-        return [Mention(chunk_id=c, entity_id=e, count=n) for (c, e), n in self.mentions.items() if e in wanted]
+        return [Mention(chunk_id=c, entity_id=e, count=n, label=self.labels.get((c, e), ""))
+                for (c, e), n in self.mentions.items() if e in wanted]
 
     def untyped_entities(self) -> list[str]:
-        return []  # mention labels are not kept here: nothing is ever voted
+        return sorted(self.untyped & set(self.entities))
 
     def mark_typed(self, ids: Sequence[str]) -> None:
-        return None
+        self.untyped -= set(ids)
 
-    def vote_types(self, ids: Sequence[str]) -> dict[str, str]:
-        return {}  # mention labels are not kept here: an entity keeps the type it was written with
+    def label_votes(self, ids: Sequence[str]) -> list[LabelVote]:
+        wanted = set(ids)
+        return [LabelVote(e, self.entities[e].type, self.labels[(c, e)], n) for (c, e), n in self.mentions.items()
+                if e in wanted and self.labels.get((c, e))]
 
     def relations_of_entities(self, ids: Sequence[str]) -> list[Relation]:
         wanted = set(ids)
@@ -282,34 +304,6 @@ class MemoryGraphStore:
             self.alias_of = {a: ((canonical if c == alias else c), n) for a, (c, n) in self.alias_of.items()}
         for alias, name, canonical in aliases:
             self.alias_of[alias] = (canonical, name)
-
-    # -- communities -------------------------------------------------------------------------------
-    def upsert_communities(self, communities: Sequence[Community]) -> None:
-        for c in communities:
-            self.communities[c.id] = c.model_copy(update={"member_ids": []})
-            self.stale_communities.discard(c.id)
-            self.members.update((e, c.id) for e in c.member_ids if e in self.entities)
-
-    def community_ids(self) -> dict[str, int]:
-        return {i: c.level for i, c in self.communities.items()}
-
-    def level0_membership(self) -> dict[str, str]:
-        return {e: c for (e, c) in sorted(self.members) if self.communities[c].level == 0}
-
-    def delete_communities(self, ids: Sequence[str]) -> None:
-        dead = set(ids)
-        self.communities = {i: c for i, c in self.communities.items() if i not in dead}
-        self.members = {(e, c) for (e, c) in self.members if c not in dead}
-
-
-    def relation_descriptions(self, refs: Sequence[RelationRef]) -> dict[str, str]:
-        return {r.id: self.relations[r.id].description for r in refs if r.id in self.relations}
-
-    def communities_stale(self) -> bool:
-        return self.communities_version != self.graph_version
-
-    def mark_communities_built(self, regrouped: Sequence[str] | None = None) -> None:
-        self.commit(communities=True, regrouped=regrouped)
 
     # -- snapshot exports --------------------------------------------------------------------------
     def topology(self) -> Topology:
@@ -363,3 +357,7 @@ class MemoryGraphStore:
         mine = sorted((r for r in self.runs.values() if r.source == source), key=lambda r: -r.started_at)
         for r in mine[keep:]:
             del self.runs[r.id]
+
+    def ingest_runs(self, source: str | None = None, limit: int = 50) -> list[IngestRun]:
+        mine = [r for r in self.runs.values() if source is None or r.source == source]
+        return sorted(mine, key=lambda r: -r.started_at)[:limit]

@@ -8,8 +8,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from graphdb.arcadedb_server import ServerInfo
+from graphdb.store import LabelVote
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import CONCEPT, majority_label
+from ingest.entity_types import voted_types
 from tests.conftest import settings_for
 from vectors.embedders import SentenceTransformerEmbedder
 
@@ -27,6 +29,15 @@ def test_majority_label() -> None:
     assert majority_label({CONCEPT: 2, "ORG": 2}) == "ORG"  # and to a named-entity label over a concept
     assert majority_label({CONCEPT: 3, "ORG": 2}) == CONCEPT
     assert majority_label({"": 5}) == "" and majority_label({}) == ""
+
+
+def test_voted_types_are_the_changed_majorities_of_each_entity() -> None:
+    votes = [LabelVote("veloria", "GPE", "GPE", 1), LabelVote("veloria", "GPE", "NORP", 1),
+             LabelVote("veloria", "GPE", "NORP", 1), LabelVote("tarsk", "GPE", "GPE", 3),
+             LabelVote("acme", "", "ORG", 2), LabelVote("acme", "", CONCEPT, 2)]
+    assert voted_types(votes) == {"acme": "ORG", "veloria": "NORP"}  # tarsk keeps its type: not listed
+    assert list(voted_types(reversed(votes))) == ["acme", "veloria"]  # in id order, whatever the order read
+    assert voted_types([]) == {}
 
 
 def _veloria(p: Platform) -> str:
@@ -66,13 +77,13 @@ def test_the_vote_reads_only_what_changed_when_communities_are_off(
         "resolution": settings.resolution.model_copy(update={"enabled": False})})
     with Platform(settings, embedder=embedder) as p:
         voted: list[list[str]] = []
-        vote = p.graph.vote_types
+        vote = p.graph.label_votes
 
-        def recording(ids: Sequence[str]) -> dict[str, str]:  # the real vote, its input noted
+        def recording(ids: Sequence[str]) -> list[LabelVote]:  # the real read, its input noted
             voted.append(list(ids))
             return vote(ids)
 
-        p.graph.vote_types = recording  # type: ignore[method-assign]
+        p.graph.label_votes = recording  # type: ignore[method-assign]
         first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
         _write(first, ["river", "falls"])
         p.ingest([first])

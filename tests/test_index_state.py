@@ -102,7 +102,7 @@ def merge(graph: MemoryGraphStore, alias: int, canonical: int) -> None:
 
 def communities(graph: MemoryGraphStore, split: int) -> None:
     ids = sorted(graph.entities)
-    graph.delete_communities(list(graph.communities))
+    graph.delete_communities(list(graph.stored_communities))
     graph.members.clear()
     graph.upsert_communities([Community(id=f"k{split}-{i}", level=0, size=len(ids[i::2]), member_ids=ids[i::2])
                               for i in range(2)])
@@ -115,7 +115,7 @@ def regroup(graph: MemoryGraphStore, entity: int, split: int) -> None:
     if e not in graph.entities:
         return
     target = f"r{split}"
-    if target not in graph.communities:
+    if target not in graph.stored_communities:
         graph.upsert_communities([Community(id=target, level=0, size=0)])
     graph.members = {(x, c) for (x, c) in graph.members if x != e} | {(e, target)}
     graph.mark_communities_built(regrouped=[e])

@@ -1,6 +1,7 @@
-"""The narrow GraphStore contract, run on the in-memory fake and on the real ArcadeDB: the same
-scenario (load, removal planned by ``ingest.graph_edits``, an entity merge) must leave both stores
-in the same observable state. The fake is what fast unit tests of ingest logic run against."""
+"""The graph store's contract, run on the in-memory fake and on the real ArcadeDB (and Neo4j where
+Docker runs): every role's scenario (``tests/store_scenarios.py``) must leave the fake and the backend
+in the same observable state, and the scenarios below (removal planned by ``ingest.graph_edits``, an
+entity merge, the change log) hold on both. The fake is what fast unit tests of ingest logic run against."""
 
 from __future__ import annotations
 
@@ -10,10 +11,14 @@ from typing import Any
 
 import pytest
 
-from graphdb.store import GraphChange, GraphStore
+from graphdb.protocols import GraphStore
+from graphdb.store import GraphChange
 from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, relation_id
 from ingest.graph_edits import merge_edits, plan_removal
 from tests.memory_graph import MemoryGraphStore
+from tests.store_scenarios import SCENARIOS
+
+from .graph_backends import neo4j_uri  # noqa: F401 - fixture
 
 
 @pytest.fixture(params=["memory", pytest.param("arcadedb", marks=pytest.mark.integration)])
@@ -26,6 +31,27 @@ def narrow(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStor
     store = open_store("arcadedb", request, tmp_path)
     yield store
     store.close()
+
+
+@pytest.mark.parametrize("role", SCENARIOS)
+def test_every_role_holds_on_the_fake(role: str) -> None:
+    """Each role's scenario on the fake alone (its assertions are in the scenario)."""
+    assert SCENARIOS[role](MemoryGraphStore())
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("backend", ["arcadedb", "neo4j"])
+@pytest.mark.parametrize("role", SCENARIOS)
+def test_every_role_leaves_the_fake_and_the_backend_alike(role: str, backend: str, request: pytest.FixtureRequest,
+                                                           tmp_path: Path) -> None:
+    from tests.graph_backends import open_store
+
+    expected = SCENARIOS[role](MemoryGraphStore())
+    real = open_store(backend, request, tmp_path)
+    try:
+        assert SCENARIOS[role](real) == expected
+    finally:
+        real.close()
 
 
 def _load(store: GraphStore) -> None:

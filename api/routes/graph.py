@@ -103,7 +103,7 @@ async def run_cypher(body: CypherRequest, request: Request) -> CypherResponse:
     timeout = min(body.timeout_s or cfg.cypher_timeout_s, cfg.cypher_timeout_s)
     try:
         res = await asyncio.wait_for(run_in_threadpool(
-            hg.platform.browser.explore, body.query, body.params, limit, timeout), timeout + 2.0)
+            hg.platform.console.explore, body.query, body.params, limit, timeout), timeout + 2.0)
     except TimeoutError:
         raise ProblemError(504, f"the statement took longer than {timeout:g}s") from None
     except ReadOnlyViolation:

@@ -9,9 +9,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from graphdb.bolt import BoltGraphStore
 from graphdb.factory import open_graph_store
-from graphdb.store import DocumentState, GraphBrowser, IngestRun
+from graphdb.protocols import CypherConsole, GraphBackend, GraphBrowser
+from graphdb.store import DocumentState, IngestRun
 from hopgraph.core.memory import keep_freed_memory
 from hopgraph.core.records import IngestReport, QueryFilters, QueryResult
 from hopgraph.core.service_settings import ScheduledSource
@@ -45,7 +45,7 @@ class Platform:
             keep_freed_memory()
         if embedder is not None:  # share a loaded model between platforms (tests, servers)
             self.__dict__["embedder"] = embedder
-        self._graph: BoltGraphStore | None = None
+        self._graph: GraphBackend | None = None
         self._vectors: VectorStore | None = None
         self._retriever: Retriever | None = None
         self._ingest: Ingestor | None = None
@@ -78,14 +78,19 @@ class Platform:
             self._graph = None
 
     @property
-    def graph(self) -> BoltGraphStore:
+    def graph(self) -> GraphBackend:
         if self._graph is None:
             self._graph = open_graph_store(self.settings)
         return self._graph
 
     @property
     def browser(self) -> GraphBrowser:
-        """Read look-ups for exploring the graph (entities, communities, provenance, read-only Cypher)."""
+        """Read look-ups for exploring the graph (entities, communities, provenance, exports)."""
+        return self.graph
+
+    @property
+    def console(self) -> CypherConsole:
+        """Read-only Cypher, checked before it runs."""
         return self.graph
 
     @cached_property

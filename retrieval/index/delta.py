@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphdb.store import GraphChange, GraphStore
+from graphdb.protocols import IndexSource
+from graphdb.store import GraphChange
 from hopgraph.core.text import normalize_name
 from retrieval.index.carry import identity
 from retrieval.index.tables import (
@@ -140,13 +141,13 @@ def titles_carried(t: Tables, dropped: np.ndarray, chunks: Merged, titles: np.nd
     return bool(kept), same
 
 
-def apply_changes(tables: Tables, changes: Sequence[GraphChange], graph: GraphStore,
+def apply_changes(tables: Tables, changes: Sequence[GraphChange], graph: IndexSource,
                   vectors: VectorStore) -> Tables:
     """``tables`` brought to the last change's version."""
     return apply_delta(tables, changes, graph, vectors)[0] if changes else tables
 
 
-def apply_delta(tables: Tables, changes: Sequence[GraphChange], graph: GraphStore,
+def apply_delta(tables: Tables, changes: Sequence[GraphChange], graph: IndexSource,
                 vectors: VectorStore) -> tuple[Tables, Patch]:
     """``tables`` brought to the last change's version (``changes`` not empty), and what changed."""
     docs = sorted({d for c in changes for d in c.documents})

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from graphdb.store import GraphStore
+from graphdb.protocols import IndexSource
 from hopgraph.core import memory
 from retrieval.index import persist
 from retrieval.index.delta import NeedsRebuild, Patch, apply_delta
@@ -41,7 +41,7 @@ class Freshness:
 class IndexKeeper:
     """Holds the served ``IndexState`` and refreshes it (thread-safe; one refresh at a time)."""
 
-    def __init__(self, graph: GraphStore, vectors: VectorStore, recipe: IndexRecipe, dim: int,
+    def __init__(self, graph: IndexSource, vectors: VectorStore, recipe: IndexRecipe, dim: int,
                  folder: Path | None = None, persist_every_s: float = 30.0, fresh_reads: bool = True,
                  owner: str = "") -> None:
         self.graph = graph

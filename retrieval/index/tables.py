@@ -13,11 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from graphdb.store import EdgeRow, GraphStore
+from graphdb.protocols import IndexSource
+from graphdb.store import EdgeRow
 from hopgraph.core.text import normalize_name
 from vectors.store import VectorStore
 
-#: chunk columns, in the order ``GraphStore.snapshot_chunks`` names them (``corpus_id`` comes from
+#: chunk columns, in the order ``IndexSource.snapshot_chunks`` names them (``corpus_id`` comes from
 #: the document's metadata)
 CHUNK_COLUMNS = ("text", "document_id", "source", "title", "corpus_id", "kind", "uri")
 #: entity vectors of a graph with more entities are held as float16: half the memory (1M entities:
@@ -189,7 +190,7 @@ def exported_rows(sorted_ids: np.ndarray, vectors: VectorStore, collection: str,
     return out
 
 
-def fetch_all(graph: GraphStore, vectors: VectorStore, dim: int) -> Tables:
+def fetch_all(graph: IndexSource, vectors: VectorStore, dim: int) -> Tables:
     """Every table from scratch (the version is read first: later writes come again as deltas)."""
     version = graph.version()
     ents = sorted(graph.snapshot_entities(), key=lambda r: r[0])

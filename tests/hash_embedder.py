@@ -1,0 +1,23 @@
+"""A deterministic stand-in encoder for tests whose vectors need not mean anything (community and
+summary vectors written next to a fake graph): vectors from the text's hash, through the real cache."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+from vectors.embedders import _CachedEmbedder
+
+
+class HashEmbedder(_CachedEmbedder):
+    """Eight dimensions from the SHA-256 of the text."""
+
+    name, dim = "hash", 8
+
+    def __init__(self) -> None:
+        super().__init__(batch_size=None, cache_size=0)
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        return np.stack([np.frombuffer(hashlib.sha256(t.encode()).digest()[:8], dtype=np.uint8).astype(np.float32)
+                         + 1.0 for t in texts])
