@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.freshness import rss_mb
+from benchmarks.common import rss_mb
 from graphdb.store import EdgeRow, GraphChange
 from hopgraph.core.index_settings import IndexSettings
 from hopgraph.core.memory import keep_freed_memory, pregrow

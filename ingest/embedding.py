@@ -15,7 +15,7 @@ from hopgraph.core.records import Chunk, Document, IngestReport, Relation, Secti
 from hopgraph.core.settings import ExtractionSettings
 from ingest.extraction import CO_OCCURS, Extraction
 from ingest.relation_vectors import Lookup, relation_vectors
-from ingest.sources import SourceText
+from ingest.source_text import SourceText
 from ingest.texts import relation_point
 from vectors.clip import ClipEmbedder
 from vectors.embedders import Embedder
