@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 
 from graphdb.store import GraphStore
-from hopgraph.core.records import Chunk, Document, IngestReport, Relation, Section
+from hopgraph.core.records import CO_OCCURS, Chunk, Document, IngestReport, Relation, Section
 from hopgraph.core.settings import ExtractionSettings
-from ingest.extraction import CO_OCCURS, Extraction
+from ingest.extraction import Extraction
 from ingest.relation_vectors import Lookup, relation_vectors
 from ingest.source_text import SourceText
 from ingest.texts import relation_point

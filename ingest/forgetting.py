@@ -7,9 +7,9 @@ import logging
 from collections.abc import Sequence
 
 from graphdb.store import GraphStore, StaleDescription
-from hopgraph.core.records import Chunk, Entity, Relation
+from hopgraph.core.records import CO_OCCURS, Chunk, Entity, Relation
 from hopgraph.core.settings import ExtractionSettings
-from ingest.extraction import CO_OCCURS, Extractor, SpacyExtractor
+from ingest.extraction import Extractor, SpacyExtractor
 from ingest.graph_edits import refreshed_description
 from ingest.relation_vectors import relation_vectors
 from ingest.texts import merge_relations, relation_point

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from graphdb.store import EdgeRow, GraphStore
+from hopgraph.core.records import CO_OCCURS
 from hopgraph.core.text import normalize_name
 from vectors.store import VectorStore
 
@@ -24,7 +25,6 @@ CHUNK_COLUMNS = ("text", "document_id", "source", "title", "corpus_id", "kind", 
 #: 0.73 GB, not 1.46 GB), cosines within 1e-4 of float32's (``retrieval.signals.entity_similarity``)
 HALF_ABOVE = 262_144
 #: the edge type whose ids are not kept (nothing at query time names a co-occurrence; most edges are one)
-CO_OCCURS = "co_occurs"
 
 
 def strings(values: Any) -> np.ndarray:
