@@ -26,9 +26,10 @@ import numpy as np
 
 from graphdb.store import GraphStore
 from graphdb.tree_protocol import TreeBranch
+from hopgraph.core.linalg import unit
 from hopgraph.core.records import SummaryNode
 from hopgraph.core.summary_settings import RaptorSettings
-from ingest.raptor_cluster import centrality, partition, soft_clusters, unit
+from ingest.raptor_cluster import centrality, partition, soft_clusters
 from ingest.raptor_summary import LlmSummarizer, extractive
 from vectors.embedders import Embedder
 from vectors.store import VectorPoint, VectorStore

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from graphdb.store import EdgeRow, GraphStore
+from hopgraph.core.linalg import unit
 from hopgraph.core.records import CO_OCCURS
 from hopgraph.core.text import normalize_name
 from vectors.store import VectorStore
@@ -82,12 +83,6 @@ class Tables:
 def vector_dtype(rows: int) -> type[np.floating[Any]]:
     """The dtype of a table of ``rows`` entity vectors (float16 above ``HALF_ABOVE``)."""
     return np.float16 if rows > HALF_ABOVE else np.float32
-
-
-def unit(mat: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit length (row by row: the same bits whatever the other rows)."""
-    mat = np.asarray(mat, dtype=np.float32)
-    return mat / np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-12)
 
 
 def unit_rows(ids: list[str], vectors: VectorStore, dim: int, collection: str = "entities") -> np.ndarray:
