@@ -35,10 +35,3 @@ MATCH (s:Summary {id: r.parent}), (c:Summary {id: r.child})
 MERGE (s)-[:SUMMARIZES]->(c)
 """
 
-NODES = """
-UNWIND $ids AS id
-MATCH (s:Summary {id: id})
-OPTIONAL MATCH (s)-[:SUMMARIZES]->(c)
-RETURN s.id AS id, s.branch AS branch, s.level AS level, s.text AS text, s.size AS size,
-       s.central AS central, s.root AS root, collect(c.id) AS children
-"""

@@ -41,8 +41,3 @@ class TreeEditsMixin(BoltAccess):
                                              for c in n.children])
             self._write_rows(q.LINK_SUMMARIES, [{"parent": n.id, "child": c} for n in group if n.level > 1
                                                 for c in n.children])
-
-    def summary_nodes(self, ids: Sequence[str]) -> list[SummaryNode]:
-        return [SummaryNode(id=r["id"], branch=r["branch"], level=int(r["level"]), text=r["text"] or "",
-                            size=int(r["size"] or 0), central=list(r["central"] or []), root=bool(r["root"]),
-                            children=sorted(r["children"] or [])) for r in self._read_ids(q.NODES, ids)]

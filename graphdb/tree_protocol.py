@@ -41,7 +41,3 @@ class SummaryTree(Protocol):
     def write_branch(self, nodes: Sequence[SummaryNode]) -> None:
         """Write one branch's summaries and SUMMARIZES edges; its root last (the branch is complete then)."""
         ...
-
-    def summary_nodes(self, ids: Sequence[str]) -> list[SummaryNode]:
-        """Stored summaries (without leaves and centroid)."""
-        ...
