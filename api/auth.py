@@ -17,7 +17,9 @@ from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from api.problems import ProblemError
+from hopgraph.core.errors import BadInputError
 from hopgraph.core.service_settings import ApiKey
+from hopgraph.core.settings import Settings
 
 Scope = Literal["read", "admin"]
 
@@ -84,3 +86,10 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def check_config(settings: Settings) -> None:
+    """Refuse an open API (no keys) on a non-loopback address."""
+    if not settings.api.api_keys and not is_loopback(settings.api.host):
+        raise BadInputError(f"refusing to serve on {settings.api.host} without API keys: add keys to "
+                            "settings (hopgraph api-key makes one) or bind to 127.0.0.1")

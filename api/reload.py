@@ -8,7 +8,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from api.auth import Authenticator
+from api.auth import Authenticator, check_config
 from api.deps import AppState
 from hopgraph.core.service_settings import SchedulerSettings
 from hopgraph.core.settings import Settings
@@ -39,8 +39,6 @@ def apply(hg: AppState, new: Settings,
           start_scheduler: Callable[[SchedulerSettings], ReingestScheduler | None]) -> Reloaded:
     """Swap in ``new``'s keys and schedules (refused, changing nothing, if it would open the API on a
     non-loopback address)."""
-    from api.server import check_config
-
     old = hg.settings
     check_config(old.model_copy(update={"api": old.api.model_copy(update={"api_keys": new.api.api_keys})}))
     hg.auth = Authenticator(new.api.api_keys)

@@ -16,9 +16,9 @@ import uvicorn
 from fastapi import FastAPI
 
 from api.app import create_app
-from api.auth import is_loopback
+from api.auth import check_config
 from hopgraph.app.ownership import owner_record, running_server
-from hopgraph.core.errors import BadInputError, ConflictError
+from hopgraph.core.errors import ConflictError
 from hopgraph.core.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -26,13 +26,6 @@ log = logging.getLogger(__name__)
 
 class ServeError(ConflictError):
     """The service cannot start as configured, or another process serves the stores."""
-
-
-def check_config(settings: Settings) -> None:
-    """Refuse an open API (no keys) on a non-loopback address."""
-    if not settings.api.api_keys and not is_loopback(settings.api.host):
-        raise BadInputError(f"refusing to serve on {settings.api.host} without API keys: add keys to "
-                         "settings (hopgraph api-key makes one) or bind to 127.0.0.1")
 
 
 @contextlib.contextmanager

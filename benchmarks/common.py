@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import resource
 import socket
 import statistics
 import tempfile
@@ -49,3 +50,11 @@ def percentiles(samples_s: list[float]) -> tuple[float, float]:
     ms = sorted(x * 1000 for x in samples_s)
     p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
     return statistics.median(ms), p95
+
+
+def rss_mb() -> float:
+    """Resident memory now (MB)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -28,7 +28,6 @@ import contextlib
 import gc
 import json
 import os
-import resource
 import shutil
 import signal
 import statistics
@@ -42,20 +41,13 @@ from typing import Any
 
 import httpx
 
-from benchmarks.common import SHARED_DATA, free_port, percentiles, throwaway_arcadedb
+from benchmarks.common import SHARED_DATA, free_port, percentiles, rss_mb, throwaway_arcadedb
+from benchmarks.freshness_scale import scale_run
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import Settings
 from ingest.sources import record_to_source
 
 QUESTIONS = SHARED_DATA / "2wiki-dev-500" / "queries.jsonl"
-
-
-def rss_mb() -> float:
-    """Resident memory now (MB)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def questions(n: int) -> list[str]:
@@ -283,8 +275,6 @@ def main() -> None:
     args = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if args.synthetic:
-        from benchmarks.freshness_scale import scale_run
-
         n_docs, n_entities, n_edges = (int(x) for x in args.synthetic.split(":"))
         scale_run(n_docs, n_entities, n_edges, keep=not args.release_freed_memory, grow=not args.no_pregrow)
     else:

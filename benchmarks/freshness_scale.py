@@ -25,15 +25,17 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.freshness import rss_mb
+from benchmarks.common import rss_mb
 from graphdb.store import EdgeRow, GraphChange
 from hopgraph.core.index_settings import IndexSettings
+from hopgraph.core.linalg import unit
 from hopgraph.core.memory import keep_freed_memory, pregrow
+from hopgraph.core.records import CO_OCCURS
 from hopgraph.core.text import normalize_name
 from retrieval.index import persist
 from retrieval.index.delta import apply_delta
 from retrieval.index.state import IndexRecipe, IndexState
-from retrieval.index.tables import CO_OCCURS, Tables, strings, typed_rows, unit, vector_dtype
+from retrieval.index.tables import Tables, strings, typed_rows, vector_dtype
 from retrieval.signals import Seeds, entity_similarity, ppr_scores
 
 DIM = 384

@@ -26,11 +26,13 @@ import pandas as pd
 import torch
 from torch_geometric.data import HeteroData
 
+from hopgraph.core import records
+
 log = logging.getLogger(__name__)
 
 ENTITY = "entity"
 RELATED = (ENTITY, "related", ENTITY)
-CO_OCCURS = (ENTITY, "co_occurs", ENTITY)
+CO_OCCURS = (ENTITY, records.CO_OCCURS, ENTITY)
 SIMILAR = (ENTITY, "similar", ENTITY)
 EDGE_TYPES = (RELATED, CO_OCCURS, SIMILAR)
 

@@ -1,6 +1,8 @@
 """The Cypher of the exploration look-ups (``graphdb.browse``): documents, entities, neighbourhoods,
 communities, provenance and the log of scheduled runs. Ingest and retrieval use ``graphdb.cypher``."""
 
+from hopgraph.core.records import CO_OCCURS
+
 LIST_DOCUMENTS = """
 MATCH (d:Document)
 RETURN d.id AS id, d.source AS source, d.status AS status, d.content_hash AS content_hash
@@ -125,7 +127,7 @@ LIMIT $limit
 # the counts hopgraph doctor compares
 HEALTH_COUNTS = {
     "chunks": "MATCH (c:Chunk) RETURN count(c) AS n",
-    "typed_relations": "MATCH ()-[r:RELATED]->() WHERE r.type <> 'co_occurs' RETURN count(r) AS n",
+    "typed_relations": f"MATCH ()-[r:RELATED]->() WHERE r.type <> '{CO_OCCURS}' RETURN count(r) AS n",
     "all_relations": "MATCH ()-[r:RELATED]->() RETURN count(r) AS n",
     "image_documents": "MATCH (d:Document) WHERE d.kind = 'image' AND d.status = 'complete' RETURN count(d) AS n",
     "orphan_entities": "MATCH (e:Entity) WHERE NOT (e)<-[:MENTIONS]-() RETURN count(e) AS n",

@@ -14,7 +14,7 @@ from hopgraph.core.records import Chunk, IngestReport, Section
 from ingest.chunking import Chunker
 from ingest.extraction import Extraction
 from ingest.extraction_worker import Pending
-from ingest.sources import SourceText
+from ingest.source_text import SourceText
 from vectors.embedders import Embedder
 
 log = logging.getLogger(__name__)

@@ -26,7 +26,7 @@ from typing import Any
 
 from graphdb.community_protocol import CommunityGraph
 from graphdb.store import RelationRef, Topology
-from hopgraph.core.records import Community
+from hopgraph.core.records import CO_OCCURS, Community
 from hopgraph.core.settings import CommunitySettings
 from ingest.community_plan import CommunityReport, community_id
 from ingest.community_update import IncrementalUpdate
@@ -63,7 +63,7 @@ class CommunityBuilder:
             if s == t:
                 continue
             a, b = sorted((topo.entity_ids[s], topo.entity_ids[t]))
-            weights[(a, b)] += w * (1.0 if typ == "co_occurs" else self.cfg.typed_weight)
+            weights[(a, b)] += w * (1.0 if typ == CO_OCCURS else self.cfg.typed_weight)
         return [(a, b, w) for (a, b), w in sorted(weights.items())]
 
     def leiden(self, gn: Any, edges: list[tuple[str, str, float]], start: dict[str, int] | None) -> list[Any]:
@@ -147,7 +147,7 @@ class CommunityBuilder:
             key_nodes = [n for n, _ in degree.most_common(8)] or sorted(inside)[:8]
             c.key_ids = [topo.entity_ids[n] for n in key_nodes]
             c.title = ", ".join(topo.names[n] for n in key_nodes[:3])
-            typed = sorted((k for k in edges if topo.edge_types[k] != "co_occurs"),
+            typed = sorted((k for k in edges if topo.edge_types[k] != CO_OCCURS),
                            key=lambda k: (-topo.weights[k], topo.edge_ids[k]))[: self.cfg.summary_relations]
             tops[c.id] = typed
             for k in typed if self.reporter else typed[:2]:  # the LLM report reads every key relation

@@ -13,16 +13,33 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
+from graphdb.community_protocol import CommunityGraph
 from graphdb.store import EdgeRow, RelationRef, Topology
 from hopgraph.core.records import Community
+from hopgraph.core.settings import CommunitySettings
 from ingest.community_plan import CommunityReport, Placement, Region, leaves_of, place, region_of
-
-if TYPE_CHECKING:
-    from ingest.communities import CommunityBuilder
+from vectors.store import VectorStore
 
 log = logging.getLogger(__name__)
+
+
+class Builder(Protocol):
+    """What an update uses of ``ingest.communities.CommunityBuilder``, which runs it: the stores, the
+    settings, and the steps a full build runs too (edge weights, Leiden, descriptions, vectors)."""
+
+    graph: CommunityGraph
+    vectors: VectorStore
+    cfg: CommunitySettings
+
+    def weighted_edges(self, topo: Topology) -> list[tuple[str, str, float]]: ...
+
+    def leiden(self, gn: Any, edges: list[tuple[str, str, float]], start: dict[str, int] | None) -> list[Any]: ...
+
+    def describe(self, topo: Topology, communities: list[Community]) -> None: ...
+
+    def embed(self, communities: Sequence[Community]) -> None: ...
 
 
 def topology_of(entities: Sequence[tuple[str, str, str]], edges: Sequence[EdgeRow]) -> Topology:
@@ -41,7 +58,7 @@ def topology_of(entities: Sequence[tuple[str, str, str]], edges: Sequence[EdgeRo
 class IncrementalUpdate:
     """One incremental update of the communities, around ``dirty`` entities."""
 
-    def __init__(self, builder: CommunityBuilder, dirty: Sequence[str]) -> None:
+    def __init__(self, builder: Builder, dirty: Sequence[str]) -> None:
         self.b = builder
         self.graph = builder.graph
         self.cfg = builder.cfg

@@ -1,20 +1,13 @@
-"""Composed community vectors (``communities.vectors = "composed"``): no text is embedded; a
-community's vector is the direction of the sum of its key entities' vectors (the members its title
-and summary name, already in the vector store when communities are built).
+"""Composed community vectors (``communities.vectors = "composed"``): a community's vector is the
+direction of the sum of its key entities' vectors (the members its title and summary name, already in
+the vector store when communities are built), so no community text is embedded.
 
-``text`` (embedding the title and the start of the summary, ``ingest.communities.embed_text``) stays
-the default. Measured by rewriting only the community vectors of fresh session-14 stores of the
-three developer sets (only ``global``, and ``hybrid`` and ``mix`` through it, read them), R@2 change
-against ``text`` on hotpotqa-100 / musique-100 / 2wiki-dev-500:
-
-- composed: ``global`` +2.5 / +0.8 / -1.4, ``hybrid`` -0.5 / +2.8 / -2.0 [-3.6, -0.5],
-  ``mix`` +0.5 / -1.0 / -0.2;
-- adding the key relations' vectors, weighting the title's entities double, or embedding the title
-  alone each lost more on 2wiki-dev-500 (``global`` -1.8 to -3.4).
-
-It saves the community texts' embedding: 59 of the 71 s of the communities stage of the 2wiki-corpus
-ingest (7,446 communities) on 2 cores. A corpus whose ingest time matters more than the last points
-of ``global`` can take it.
+The alternative, and the default, is ``"text"``: the title and the start of the summary embedded
+(``ingest.communities.embed_text``). Composing skips that embedding, most of the communities stage of
+an ingest, at the price of a few points of recall either way in the modes that read community vectors
+(``global``, and ``hybrid`` and ``mix`` through it): ``benchmarks/RESULTS.md``, "Composed community
+vectors", and the ingest times in "Ingest, freshness and scale". A community none of whose key
+entities has a vector gets its text embedded instead.
 """
 
 from __future__ import annotations
@@ -23,8 +16,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from hopgraph.core.linalg import unit
 from hopgraph.core.records import Community
-from ingest.relation_vectors import Lookup, unit
+from ingest.relation_vectors import Lookup
 
 
 def composed(communities: Sequence[Community], lookup: Lookup, dim: int) -> tuple[np.ndarray, list[int]]:

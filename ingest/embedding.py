@@ -11,11 +11,12 @@ from pathlib import Path
 import numpy as np
 
 from graphdb.protocols import IndexSource, SectionStore
-from hopgraph.core.records import Chunk, Document, IngestReport, Relation, Section
+from hopgraph.core.linalg import unit
+from hopgraph.core.records import CO_OCCURS, Chunk, Document, IngestReport, Relation, Section
 from hopgraph.core.settings import ExtractionSettings
-from ingest.extraction import CO_OCCURS, Extraction
+from ingest.extraction import Extraction
 from ingest.relation_vectors import Lookup, relation_vectors
-from ingest.sources import SourceText
+from ingest.source_text import SourceText
 from ingest.texts import relation_point
 from vectors.clip import ClipEmbedder
 from vectors.embedders import Embedder
@@ -29,9 +30,7 @@ def section_point(section: Section, chunk_vectors: Mapping[str, np.ndarray]) -> 
     found = [np.asarray(chunk_vectors[c], dtype=np.float32) for c in section.chunk_ids if c in chunk_vectors]
     if not found:
         return None
-    mean = np.mean(found, axis=0)
-    norm = float(np.linalg.norm(mean))
-    return VectorPoint(section.id, mean / norm if norm else mean,
+    return VectorPoint(section.id, unit(np.mean(found, axis=0)),
                        {"document_id": section.document_id, "title": section.title, "path": section.path,
                         "ord": section.ord, "chunks": section.chunk_ids})
 

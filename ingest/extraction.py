@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 from hopgraph.core.errors import StoreUnavailableError
 from hopgraph.core.records import (
+    CO_OCCURS,
     CONCEPT,
     Chunk,
     Entity,
@@ -39,7 +40,6 @@ from ingest.speakers import speakers
 
 log = logging.getLogger(__name__)
 
-CO_OCCURS = "co_occurs"
 _SUBJ = {"nsubj", "nsubjpass", "csubj"}
 _OBJ = {"dobj", "attr", "oprd", "dative"}
 _STRIP_POS = {"DET", "PRON", "PUNCT", "NUM", "SYM", "CCONJ", "PART", "ADP", "SPACE", "X", "INTJ"}

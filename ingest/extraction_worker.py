@@ -1,13 +1,12 @@
 """spaCy extraction in worker processes: a batch split across several (``extraction.processes``), or
 one worker a batch ahead of the writer (``extraction.worker``).
 
-spaCy parses on one core. Split across processes, a batch parses on all of them (on 2 cores: 600
-podcast chunks in 7.8 s, not 14.9 s), beginning while the previous batch is written and finishing
-while the ingest process waits; the embedder has the cores to itself. Parsing a whole batch ahead
-instead overlaps parsing with embedding: on 2 cores, where the embedder already uses both, that gained
-nothing (podcasts: 470 s without the worker, 500 s with it at the same priority, 485 s at the lowest),
-so it is off by default. Workers run at the lowest CPU priority: they take what the ingest process
-leaves idle, and everything while it waits for them.
+spaCy parses on one core. Split across processes, a batch parses on all of them, beginning while the
+previous batch is written and finishing while the ingest process waits, so the embedder has the cores
+to itself. Parsing a whole batch ahead in one worker instead overlaps parsing with embedding, which
+pays only where the embedder leaves cores idle; it is off by default. Both are measured in
+``benchmarks/RESULTS.md`` ("Ingest, freshness and scale"). Workers run at the lowest CPU priority:
+they take what the ingest process leaves idle, and everything while it waits for them.
 
 The workers are spawned processes (safe beside the threads of a server) that load the spaCy model
 once and run the same ``SpacyExtractor`` code as the ingest process would; the pieces' extractions
@@ -41,8 +40,7 @@ from ingest.extraction import Extraction, Extractor, SpacyExtractor
 log = logging.getLogger(__name__)
 
 #: the workers' CPU priority: they take the cores the ingest process leaves idle (while it writes, or
-#: waits for them) and barely slow it when it needs them (measured on 2 cores: a worker at the same
-#: priority cost the embedder more time than parsing ahead gained)
+#: waits for them) and barely slow it when it needs them
 _NICE = 19
 #: most worker processes by default (each holds its own model and parse buffers: about 350 MB)
 MOST_PROCESSES = 4

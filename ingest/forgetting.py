@@ -8,9 +8,9 @@ from collections.abc import Sequence
 
 from graphdb.protocols import EntityEditor
 from graphdb.store import StaleDescription
-from hopgraph.core.records import Chunk, Entity, Relation
+from hopgraph.core.records import CO_OCCURS, Chunk, Entity, Relation
 from hopgraph.core.settings import ExtractionSettings
-from ingest.extraction import CO_OCCURS, Extractor, SpacyExtractor
+from ingest.extraction import Extractor, SpacyExtractor
 from ingest.graph_edits import refreshed_description
 from ingest.relation_vectors import relation_vectors
 from ingest.texts import merge_relations, relation_point

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from hopgraph.core.settings import CsvSettings
 from ingest.formats import as_sentence
-from ingest.sources import Skipped, SourceText, read_bytes, read_text, text_document
+from ingest.source_text import Skipped, SourceText, read_bytes, read_text, text_document
 
 log = logging.getLogger(__name__)
 

@@ -47,7 +47,8 @@ from ingest.raptor import TreeBuilder, TreeReport
 from ingest.raptor_summary import LlmSummarizer
 from ingest.ray_engine import RayEngine
 from ingest.resolution import EntityResolver
-from ingest.sources import Skipped, SourceText, read_sources, require_paths, vanished
+from ingest.source_text import Skipped, SourceText
+from ingest.sources import read_sources, require_paths, vanished
 from ingest.texts import merge_relations
 from vectors.clip import ClipEmbedder
 from vectors.embedders import Embedder

@@ -13,16 +13,39 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from graphdb.protocols import GraphStore
 from hopgraph.core.records import IngestReport
+from hopgraph.core.settings import Settings
 from ingest.batches import stage
+from ingest.community_plan import CommunityReport
 from ingest.embedding import backfill_captions, backfill_sections, retype_points
 from ingest.entity_types import voted_types
+from ingest.extraction import Extractor
 from ingest.forgetting import forget_removed_text
+from ingest.raptor import TreeBuilder
+from ingest.resolution import EntityResolver
+from vectors.embedders import Embedder
+from vectors.store import VectorStore
 
-if TYPE_CHECKING:
-    from ingest.pipeline import Ingestor
+
+class Host(Protocol):
+    """What the steps use of ``ingest.pipeline.Ingestor``, which runs them: its stores, models and
+    settings, the aliases of this run, and its community update."""
+
+    graph: GraphStore
+    vectors: VectorStore
+    embedder: Embedder
+    extractor: Extractor
+    settings: Settings
+    resolver: EntityResolver
+    aliases: dict[str, str]
+    tree: TreeBuilder
+
+    def forget_embedded(self, collection: str, ids: Sequence[str]) -> None: ...
+
+    def update_communities(self, rebuild: bool = False) -> CommunityReport: ...
 
 
 @dataclass(frozen=True)
@@ -30,11 +53,11 @@ class PostStep:
     """A step after the writes: its name, what it does, and whether it runs in this ingest."""
 
     name: str
-    run: Callable[[Ingestor, IngestReport], None]
-    when: Callable[[Ingestor], bool] = lambda ing: True
+    run: Callable[[Host, IngestReport], None]
+    when: Callable[[Host], bool] = lambda ing: True
 
 
-def resolve(ing: Ingestor, report: IngestReport) -> None:
+def resolve(ing: Host, report: IngestReport) -> None:
     pending = ing.graph.unresolved_entities()  # durable: a killed run's entities too
     if pending:
         merges = ing.resolver.find(pending)
@@ -45,13 +68,13 @@ def resolve(ing: Ingestor, report: IngestReport) -> None:
         ing.graph.mark_resolved([e.id for e in pending])
 
 
-def forget(ing: Ingestor, report: IngestReport) -> None:
+def forget(ing: Host, report: IngestReport) -> None:
     forget_removed_text(ing.graph, ing.vectors, ing.embedder, ing.extractor, ing.settings.extraction)
     backfill_sections(ing.graph, ing.vectors)
     backfill_captions(ing.graph, ing.vectors, ing.embedder)
 
 
-def vote_types(ing: Ingestor, report: IngestReport) -> None:
+def vote_types(ing: Host, report: IngestReport) -> None:
     voted = ing.graph.untyped_entities()
     retyped = voted_types(ing.graph.label_votes(voted))
     if retyped:  # payloads first, then the types with their change-log entry in one transaction
@@ -60,30 +83,30 @@ def vote_types(ing: Ingestor, report: IngestReport) -> None:
     ing.graph.mark_typed(voted)
 
 
-def communities(ing: Ingestor, report: IngestReport) -> None:
+def communities(ing: Host, report: IngestReport) -> None:
     report.communities = ing.update_communities().communities
 
 
-def tree(ing: Ingestor, report: IngestReport) -> None:
+def tree(ing: Host, report: IngestReport) -> None:
     ing.tree.update()
     report.summaries = ing.vectors.count("summaries")
 
 
-def flush_vectors(ing: Ingestor, report: IngestReport) -> None:
+def flush_vectors(ing: Host, report: IngestReport) -> None:
     if report.documents_ingested:
         ing.vectors.optimize()
     ing.vectors.flush()
 
 
-def _resolving(ing: Ingestor) -> bool:
+def _resolving(ing: Host) -> bool:
     return ing.settings.resolution.enabled
 
 
-def _communities_stale(ing: Ingestor) -> bool:
+def _communities_stale(ing: Host) -> bool:
     return ing.settings.communities.enabled and ing.graph.communities_stale()
 
 
-def _has_tree(ing: Ingestor) -> bool:
+def _has_tree(ing: Host) -> bool:
     return ing.settings.raptor.enabled or bool(ing.vectors.count("summaries"))  # once built, kept current
 
 
@@ -97,7 +120,7 @@ POST_STEPS: tuple[PostStep, ...] = (
 )
 
 
-def run_post_steps(ing: Ingestor, report: IngestReport, steps: Sequence[PostStep] = POST_STEPS,
+def run_post_steps(ing: Host, report: IngestReport, steps: Sequence[PostStep] = POST_STEPS,
                    skip: Sequence[str] = ()) -> None:
     """Run ``steps`` in order (those named in ``skip`` and those whose ``when`` is false are left out)."""
     for step in steps:

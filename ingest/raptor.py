@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from graphdb.tree_protocol import TreeBranch, TreeStore
+from hopgraph.core.linalg import unit
 from hopgraph.core.records import SummaryNode
 from hopgraph.core.summary_settings import RaptorSettings
-from ingest.raptor_cluster import centrality, partition, soft_clusters, unit
+from ingest.raptor_cluster import centrality, partition, soft_clusters
 from ingest.raptor_summary import LlmSummarizer, extractive
 from vectors.embedders import Embedder
 from vectors.store import VectorPoint, VectorStore

@@ -18,17 +18,11 @@ import warnings
 
 import numpy as np
 
+from hopgraph.core.linalg import unit
 from hopgraph.core.summary_settings import RaptorSettings
 
 #: children of one summary, at most (RAPTOR caps a cluster by its tokens; chunks here are ~256 tokens)
 CLUSTER_MAX = 10
-
-
-def unit(vecs: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit length (zero rows stay zero)."""
-    v = np.asarray(vecs, dtype=np.float32)
-    norms = np.linalg.norm(v, axis=1, keepdims=True)
-    return v / np.where(norms == 0, 1.0, norms)
 
 
 def _reduce(vecs: np.ndarray, neighbours: int, cfg: RaptorSettings) -> np.ndarray:
@@ -118,6 +112,5 @@ def partition(vecs: np.ndarray, size: int, seed: int) -> list[list[int]]:
 def centrality(vecs: np.ndarray) -> np.ndarray:
     """Cosine of each row with the mean direction of all rows (the cluster's centre)."""
     u = unit(vecs)
-    centre = u.mean(axis=0)
-    norm = float(np.linalg.norm(centre))
-    return u @ (centre / norm) if norm else np.zeros(len(u), dtype=np.float32)
+    centre = unit(u.mean(axis=0))
+    return u @ centre if centre.any() else np.zeros(len(u), dtype=np.float32)

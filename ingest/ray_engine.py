@@ -45,7 +45,7 @@ from ingest.batches import Prepared, prepare, stage
 from ingest.chunking import Chunker
 from ingest.extraction import Extraction, SpacyExtractor
 from ingest.relation_vectors import type_text
-from ingest.sources import SourceText
+from ingest.source_text import SourceText
 from ingest.texts import merge_relations
 from vectors.embedders import Embedder, make_embedder
 

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from hopgraph.core.linalg import unit
 from hopgraph.core.records import Relation
 from hopgraph.core.settings import ExtractionSettings
 from ingest.texts import relation_text
@@ -36,12 +37,6 @@ def stating_chunk(r: Relation) -> str:
 
 def type_text(r: Relation) -> str:
     return r.type.replace("_", " ")
-
-
-def unit(v: np.ndarray) -> np.ndarray:
-    """``v`` as float32, scaled to unit length (a zero vector stays zero)."""
-    v = np.asarray(v, dtype=np.float32)
-    return v / max(float(np.linalg.norm(v)), 1e-12)
 
 
 def composed(relations: Sequence[Relation], embedder: Embedder, names: Mapping[str, str], lookup: Lookup

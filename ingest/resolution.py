@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphdb.protocols import EntityEditor
-from hopgraph.core.records import CONCEPT, GRAPH_NODE, Entity
+from hopgraph.core.records import CO_OCCURS, CONCEPT, GRAPH_NODE, Entity
 from hopgraph.core.settings import ExtractionSettings, ResolutionSettings
 from hopgraph.core.text import normalize_name
 from ingest.graph_edits import merge_edits
@@ -167,7 +167,7 @@ class EntityResolver:
         self.graph.commit(entities=sorted({*ids, *(m.canonical_id for m in merges)}))
         self.vectors.delete("entities", ids)
         self.vectors.delete("relationships", edits.removed_relation_ids)
-        keep = [r for r in edits.relations if r.type != "co_occurs"]
+        keep = [r for r in edits.relations if r.type != CO_OCCURS]
         if keep:  # re-pointed relations are embedded again, named by both of their (current) ends
             names = {m.canonical_id: m.canonical_name for m in merges}
             names.update((i, name) for i, name, _ in self.graph.snapshot_entities(

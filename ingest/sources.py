@@ -9,14 +9,11 @@ file (``photo.jpg`` + ``photo.txt``, one caption per line). Nothing here ever ra
 
 from __future__ import annotations
 
-import codecs
 import dataclasses
 import json
 import logging
 import os
-import threading
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +21,10 @@ from graphdb.protocols import DocumentReader
 from hopgraph.core.errors import NotFoundError
 from hopgraph.core.records import Document, content_hash, document_id
 from hopgraph.core.settings import CsvSettings
+from ingest import office
 from ingest.formats import html_to_text, markdown_title, markdown_to_text
-from ingest.graph_docs import GraphRecord, graph_text, is_graph_record, parse_graph
+from ingest.graph_docs import graph_text, is_graph_record, parse_graph
+from ingest.source_text import Skipped, SourceText, decode, decode_replacing, read_bytes, read_text, text_document
 
 log = logging.getLogger(__name__)
 
@@ -35,29 +34,6 @@ HTML_EXT = {".html", ".htm"}
 JSONL_EXT = {".jsonl"}
 IMAGE_EXT = {".jpg", ".jpeg", ".png", ".gif", ".webp", ".bmp"}
 _IMAGE_MAGIC = (b"\xff\xd8\xff", b"\x89PNG", b"GIF8", b"RIFF", b"BM")
-
-
-@dataclass(frozen=True)
-class SourceText:
-    """A document and its full text (and, for a graph document, its checked graph)."""
-
-    document: Document
-    text: str
-    graph: GraphRecord | None = None
-    warning: str = ""  # what the report says of it (e.g. invalid UTF-8 replaced)
-
-
-@dataclass(frozen=True)
-class Skipped:
-    """A file or record that was not ingested, and why (``file``: the file it came from)."""
-
-    source: str
-    reason: str
-    file: str = ""
-
-    @property
-    def origin(self) -> str:
-        return self.file or self.source
 
 
 def within(path: Path, folders: Iterable[Path]) -> bool:
@@ -104,8 +80,6 @@ def read_sources(paths: Iterable[Path], extensions: Sequence[str], max_bytes: in
                  strict_utf8: bool = False) -> Iterator[SourceText | Skipped]:
     """Every document of the given files and directories, in a stable order (``expand_paths``);
     ``strict_utf8``: a text file that is not valid UTF-8 is skipped (else its bad bytes are replaced)."""
-    from ingest import office  # office builds on this module's helpers
-
     for path in expand_paths(paths, extensions, skip):
         suffix = path.suffix.lower()
         if suffix in JSONL_EXT:
@@ -120,54 +94,6 @@ def read_sources(paths: Iterable[Path], extensions: Sequence[str], max_bytes: in
             yield from office.read_csv(path, max_bytes, csv or CsvSettings())
         else:
             yield read_text_file(path, max_bytes, strict_utf8)
-
-
-def read_bytes(path: Path, max_bytes: int) -> bytes | Skipped:
-    source = str(path.resolve())
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        return Skipped(source, f"cannot stat: {exc.strerror or exc}")
-    if size > max_bytes:
-        return Skipped(source, f"too large: {size} bytes > ingest.max_file_bytes={max_bytes}")
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        return Skipped(source, f"cannot read: {exc.strerror or exc}")
-
-
-def decode(source: str, data: bytes) -> str | Skipped:
-    if b"\x00" in data[:8192]:
-        return Skipped(source, "binary file (NUL bytes)")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        return Skipped(source, f"not valid UTF-8 (byte {exc.start})")
-
-
-def _count_replaced(exc: UnicodeError) -> tuple[str, int]:
-    """A codec error handler: U+FFFD for an invalid byte sequence, its length counted (per thread)."""
-    assert isinstance(exc, UnicodeDecodeError)
-    _replaced.n += exc.end - exc.start
-    return "\ufffd", exc.end
-
-
-_replaced = threading.local()
-codecs.register_error("hopgraph.count-replace", _count_replaced)
-
-
-def decode_replacing(data: bytes) -> tuple[str, int]:
-    """UTF-8 text with each invalid byte sequence replaced by U+FFFD, and the count of replaced bytes."""
-    _replaced.n = 0
-    text = data.decode("utf-8-sig", errors="hopgraph.count-replace")
-    return text, int(_replaced.n)
-
-
-def text_document(source: str, title: str, text: str, **extra: Any) -> SourceText | Skipped:
-    if not text.strip():
-        return Skipped(source, "empty document")
-    doc = Document(id=document_id(source), source=source, title=title, content_hash=content_hash(text), **extra)
-    return SourceText(doc, text)
 
 
 def read_text_file(path: Path, max_bytes: int, strict_utf8: bool = True) -> SourceText | Skipped:
@@ -196,12 +122,6 @@ def read_text_file(path: Path, max_bytes: int, strict_utf8: bool = True) -> Sour
         text = raw
     doc = text_document(source, title, text)
     return dataclasses.replace(doc, warning=warning) if warning and isinstance(doc, SourceText) else doc
-
-
-def read_text(path: Path, max_bytes: int) -> str | Skipped:
-    """A file's text (UTF-8), or why it cannot be read."""
-    data = read_bytes(path, max_bytes)
-    return data if isinstance(data, Skipped) else decode(str(path.resolve()), data)
 
 
 def read_jsonl(path: Path, max_bytes: int) -> Iterator[SourceText | Skipped]:

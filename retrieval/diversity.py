@@ -7,11 +7,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-
-def unit_vector(v: np.ndarray) -> np.ndarray:
-    """``v`` scaled to length 1 (a zero vector stays zero)."""
-    n = float(np.linalg.norm(v))
-    return v / n if n > 0 else v
+from hopgraph.core.linalg import unit
 
 
 def mmr(order: Sequence[str], scores: Mapping[str, float], vectors: Mapping[str, np.ndarray], lam: float,
@@ -27,7 +23,7 @@ def mmr(order: Sequence[str], scores: Mapping[str, float], vectors: Mapping[str,
     top = float(vals.max())
     rel = vals / top if top > 0 else np.ones_like(vals)
     dim = next((len(v) for v in vectors.values()), 0)
-    unit = np.stack([unit_vector(np.asarray(vectors[c], dtype=np.float64)) if c in vectors else np.zeros(dim)
+    rows = np.stack([unit(vectors[c], dtype=np.float64) if c in vectors else np.zeros(dim)
                      for c in pool]) if dim else np.zeros((len(pool), 0))
     picked: list[int] = []
     closest = np.zeros(len(pool))  # highest cosine of each candidate to the picks so far
@@ -36,8 +32,8 @@ def mmr(order: Sequence[str], scores: Mapping[str, float], vectors: Mapping[str,
         best = max(left, key=lambda i: (lam * rel[i] - (1 - lam) * closest[i], -i))
         picked.append(best)
         left.discard(best)
-        if unit.shape[1]:
-            closest = np.maximum(closest, unit @ unit[best])
+        if rows.shape[1]:
+            closest = np.maximum(closest, rows @ rows[best])
     chosen = {pool[i] for i in picked}
     return [pool[i] for i in picked] + [c for c in pool if c not in chosen]
 
@@ -53,7 +49,7 @@ def intra_list_diversity(vectors: Sequence[np.ndarray]) -> float:
     """Mean pairwise cosine distance of one list's items (0 for fewer than two)."""
     if len(vectors) < 2:
         return 0.0
-    unit = np.stack([unit_vector(np.asarray(v, dtype=np.float64)) for v in vectors])
-    sims = unit @ unit.T
+    rows = np.stack([unit(v, dtype=np.float64) for v in vectors])
+    sims = rows @ rows.T
     n = len(vectors)
     return float((n * n - sims.sum()) / (n * (n - 1)))  # the diagonal adds n * 1

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hopgraph.core.records import CONCEPT
+from hopgraph.core.records import CO_OCCURS, CONCEPT
 from hopgraph.core.text import WORD, ngrams
 from hopgraph.core.weights import corpus_share_damping, seed_specificity
 from retrieval.index.links import titles_in
@@ -191,7 +191,7 @@ def beam_expand(snap: Snapshot, seeds: dict[int, float], hops: int, beam: int, d
                 continue
             wmax = float(ws.max())
             for n, w in zip(nbrs, ws, strict=True):
-                t = snap.edge_types.get((e, int(n))) or snap.edge_types.get((int(n), e)) or "co_occurs"
+                t = snap.edge_types.get((e, int(n))) or snap.edge_types.get((int(n), e)) or CO_OCCURS
                 v = s * decay * float(w) / wmax * type_weights.get(t, type_weights.get("*", 1.0))
                 if v > cand.get(int(n), 0.0) and v > scores.get(int(n), 0.0):
                     cand[int(n)] = v

@@ -2,7 +2,8 @@ import itertools
 from pathlib import Path
 
 from ingest.chunking import Chunker
-from ingest.sources import Skipped, SourceText, expand_paths, read_jsonl, read_sources, read_text_file
+from ingest.source_text import Skipped, SourceText
+from ingest.sources import expand_paths, read_jsonl, read_sources, read_text_file
 from tests.paths import SHARED_DATA
 from vectors.embedders import SentenceTransformerEmbedder
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from hopgraph.app.platform import Platform
-from hopgraph.core.records import Chunk
+from hopgraph.core.records import CO_OCCURS, Chunk
 from hopgraph.core.settings import ExtractionSettings
-from ingest.extraction import CO_OCCURS, SpacyExtractor
+from ingest.extraction import SpacyExtractor
 from ingest.relation_vectors import relation_vectors
 from ingest.resolution import accepts, compatible_types, name_relation
 from tests.paths import SHARED_DATA
@@ -42,7 +42,7 @@ def test_entities_and_relations_of_hand_checked_sentences() -> None:
     assert ("literary periodical", "publish_in", "Philadelphia") in rels
     assert ("Bob Cratchit", "live_in", "London") in rels
     assert ("clerk", "to", "Ebenezer Scrooge") in rels
-    assert any(t == "co_occurs" and {a, b} == {"Bob Cratchit", "Ebenezer Scrooge"} for a, t, b in rels)
+    assert any(t == CO_OCCURS and {a, b} == {"Bob Cratchit", "Ebenezer Scrooge"} for a, t, b in rels)
     assert all(r.chunk_ids == ["c1"] and r.description for r in out.relations)
     mentions = {names[m.entity_id] for m in out.mentions}
     assert {"Timothy Shay Arthur", "Philadelphia", "London"} <= mentions

@@ -211,7 +211,7 @@ def test_pcst_returns_a_connected_subgraph_with_the_top_prize_nodes() -> None:
                 seen.add(m)
                 todo.append(m)
     assert seen == set(res.nodes)
-    assert all(t.relation in (*ex.relation_types, "co_occurs", "similar") for t in res.triples)
+    assert all(t.relation in (*ex.relation_types, CO_OCCURS[1], SIMILAR[1]) for t in res.triples)
 
 
 def test_vectorized_pcst_chooses_what_pyg_retrieval_via_pcst_chooses() -> None:

@@ -17,7 +17,8 @@ from hopgraph.app.graphqa_data import read_graphqa, triples_record
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import GRAPH_NODE, Chunk, document_id
 from ingest.graph_docs import graph_extraction, graph_text, node_entity_id, parse_graph
-from ingest.sources import SourceText, read_jsonl
+from ingest.source_text import SourceText
+from ingest.sources import read_jsonl
 from retrieval import doc_graph
 from tests.fake_llm import fake_llm_server
 from tests.paths import SHARED_DATA

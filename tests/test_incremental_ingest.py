@@ -16,6 +16,7 @@ import pytest
 from graphdb.bolt import BoltGraphStore
 from hopgraph.app.doctor import diagnose
 from hopgraph.app.platform import Platform
+from hopgraph.core.records import CO_OCCURS
 from hopgraph.core.settings import ExtractionSettings, ResolutionSettings
 from tests.conftest import settings_for
 from tests.paths import SHARED_DATA
@@ -66,7 +67,7 @@ def _modularity(p: Platform) -> tuple[float, float]:
     for r in p.graph.read("MATCH (a:Entity)-[r:RELATED]->(b:Entity) RETURN a.id AS a, b.id AS b, "
                           "r.type AS t, r.weight AS w"):
         if r["a"] != r["b"]:
-            w = float(r["w"] or 1) * (1.0 if r["t"] == "co_occurs" else typed)
+            w = float(r["w"] or 1) * (1.0 if r["t"] == CO_OCCURS else typed)
             g.add_edge(r["a"], r["b"], weight=g.get_edge_data(r["a"], r["b"], {"weight": 0})["weight"] + w)
     deepest: dict[str, tuple[int, str]] = {}
     top: dict[str, str] = {}

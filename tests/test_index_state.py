@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, relation_id
+from hopgraph.core.records import CO_OCCURS, Chunk, Community, Document, Entity, Mention, Relation, relation_id
 from ingest.graph_edits import merge_edits, plan_removal
 from retrieval.index import links
 from retrieval.index.delta import merge_sorted
@@ -62,7 +62,7 @@ def put(graph: MemoryGraphStore, vecs: EntityVectors, doc: int, title: int, chun
     rels: dict[str, Relation] = {}
     for cid, names in zip(cids, chunks, strict=True):
         for a, b in combinations(sorted(set(names)), 2):
-            typ = "co_occurs" if (a + b) % 3 else "knows"
+            typ = CO_OCCURS if (a + b) % 3 else "knows"
             rid = relation_id(_eid(NAMES[a]), typ, _eid(NAMES[b]))
             old = rels.get(rid)
             rels[rid] = Relation(id=rid, source_id=_eid(NAMES[a]), target_id=_eid(NAMES[b]), type=typ,
@@ -235,7 +235,7 @@ def test_typed_relations_are_looked_up_by_their_pair_built_and_patched() -> None
     for state in (patched, IndexState.of(fetch_all(graph, vecs, DIM), IndexRecipe())):  # type: ignore[arg-type]
         snap = state.snapshot
         typed = {(snap.entity_index[r.source_id], snap.entity_index[r.target_id]): r
-                 for r in graph.relations.values() if r.type != "co_occurs"}
+                 for r in graph.relations.values() if r.type != CO_OCCURS}
         assert len(typed) == 3 and dict(snap.edge_types) == {pair: r.type for pair, r in typed.items()}
         assert dict(snap.relation_ids) == {pair: r.id for pair, r in typed.items()}
 

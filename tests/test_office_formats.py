@@ -10,7 +10,8 @@ from fpdf import FPDF
 
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import CsvSettings
-from ingest.sources import Skipped, SourceText, read_sources
+from ingest.source_text import Skipped, SourceText
+from ingest.sources import read_sources
 
 EXTS = [".pdf", ".docx", ".csv", ".tsv"]
 

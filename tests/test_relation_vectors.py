@@ -6,9 +6,8 @@ import numpy as np
 import pytest
 
 from hopgraph.app.platform import Platform
-from hopgraph.core.records import Relation
+from hopgraph.core.records import CO_OCCURS, Relation
 from hopgraph.core.settings import ExtractionSettings, IngestSettings
-from ingest.extraction import CO_OCCURS
 from ingest.relation_vectors import relation_vectors, stating_chunk
 from ingest.texts import relation_text
 from vectors.embedders import SentenceTransformerEmbedder

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from hopgraph.app.platform import Platform
 from ingest.sections import unmarked
-from ingest.sources import Skipped, SourceText, expand_paths, read_sources
+from ingest.source_text import Skipped, SourceText
+from ingest.sources import expand_paths, read_sources
 from tests.paths import SHARED_DATA
 
 EXTS = [".txt", ".md", ".html", ".jsonl", ".jpg", ".png"]

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from hopgraph.core.linalg import unit
 from hopgraph.core.settings import ClipSettings
 from vectors.embedders import EmbedderError, pick_device
 
@@ -100,8 +101,7 @@ class ClipEmbedder:
 
     @staticmethod
     def _unit(x: Any) -> np.ndarray:
-        arr: np.ndarray = x.float().cpu().numpy()
-        return (arr / np.maximum(np.linalg.norm(arr, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+        return unit(x.float().cpu().numpy())
 
     def embed_texts(self, texts: Sequence[str]) -> np.ndarray:
         """Unit text vectors in CLIP space (for text -> image search)."""

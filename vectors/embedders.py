@@ -20,6 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from hopgraph.core.errors import StoreUnavailableError
+from hopgraph.core.linalg import unit
 from hopgraph.core.settings import EmbedderSettings
 from vectors.plain_encoder import PlainEncoder, plain_layout
 
@@ -138,8 +139,7 @@ class _CachedEmbedder:
                 else:
                     todo.setdefault(t, []).append(i)
         for batch in length_batches(list(todo), self.batch_size):
-            vecs = self._encode(batch).astype(np.float32, copy=False)
-            vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+            vecs = unit(self._encode(batch))
             for t, v in zip(batch, vecs, strict=True):
                 for i in todo[t]:
                     out[i] = v

@@ -25,6 +25,10 @@ def stable_id(prefix: str, *parts: str) -> str:
 #: the entity type of a graph document's own nodes (scoped to it, never merged with other entities)
 GRAPH_NODE = "GRAPH_NODE"
 
+#: the relation type of two entities named in one sentence: an untyped link, weaker evidence than a
+#: typed relation (community weights, beam type weights), never embedded unless asked for
+CO_OCCURS = "co_occurs"
+
 
 def content_hash(text: str | bytes) -> str:
     """SHA-256 of a document's content (text is hashed as UTF-8)."""

@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from hopgraph.core.limits import TOP_K_MAX
+from hopgraph.core.records import CO_OCCURS
 from hopgraph.core.result_settings import ConfidenceSettings, NliSettings, SectionModeSettings
 
 
@@ -87,7 +88,7 @@ class RetrievalSettings(BaseModel):
     beam: int = Field(default=32, ge=1, description="Beam expansion: paths kept per hop.")
     decay: float = Field(default=0.5, gt=0, le=1, description="Beam score decay per hop.")
     type_weights: dict[str, float] = Field(
-        default_factory=lambda: {"co_occurs": 0.6, "*": 1.0}, description="Beam expansion: weight of each relation "
+        default_factory=lambda: {CO_OCCURS: 0.6, "*": 1.0}, description="Beam expansion: weight of each relation "
         "type ('*': any other type).")
     fusion: Literal["weighted", "rrf"] = Field(
         default="weighted", description="How graph modes fuse their signals: weighted sum of normalized scores, or "

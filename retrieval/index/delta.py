@@ -141,12 +141,6 @@ def titles_carried(t: Tables, dropped: np.ndarray, chunks: Merged, titles: np.nd
     return bool(kept), same
 
 
-def apply_changes(tables: Tables, changes: Sequence[GraphChange], graph: IndexSource,
-                  vectors: VectorStore) -> Tables:
-    """``tables`` brought to the last change's version."""
-    return apply_delta(tables, changes, graph, vectors)[0] if changes else tables
-
-
 def apply_delta(tables: Tables, changes: Sequence[GraphChange], graph: IndexSource,
                 vectors: VectorStore) -> tuple[Tables, Patch]:
     """``tables`` brought to the last change's version (``changes`` not empty), and what changed."""

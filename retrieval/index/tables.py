@@ -15,6 +15,8 @@ import numpy as np
 
 from graphdb.protocols import IndexSource
 from graphdb.store import EdgeRow
+from hopgraph.core.linalg import unit
+from hopgraph.core.records import CO_OCCURS
 from hopgraph.core.text import normalize_name
 from vectors.store import VectorStore
 
@@ -25,7 +27,6 @@ CHUNK_COLUMNS = ("text", "document_id", "source", "title", "corpus_id", "kind", 
 #: 0.73 GB, not 1.46 GB), cosines within 1e-4 of float32's (``retrieval.signals.entity_similarity``)
 HALF_ABOVE = 262_144
 #: the edge type whose ids are not kept (nothing at query time names a co-occurrence; most edges are one)
-CO_OCCURS = "co_occurs"
 
 
 def strings(values: Any) -> np.ndarray:
@@ -83,12 +84,6 @@ class Tables:
 def vector_dtype(rows: int) -> type[np.floating[Any]]:
     """The dtype of a table of ``rows`` entity vectors (float16 above ``HALF_ABOVE``)."""
     return np.float16 if rows > HALF_ABOVE else np.float32
-
-
-def unit(mat: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit length (row by row: the same bits whatever the other rows)."""
-    mat = np.asarray(mat, dtype=np.float32)
-    return mat / np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-12)
 
 
 def unit_rows(ids: list[str], vectors: VectorStore, dim: int, collection: str = "entities") -> np.ndarray:

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
-
-from retrieval.diversity import unit_vector
+from hopgraph.core.linalg import unit
 from retrieval.fusion import ranked, rrf
 from retrieval.modes.baseline import dense
 from retrieval.registry import QueryError
@@ -35,8 +33,8 @@ def raptor(run: Run, res: Resources) -> dict[str, float]:
     members = {h.id: [str(c) for c in h.payload.get("chunks") or []] for h in hits}
     wanted = sorted({c for cs in members.values() for c in cs if c in run.snap.chunk_index})
     vecs = res.vectors.vectors("chunks", wanted) if wanted else {}
-    q = unit_vector(np.asarray(run.qvec, dtype=np.float32))
-    own = {c: float(unit_vector(np.asarray(v, dtype=np.float32)) @ q) for c, v in vecs.items()}
+    q = unit(run.qvec)
+    own = {c: float(unit(v) @ q) for c, v in vecs.items()}
     lifted: dict[str, float] = {}
     via: dict[str, str] = {}
     for h in hits:

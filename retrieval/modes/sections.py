@@ -17,9 +17,7 @@ from __future__ import annotations
 import re
 import time
 
-import numpy as np
-
-from retrieval.diversity import unit_vector
+from hopgraph.core.linalg import unit
 from retrieval.fusion import normalize, ranked
 from retrieval.index.state import IndexState
 from retrieval.modes.baseline import dense
@@ -70,7 +68,7 @@ def sections(run: Run, res: Resources) -> dict[str, float]:
         texts = [" ".join(snap.chunk_texts[snap.chunk_index[c]] for c in members[s]) for s in scores]
         scores = normalize(dict(zip(scores, res.reranker(run.cfg.reranker).score(run.text, texts), strict=True)))
     own = res.vectors.vectors("chunks", [c for s in scores for c in members[s]]) if scores else {}
-    q = unit_vector(np.asarray(run.qvec, dtype=np.float32))
+    q = unit(run.qvec)
     out: dict[str, float] = {}
     paths = {h.id: str(h.payload.get("path") or h.payload.get("title") or "") for h in hits}
     for s in ranked(scores):
