@@ -165,7 +165,7 @@ def errors_page() -> str:
 def modes_page() -> str:
     from retrieval.registry import REGISTRY
 
-    return REGISTRY.markdown()
+    return REGISTRY.markdown(settings=True)
 
 
 def results_page() -> str:

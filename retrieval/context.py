@@ -1,18 +1,18 @@
-"""Context synthesis: entities, relations, community and tree summaries and chunks under a token budget,
-each item cited with its document and chunk id."""
+"""Context synthesis: entities, relations, communities, a mode's own lists (RAPTOR's tree summaries) and
+chunks under a token budget, each item cited with its document and chunk id."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from hopgraph.core.records import RetrievedChunk
 from hopgraph.core.text import estimate_tokens, words_for_tokens
 
 
 def build_context(results: list[RetrievedChunk], entities: list[str], relations: list[str],
-                  communities: list[str], budget: int, summaries: Sequence[str] = ()) -> str:
-    """Sections in order of density (entities, relations, communities, tree summaries, then passages),
-    cut at ``budget``."""
+                  communities: list[str], budget: int, extra: Mapping[str, Sequence[str]] | None = None) -> str:
+    """Sections in order of density (entities, relations, communities, the mode's ``extra`` lists by
+    title, then passages), cut at ``budget``."""
     lines: list[str] = []
     used = 0
 
@@ -26,7 +26,7 @@ def build_context(results: list[RetrievedChunk], entities: list[str], relations:
         return True
 
     for title, items in (("Entities", entities), ("Relations", relations), ("Communities", communities),
-                         ("Summaries", summaries)):
+                         *(extra or {}).items()):
         if items and take(f"## {title}"):
             for item in items:
                 if not take(f"- {item}"):

@@ -1,10 +1,14 @@
-"""The one registry of query modes: name, what it does, where it lives, the ablations it offers and
-the corpora ``hopgraph eval`` runs it on. The CLI help, the API schema's enum, ``hopgraph eval``'s
-default list and the README table are all derived from it.
+"""The one registry of query modes: name, what it does, where it lives, the settings it reads, the
+behaviours the retriever applies for it, the ablations it offers and the corpora ``hopgraph eval``
+runs it on. The CLI help and ``hopgraph modes``, the API schema's enum, ``hopgraph eval``'s default
+list, the README table and the docs' modes page are all derived from it.
 
-Adding a mode = one module under ``retrieval/modes/`` with a class that has ``run(run, res)`` and
-one ``ModeEntry`` line below. Implementations are imported on first use, so reading the registry
-(CLI start-up, ``--help``) loads no model or array library.
+Adding a mode = one module under ``retrieval/modes/`` with a class whose ``run(run, res)`` returns
+``{chunk_id: score}`` (or a ``ModeOutput`` when it has more to say), and one ``ModeEntry`` line below.
+A mode with settings of its own declares their model in ``options``: they are read from
+``[retrieval.modes.<name>]`` (``HOPGRAPH_RETRIEVAL__MODES__<NAME>__<KEY>``) with ``Run.options``.
+Implementations (and option models) are imported on first use, so reading the registry (CLI
+start-up, ``--help``) loads no model or array library.
 """
 
 from __future__ import annotations
@@ -13,48 +17,114 @@ import importlib
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from hopgraph.core.errors import BadInputError
 from hopgraph.core.settings import RetrievalSettings
 
 if TYPE_CHECKING:
+    import numpy as np
+
+    from gpu.train import Example
     from retrieval.resources import Resources
     from retrieval.run import Run
 
 TEXT, IMAGE = "text", "image"
+
+#: settings the retriever itself reads for every mode (result count, candidate pools, reranking,
+#: diversity, NLI clusters, confidence, stage caps, context budget)
+SHARED_SETTINGS = ("top_k", "candidate_k", "rrf_k", "rerank", "rerank_k", "reranker", "mmr_lambda", "mmr_pool",
+                   "nli", "confidence", "stage_cap_ms", "token_budget")
+#: settings the index state (snapshot) is built with, fixed per retriever
+INDEX_SETTINGS = ("typed_weight", "about_weight")
 
 
 class QueryError(BadInputError):
     """A query cannot be answered as asked (bad mode, empty text, refused setting...)."""
 
 
-class Mode(Protocol):
-    """A query mode: turns one query's ``Run`` into ``{chunk_id: score}``."""
+@dataclass
+class ModeOutput:
+    """What a mode returns when it has more to say than its scores; the retriever renders every part
+    generically, whatever the mode.
 
-    def run(self, run: Run, res: Resources) -> dict[str, float]: ...
+    - ``context``: titled lists that join the cited context after the communities ({"Summaries": [...]});
+    - ``chunk_fields``: per chunk id, fields of its ``RetrievedChunk`` ({"section": path});
+    - ``extras``: the mode's own output, returned as ``QueryResult.extras`` (JSON-able values).
+    """
+
+    scores: dict[str, float]
+    context: dict[str, list[str]] = field(default_factory=dict)
+    chunk_fields: dict[str, dict[str, Any]] = field(default_factory=dict)
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @staticmethod
+    def of(found: dict[str, float] | ModeOutput) -> ModeOutput:
+        """A mode's return value as a ``ModeOutput`` (plain scores carry nothing else)."""
+        return found if isinstance(found, ModeOutput) else ModeOutput(found)
+
+
+class Mode(Protocol):
+    """A query mode: turns one query's ``Run`` into ``{chunk_id: score}`` (or a ``ModeOutput``)."""
+
+    def run(self, run: Run, res: Resources) -> dict[str, float] | ModeOutput: ...
+
+
+@runtime_checkable
+class ImageQueries(Protocol):
+    """A mode that also answers a query by image (its CLIP vector): mode ``image``."""
+
+    def run_image(self, run: Run, res: Resources, vector: np.ndarray) -> dict[str, float]: ...
+
+
+@runtime_checkable
+class GnnExamples(Protocol):
+    """A mode whose candidates train the GNN (``hopgraph train-gnn``): mode ``gnn``."""
+
+    def example(self, run: Run, res: Resources, gold_chunk_ids: set[str], query_id: str) -> Example | None: ...
+
+
+class ModeOptions(BaseModel):
+    """The base of a mode's own settings model (``ModeEntry.options``): frozen, unknown keys refused."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 @dataclass(frozen=True)
 class ModeEntry:
-    """One registered mode."""
+    """One registered mode: ``settings`` are the ``retrieval.*`` keys it reads beyond ``SHARED_SETTINGS``,
+    ``options`` the model of its own settings ("module:Model", a ``ModeOptions``), ``confidence`` that its
+    scores rank a few whole answers: the retriever turns confidence on over all of them."""
 
     name: str
     summary: str
     impl: str                                               # "module:Class"
+    settings: tuple[str, ...] = ()
+    options: str | None = None
     ablations: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # name -> settings override
     evaluated_on: frozenset[str] = frozenset()              # corpus kinds `hopgraph eval` runs it on
     needs_vector: bool = True                               # False: the query is never embedded (no model load)
+    confidence: bool = False
+
+
+def _load(path: str) -> Any:
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 class Registry:
-    """Modes by name, their ablations, and their implementations (loaded once, on first use)."""
+    """Modes by name, their ablations, settings and implementations (loaded once, on first use)."""
 
     def __init__(self, entries: Sequence[ModeEntry]) -> None:
         self.entries = {e.name: e for e in entries}
         self.ablations = {a: (e.name, dict(o)) for e in entries for a, o in e.ablations.items()}
         self._loaded: dict[str, Mode] = {}
         self._lock = threading.Lock()
+        unknown = {k for e in entries for k in e.settings} - set(RetrievalSettings.model_fields)
+        if unknown:
+            raise ValueError(f"modes declare unknown retrieval settings: {sorted(unknown)}")
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -64,12 +134,39 @@ class Registry:
         """One line per mode for ``--help`` texts."""
         return "; ".join(f"{e.name}: {e.summary}" for e in self.entries.values())
 
-    def markdown(self) -> str:
-        """The README's table of modes (a test keeps the README equal to it)."""
-        rows = ["| mode | how it ranks | ablations in `hopgraph eval` |", "|---|---|---|"]
-        rows += [f"| `{e.name}` | {e.summary} | {', '.join(f'`{a}`' for a in e.ablations)} |"
-                 for e in self.entries.values()]
+    def markdown(self, settings: bool = False) -> str:
+        """The table of modes: the README's, or with ``settings`` the docs' (each mode's own keys)."""
+        extra = " settings (`retrieval.*`) |" if settings else ""
+        rows = ["| mode | how it ranks | ablations in `hopgraph eval` |" + extra,
+                "|---|---|---|" + ("---|" if extra else "")]
+        for e in self.entries.values():
+            keys = f" {', '.join(f'`{k}`' for k in self.setting_keys(e.name))} |" if settings else ""
+            rows.append(f"| `{e.name}` | {e.summary} | {', '.join(f'`{a}`' for a in e.ablations)} |{keys}")
         return "\n".join(rows)
+
+    def options_model(self, name: str) -> type[ModeOptions] | None:
+        """The model of mode ``name``'s own settings, if it has any (imported here)."""
+        path = self.entries[name].options
+        return None if path is None else _load(path)
+
+    def setting_keys(self, name: str) -> list[str]:
+        """The keys under ``retrieval.`` mode ``name`` reads beyond the shared ones, its own options included."""
+        keys = list(self.entries[name].settings)
+        model = self.options_model(name)
+        if model is not None:
+            keys += [f"modes.{name}.{k}" for k in model.model_fields]
+        return keys
+
+    def check_options(self, cfg: RetrievalSettings) -> None:
+        """Refuse ``[retrieval.modes.*]`` tables of unknown modes or modes without options, and invalid values."""
+        for name, values in cfg.modes.items():
+            model = self.options_model(name) if name in self.entries else None
+            if model is None:
+                raise QueryError(f"retrieval.modes.{name}: no mode {name!r} with settings of its own")
+            try:
+                model.model_validate(values)
+            except ValidationError as exc:
+                raise QueryError(f"retrieval.modes.{name}: {exc}") from exc
 
     def check(self, name: str, ablations: bool = False) -> None:
         """Refuse an unknown mode (or ablation, when allowed) with the valid names."""
@@ -99,19 +196,39 @@ class Registry:
         found = self._loaded.get(name)
         if found is None:
             with self._lock:
-                module, _, cls = self.entries[name].impl.partition(":")
-                found = getattr(importlib.import_module(module), cls)()
+                found = _load(self.entries[name].impl)()
                 self._loaded[name] = found
         return found
 
+    def image_queries(self, name: str = "image") -> ImageQueries:
+        """Mode ``name``, which answers queries by image."""
+        impl = self.mode(name)
+        if not isinstance(impl, ImageQueries):
+            raise QueryError(f"mode {name} does not answer queries by image")
+        return impl
 
+    def gnn_examples(self, name: str = "gnn") -> GnnExamples:
+        """Mode ``name``, whose candidates make the GNN's training examples."""
+        impl = self.mode(name)
+        if not isinstance(impl, GnnExamples):
+            raise QueryError(f"mode {name} makes no GNN training examples")
+        return impl
+
+
+#: settings of the modes that seed entities, and of graph mode's pass (pcst and gnn build on it)
+_SEEDS = ("entity_k", "min_entity_score")
+_WEIGHTS = ("weights", "homogeneity_floor", "homogeneity_slope", "homogeneity_min_chunks", "homogeneity_min_share")
+_GRAPH = (*_SEEDS, "enrichment", "enrich_chunks", "enrich_entities_per_chunk", "enrich_weight", "drop_generic",
+          "expansion", "damping", "ppr_solver", "passage_weight", "title_weight", "bridge_weight", "bridge_sources",
+          "bridge_per_source", "entity_bridge_weight", "entity_bridge_sources", "hops", "beam", "decay",
+          "type_weights", "fusion", *_WEIGHTS, "decompose")
 _BOTH = frozenset({TEXT, IMAGE})
 
 REGISTRY = Registry([
     ModeEntry("graph", "dense + BM25 first pass, entity seeds, personalized PageRank over entities and "
               "passages, fused, then the documents the best ones name by title or lead to over a shared entity "
               "(default, strongest)",
-              "retrieval.modes.graph:GraphMode",
+              "retrieval.modes.graph:GraphMode", settings=(*_GRAPH, "link_weight"),
               ablations={"graph-no-enrichment": {"enrichment": False}, "graph-with-generic": {"drop_generic": False},
                          "graph-0-hops": {"expansion": "none", "bridge_weight": 0.0, "entity_bridge_weight": 0.0},
                          "graph-no-walk": {"expansion": "none"},
@@ -127,11 +244,13 @@ REGISTRY = Registry([
               "retrieval.modes.auto:AutoMode", evaluated_on=frozenset({TEXT})),
     ModeEntry("raptor", "RAPTOR's collapsed tree: chunk vectors and the summary tree's vectors searched together, "
               "summaries expanded to their most central chunks (hopgraph tree builds the tree)",
-              "retrieval.modes.raptor:RaptorMode", evaluated_on=frozenset({TEXT}),
+              "retrieval.modes.raptor:RaptorMode", settings=("raptor_k", "raptor_fusion"),
+              evaluated_on=frozenset({TEXT}),
               ablations={"raptor-rrf": {"raptor_fusion": "rrf"}, "raptor-tree-only": {"raptor_fusion": "tree"}}),
     ModeEntry("sections", "documents by their best chunk (list pages left out), then their sections by vector "
               "(or reranker), each result with its probability under the score-entropy distribution",
-              "retrieval.modes.sections:SectionsMode", evaluated_on=frozenset({TEXT})),
+              "retrieval.modes.sections:SectionsMode", settings=("sections",), confidence=True,
+              evaluated_on=frozenset({TEXT})),
     ModeEntry("naive", "chunk vectors nearest to the query (= dense)", "retrieval.modes.baseline:DenseMode"),
     ModeEntry("dense", "chunk vectors nearest to the query", "retrieval.modes.baseline:DenseMode",
               evaluated_on=_BOTH),
@@ -141,22 +260,25 @@ REGISTRY = Registry([
               evaluated_on=_BOTH),
     ModeEntry("local", "LightRAG's local: entities named in or similar to the query and their neighbours -> their "
               "chunks; for exploring an entity's neighbourhood (--explain), below dense on passage recall",
-              "retrieval.modes.lightrag:LocalMode", evaluated_on=frozenset({TEXT})),
+              "retrieval.modes.lightrag:LocalMode", settings=_SEEDS, evaluated_on=frozenset({TEXT})),
     ModeEntry("global", "LightRAG's global: relationship and community vectors -> the entities and chunks behind "
               "them; for the relations and communities a theme touches, below dense on passage recall",
-              "retrieval.modes.lightrag:GlobalMode", evaluated_on=frozenset({TEXT})),
+              "retrieval.modes.lightrag:GlobalMode", settings=("entity_k",), evaluated_on=frozenset({TEXT})),
     ModeEntry("hybrid", "LightRAG's hybrid: local + global by reciprocal rank; below dense on passage recall",
-              "retrieval.modes.lightrag:HybridMode", evaluated_on=frozenset({TEXT})),
+              "retrieval.modes.lightrag:HybridMode", settings=_SEEDS, evaluated_on=frozenset({TEXT})),
     ModeEntry("mix", "LightRAG's mix: hybrid's list fused with the dense + BM25 first pass (hybrid at half weight); "
               "at or above the best baseline's R@5 on every developer set",
-              "retrieval.modes.lightrag:MixMode", evaluated_on=frozenset({TEXT})),
+              "retrieval.modes.lightrag:MixMode", settings=(*_SEEDS, *_WEIGHTS),
+              evaluated_on=frozenset({TEXT})),
     ModeEntry("pcst", "graph's candidates -> prize-collecting Steiner tree -> its chunks",
-              "retrieval.modes.subgraph:PcstMode", evaluated_on=frozenset({TEXT})),
+              "retrieval.modes.subgraph:PcstMode", settings=(*_GRAPH, "link_weight"),
+              evaluated_on=frozenset({TEXT})),
     ModeEntry("gnn", "graph's candidates rescored by the trained GNN (hopgraph train-gnn)",
-              "retrieval.modes.subgraph:GnnMode"),
+              "retrieval.modes.subgraph:GnnMode", settings=(*_GRAPH, "link_weight")),
     ModeEntry("image", "text -> images: similarity of the captions together and of the best single caption "
               "(or CLIP) fused with the entity graph",
               "retrieval.modes.image:ImageMode",
+              settings=("image", *_SEEDS, "enrich_entities_per_chunk", "enrich_weight"),
               ablations={"image-rrf": {"image": {"fusion": "rrf"}},
                          "image-no-expansion": {"image": {"similar_k": 0, "cooccur_k": 0}},
                          "image-no-kg": {"image": {"kg_weight": 0.0}},

@@ -1,11 +1,12 @@
 """The retriever: takes a query, runs its mode (``retrieval.registry``) on the current snapshot, and
-returns ranked, cited chunks with a cited context."""
+returns ranked, cited chunks with a cited context. It knows modes only through the registry: their
+implementations, flags (``needs_vector``, ``confidence``) and ``ModeOutput``, rendered generically."""
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,7 +22,7 @@ from retrieval.fusion import normalize, ranked
 from retrieval.index.keeper import IndexKeeper
 from retrieval.index.state import IndexRecipe, IndexState
 from retrieval.nli_clusters import cluster
-from retrieval.registry import REGISTRY, QueryError
+from retrieval.registry import INDEX_SETTINGS, REGISTRY, ModeOutput, QueryError
 from retrieval.resources import Resources
 from retrieval.run import Run
 from retrieval.snapshot import Snapshot
@@ -31,10 +32,6 @@ from vectors.store import VectorStore
 
 if TYPE_CHECKING:
     from gpu.train import Example
-
-#: settings the snapshot is built with: fixed per retriever, refused as per-query overrides
-INDEX_SETTINGS = ("typed_weight", "about_weight")
-
 
 def recipe_of(cfg: RetrievalSettings) -> IndexRecipe:
     """What the index state is built with, from the retrieval settings."""
@@ -47,6 +44,7 @@ class Retriever:
     def __init__(self, graph: IndexSource, vectors: VectorStore, embedder: Embedder, cfg: RetrievalSettings,
                  keeper: IndexKeeper | None = None, clip: ClipEmbedder | None = None,
                  gpu: GpuSettings | None = None, gnn_checkpoint: Path | None = None) -> None:
+        REGISTRY.check_options(cfg)
         gcfg = gpu or GpuSettings()
         parts = subgraph.GpuParts(gcfg, vectors, embedder.name, gnn_checkpoint)
         self.cfg = cfg
@@ -78,6 +76,8 @@ class Retriever:
         """The query's settings; an override of an index setting is refused, not silently ignored."""
         if cfg is None:
             return self.cfg
+        if cfg.modes != self.cfg.modes:
+            REGISTRY.check_options(cfg)
         for name in INDEX_SETTINGS:
             if getattr(cfg, name) != getattr(self.cfg, name):
                 raise QueryError(f"retrieval.{name} is fixed when the graph snapshot is built; it cannot be "
@@ -90,7 +90,8 @@ class Retriever:
         if not text or not text.strip():
             raise QueryError("the query text is empty")
         impl = REGISTRY.mode(mode)
-        needs_vector = REGISTRY.entries[mode].needs_vector
+        entry = REGISTRY.entries[mode]
+        needs_vector = entry.needs_vector
         cfg = self._settings(cfg)
         k = top_k or cfg.top_k
         if k < 1:
@@ -108,7 +109,8 @@ class Retriever:
             run.stage("embed", t)
         if filters is not None:  # widen the candidate pools, then keep the allowed documents only
             run.cfg = cfg.model_copy(update={"candidate_k": min(cfg.candidate_k * 4, 1000)})
-        scores = impl.run(run, self.res)
+        out = ModeOutput.of(impl.run(run, self.res))
+        scores = out.scores
         if filters is not None:
             scores = {c: s for c, s in scores.items() if c in snap.chunk_index and filters.allows(
                 snap.chunk_docs[snap.chunk_index[c]], snap.chunk_sources[snap.chunk_index[c]])}
@@ -122,16 +124,19 @@ class Retriever:
             pool = order[:max(k, cfg.mmr_pool)]
             order = mmr(pool, scores, self.res.vectors.vectors("chunks", pool), cfg.mmr_lambda, k) + order[len(pool):]
             run.stage("mmr", t)
-        results = [self._result(snap, i + 1, scores.get(c, 0.0), c, run) for i, c in enumerate(order[:k])]
+        results = [self._result(snap, i + 1, scores.get(c, 0.0), c, run, out.chunk_fields.get(c, {}))
+                   for i, c in enumerate(order[:k])]
         sureness = None
-        if run.cfg.confidence.enabled and results:  # a mode may turn it on (sections)
-            results, sureness = self._confidence(run, [scores.get(c, 0.0) for c in order], results)
+        if (cfg.confidence.enabled or entry.confidence) and results:
+            ranked_scores = [scores.get(c, 0.0) for c in order]  # a confidence mode's: over all its answers
+            top_m = len(ranked_scores) if entry.confidence else cfg.confidence.top_m
+            results, sureness = self._confidence(run, ranked_scores[:top_m], results)
         if cfg.nli.enabled and len(results) > 1:
             t = time.perf_counter()
             self._group(run, results)
             run.stage("nli", t)
         context = build_context(results, run.entities[:12], run.relations[:8], run.communities[:3], cfg.token_budget,
-                                summaries=run.summaries[:3])
+                                out.context)
         run.timings["total"] = round((time.perf_counter() - t0) * 1000, 2)
         if explain:
             run.explain["signals"] = {name: {c: round(v, 4) for c, v in sorted(
@@ -139,14 +144,11 @@ class Retriever:
             run.explain["subgraph"] = query_subgraph(text, run.explain, results)
         return QueryResult(query=text, mode=mode, results=results, timings_ms=run.timings, notes=run.notes,
                            context=context, explain=run.explain if explain else {}, confidence=sureness,
-                           **self._versions(state))
+                           extras=out.extras, **self._versions(state))
 
     def query_image(self, path: str, top_k: int | None = None, cfg: RetrievalSettings | None = None
                     ) -> QueryResult:
-        """Image -> images (needs CLIP): CLIP image similarity fused with the KG score of the entities
-        of the nearest images."""
-        from retrieval.modes.image import clip_scores, fuse_with_kg
-
+        """Image -> images (needs CLIP): the image mode's answer to the image's CLIP vector."""
         clip = self.res.clip
         if clip is None:
             raise QueryError("image queries need CLIP: set clip.enabled with a model and checkpoint")
@@ -156,10 +158,7 @@ class Retriever:
         cfg = self._settings(cfg)
         t0 = time.perf_counter()
         run = Run(f"[image {path}]", np.zeros(0), top_k or cfg.top_k, cfg, self.keeper.current())
-        index = self.res.image_index(run.state)
-        visual = {"clip": clip_scores(self.res, index, got.vectors[0], cfg.image.candidate_k)}
-        run.signals.update(visual)
-        scores = fuse_with_kg(run, self.res, index, visual, ranked(visual["clip"]), seeds_from_query=False)
+        scores = REGISTRY.image_queries().run_image(run, self.res, got.vectors[0])
         results = [self._result(run.snap, i + 1, scores[c], c, run) for i, c in enumerate(ranked(scores)[:run.k])]
         run.timings["total"] = round((time.perf_counter() - t0) * 1000, 2)
         return QueryResult(query=path, mode="image", results=results, timings_ms=run.timings, notes=run.notes,
@@ -168,45 +167,34 @@ class Retriever:
 
     def gnn_example(self, text: str, gold_chunk_ids: set[str], query_id: str = "") -> Example | None:
         """The GNN training example of a query (None when no candidate entity is in a gold chunk)."""
-        import torch
-
-        from retrieval.modes.graph import graph_pass
-
-        state = self.keeper.current()
-        snap = state.snapshot
         run = Run(text.strip(), self.embedder.embed([text.strip()])[0], self.cfg.top_k,
-                  self.cfg.model_copy(update={"stage_cap_ms": None}), state)
-        gp = graph_pass(run, self.res)
-        cand = self.gpu.candidates(snap, gp.entity_mass, gp.seeds, gp.sims)
-        gold = [snap.chunk_index[c] for c in gold_chunk_ids if c in snap.chunk_index]
-        labels = subgraph.gold_labels(snap, cand.nodes.numpy(), gold)
-        if not bool(labels.any()):
-            return None
-        from gpu.train import Example  # PyTorch Geometric: imported for training only
-
-        return Example(query_id, cand.sub, torch.from_numpy(run.qvec.astype(np.float32)), cand.scalars, labels)
+                  self.cfg.model_copy(update={"stage_cap_ms": None}), self.keeper.current())
+        return REGISTRY.gnn_examples().example(run, self.res, gold_chunk_ids, query_id)
 
     def _versions(self, state: IndexState) -> dict[str, int]:
         fresh = self.keeper.freshness()
         return {"index_version": state.version, "graph_version": max(fresh.graph_version, state.version)}
 
-    def _result(self, snap: Snapshot, rank: int, score: float, cid: str, run: Run) -> RetrievedChunk:
+    def _result(self, snap: Snapshot, rank: int, score: float, cid: str, run: Run,
+                fields: dict[str, Any] | None = None) -> RetrievedChunk:
+        """The result for chunk ``cid``, with the fields its mode gave it (``ModeOutput.chunk_fields``)."""
         j = snap.chunk_index[cid]
         row = snap.incidence.getrow(j)
         via = sorted((e for e in row.indices if e in run.seed_weights), key=lambda e: -run.seed_weights[e])[:5]
         return RetrievedChunk(rank=rank, score=round(float(score), 6), text=snap.chunk_texts[j],
                               citation=Citation(document_id=snap.chunk_docs[j], chunk_id=cid,
                                                 source=snap.chunk_sources[j]),
-                              entities=[snap.entity_names[e] for e in via], section=run.sections_of.get(cid),
-                              image=snap.chunk_uris[j] or None if snap.chunk_kinds[j] == "image" else None)
+                              entities=[snap.entity_names[e] for e in via],
+                              image=snap.chunk_uris[j] or None if snap.chunk_kinds[j] == "image" else None,
+                              **(fields or {}))
 
     @staticmethod
-    def _confidence(run: Run, ranked_scores: list[float], results: list[RetrievedChunk]
+    def _confidence(run: Run, top_scores: list[float], results: list[RetrievedChunk]
                     ) -> tuple[list[RetrievedChunk], float]:
         """Each result's probability under the entropy distribution of the top scores, and the
         query's confidence (1 - normalized entropy); the abstention and top-p cuts applied."""
         cfg = run.cfg.confidence
-        probs = confidence.distribution(ranked_scores[: cfg.top_m], cfg.temperature)
+        probs = confidence.distribution(top_scores, cfg.temperature)
         spread = confidence.entropy(probs)
         for r, p in zip(results, probs, strict=False):
             r.confidence = round(float(p), 4)

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
+from pydantic import BaseModel
 
 from hopgraph.core.settings import RetrievalSettings
 from retrieval.index.state import IndexState
 from retrieval.signals import Seeds
 from retrieval.snapshot import Snapshot
+
+M = TypeVar("M", bound=BaseModel)
 
 
 @dataclass
@@ -30,10 +33,12 @@ class Run:
     entities: list[str] = field(default_factory=list)
     relations: list[str] = field(default_factory=list)
     communities: list[str] = field(default_factory=list)
-    summaries: list[str] = field(default_factory=list)  # tree summaries for the context (mode raptor)
-    sections_of: dict[str, str] = field(default_factory=dict)  # chunk id -> its section's path (mode sections)
     seed_weights: dict[int, float] = field(default_factory=dict)
     explaining: bool = False  # the caller asked for --explain: work done only for it may run
+
+    def options(self, mode: str, model: type[M]) -> M:
+        """Mode ``mode``'s own settings (``[retrieval.modes.<mode>]``), read with its ``model``."""
+        return model.model_validate(self.cfg.modes.get(mode, {}))
 
     @property
     def snap(self) -> Snapshot:

@@ -1,4 +1,7 @@
-"""The parts retrieval modes are built from; each returns ``{chunk_id: score}`` or entity weights."""
+"""The parts retrieval modes are built from; each returns ``{chunk_id: score}`` or entity weights.
+
+``dense_of``, ``bm25_of`` and ``seeds_of`` are the signals several modes share, computed for one query's
+``Run`` (timed as a stage and, for chunk scores, kept in ``run.signals`` for ``--explain``)."""
 
 from __future__ import annotations
 
@@ -20,6 +23,8 @@ from vectors.store import VectorStore
 
 if TYPE_CHECKING:
     from gpu.ppr import TorchPPR
+    from retrieval.resources import Resources
+    from retrieval.run import Run
 
 #: the origin of a seed the query names (``Seeds.origin``)
 NAMED = "named in query"
@@ -47,6 +52,33 @@ def keyword(snap: Snapshot, index: KeywordIndex, query: str, k: int) -> dict[str
     """BM25 over chunk texts."""
     idx, scores = index.search(query, k)
     return {snap.chunk_ids[int(i)]: float(s) for i, s in zip(idx, scores, strict=True)}
+
+
+def dense_of(run: Run, res: Resources) -> dict[str, float]:
+    """The query's dense signal: chunk vectors nearest to it (the snapshot's chunks only)."""
+    t = time.perf_counter()
+    out = run.keep_known(dense(res.vectors, run.qvec, max(run.k, run.cfg.candidate_k)))
+    run.stage("dense", t)
+    run.signals["dense"] = out
+    return out
+
+
+def bm25_of(run: Run, res: Resources) -> dict[str, float]:
+    """The query's BM25 signal over chunk texts."""
+    t = time.perf_counter()
+    out = keyword(run.snap, res.keyword(run.state), run.text, max(run.k, run.cfg.candidate_k))
+    run.stage("bm25", t)
+    run.signals["bm25"] = out
+    return out
+
+
+def seeds_of(run: Run) -> tuple[Seeds, np.ndarray]:
+    """Entities named in or similar to the query, and the query's cosine with every entity."""
+    t = time.perf_counter()
+    sims = entity_similarity(run.snap, run.qvec)
+    seeds = seed_entities(run.snap, run.text, sims, run.cfg.entity_k, run.cfg.min_entity_score)
+    run.stage("seeds", t)
+    return seeds, sims
 
 
 def entity_similarity(snap: Snapshot, qvec: np.ndarray) -> np.ndarray:

@@ -19,7 +19,7 @@ from hopgraph.core.errors import BadInputError, ConflictError, HopgraphError, No
 from hopgraph.core.records import Mention, Relation, relation_id
 from hopgraph.core.settings import RetrievalSettings
 from ingest.graph_edits import merge_edits, plan_removal
-from retrieval.registry import REGISTRY, QueryError
+from retrieval.registry import REGISTRY, ModeEntry, ModeOptions, ModeOutput, QueryError, Registry
 from tests.paths import REPO_ROOT
 from tests.processes import cli_env
 
@@ -53,6 +53,38 @@ def test_ablation_settings_merge_nested_overrides() -> None:
     assert cfg.image.candidate_k == base.image.candidate_k  # untouched nested fields keep their values
     mode, cfg = REGISTRY.settings_for("graph-0-hops", base)
     assert mode == "graph" and cfg.expansion == "none"
+
+
+def test_every_retrieval_setting_is_shared_or_read_by_a_mode() -> None:
+    from retrieval.registry import INDEX_SETTINGS, SHARED_SETTINGS
+
+    read = {k for e in REGISTRY.entries.values() for k in e.settings}
+    assert set(RetrievalSettings.model_fields) == {*SHARED_SETTINGS, *INDEX_SETTINGS, "modes", *read}
+    assert REGISTRY.setting_keys("raptor") == ["raptor_k", "raptor_fusion"]
+    assert "| `raptor_k`, `raptor_fusion` |" in REGISTRY.markdown(settings=True)
+
+
+class _EchoOptions(ModeOptions):
+    boost: float = 2.0
+
+
+def test_a_mode_reads_its_own_options_from_its_table() -> None:
+    registry = Registry([ModeEntry("echo", "test", "retrieval.modes.baseline:DenseMode",
+                                   options="tests.test_house:_EchoOptions")])
+    assert registry.setting_keys("echo") == ["modes.echo.boost"]
+    registry.check_options(RetrievalSettings(modes={"echo": {"boost": 3}}))
+    with pytest.raises(QueryError, match=r"retrieval\.modes\.echo"):
+        registry.check_options(RetrievalSettings(modes={"echo": {"bost": 3}}))
+    with pytest.raises(QueryError, match=r"retrieval\.modes\.graph"):
+        REGISTRY.check_options(RetrievalSettings(modes={"graph": {"damping": 0.3}}))  # no options of its own
+    assert ModeOutput.of({"c": 1.0}) == ModeOutput({"c": 1.0})
+
+
+def test_the_retriever_imports_no_concrete_mode() -> None:
+    tree = ast.parse((REPO_ROOT / "retrieval" / "retriever.py").read_text(encoding="utf-8"))
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert not {m for m in imported if m.startswith("retrieval.modes")}
 
 
 def test_readme_mode_table_is_the_registry() -> None:

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
+from rich.table import Column, Table
 
 from hopgraph.cli.common import console, fail, load_settings, reported
 from hopgraph.cli.gnn import eval_settings, holdout_queries
@@ -56,10 +56,11 @@ def query(
 
 
 def modes() -> None:
-    """List the query modes, what each does and the ablations `hopgraph eval` reports for it."""
-    table = Table("mode", "how it ranks", "ablations")
+    """List the query modes, what each does, the settings it reads (beyond the shared ones) and the
+    ablations `hopgraph eval` reports for it."""
+    table = Table("mode", "how it ranks", Column("settings (retrieval.*)", overflow="fold"), "ablations")
     for e in REGISTRY.entries.values():
-        table.add_row(e.name, e.summary, ", ".join(e.ablations))
+        table.add_row(e.name, e.summary, ", ".join(REGISTRY.setting_keys(e.name)), ", ".join(e.ablations))
     console.print(table)
 
 
@@ -76,6 +77,8 @@ def _print_result(result: QueryResult, explain: bool, context: bool) -> None:
         cite = escape(f"[{Path(r.citation.source).name} · {r.citation.document_id} · {r.citation.chunk_id}]")
         via = escape(f" via {', '.join(r.entities)}") if r.entities else ""
         console.print(f"     [dim]{cite}{via}[/]")
+    for name, value in result.extras.items():  # the mode's own output
+        console.print(f"  [dim]{escape(name)}: {escape(json.dumps(value, default=str))}[/]")
     if explain:
         console.rule("explain")
         console.print_json(json.dumps({**result.explain, "timings_ms": result.timings_ms}))

@@ -254,6 +254,8 @@ class QueryResult(BaseModel):
                                "refreshes its state in the background: this may be ahead of index_version).")
     confidence: float | None = Field(default=None, description="1 - the normalized entropy of the top scores "
                                      "(retrieval.confidence): near 1 when one result stands out.")
+    extras: dict[str, Any] = Field(default_factory=dict, description="The mode's own output, by name (`hopgraph "
+                                   "modes` says which modes have any).")
 
     @computed_field(description="A stage overran its cap and a cheaper mode answered (see notes).")  # type: ignore[prop-decorator]
     @property

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -126,3 +126,6 @@ class RetrievalSettings(BaseModel):
         "None = never degrade (rankings then never depend on the machine's load: evaluation, tests).")
     token_budget: int = Field(default=1200, ge=50, description="Tokens of cited context returned.")
     image: ImageRetrievalSettings = Field(default_factory=ImageRetrievalSettings)
+    modes: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="Settings of the modes that declare their own (``[retrieval.modes.<mode>]``, "
+        "checked against the mode's model when the retriever starts; `hopgraph modes` lists them).")

@@ -16,8 +16,6 @@ from retrieval.entity_bridges import entity_bridge
 from retrieval.explain_paths import expansion_paths
 from retrieval.first_pass import first_pass_weights, state_homogeneity
 from retrieval.fusion import ranked, rrf, weighted
-from retrieval.modes.baseline import bm25, dense
-from retrieval.modes.lightrag import seeds_of
 from retrieval.parts import part_scores
 from retrieval.resources import Resources
 from retrieval.run import GraphPass, Run
@@ -34,10 +32,10 @@ def _dense_weights(n: int, weights: dict[int, float]) -> np.ndarray:
 def graph_pass(run: Run, res: Resources) -> GraphPass:
     """Dense + BM25 first pass, seeding with enrichment, expansion (PPR, beam or none)."""
     cfg, snap = run.cfg, run.snap
-    d, b = dense(run, res), bm25(run, res)
+    d, b = signals.dense_of(run, res), signals.bm25_of(run, res)
     gp = GraphPass(d, b, ranked(rrf({"dense": ranked(d), "bm25": ranked(b)}, k=cfg.rrf_k)), parts=part_scores(run, res))
     t = time.perf_counter()
-    gp.seeds, gp.sims = seeds_of(run)
+    gp.seeds, gp.sims = signals.seeds_of(run)
     if cfg.enrichment and cfg.enrich_chunks:
         signals.enrich(snap, gp.seeds, gp.first[: cfg.enrich_chunks], gp.sims, cfg.enrich_entities_per_chunk,
                        cfg.enrich_weight)

@@ -10,7 +10,6 @@ import numpy as np
 
 from retrieval import image, signals
 from retrieval.fusion import ranked
-from retrieval.modes.lightrag import seeds_of
 from retrieval.resources import Resources
 from retrieval.run import Run
 
@@ -42,7 +41,7 @@ def fuse_with_kg(run: Run, res: Resources, index: image.ImageIndex, visual: dict
     cfg, snap, icfg = run.cfg, run.snap, run.cfg.image
     t = time.perf_counter()
     if seeds_from_query:
-        seeds, sims = seeds_of(run)
+        seeds, sims = signals.seeds_of(run)
     else:  # an image query has no words: the nearest images' entities are the seeds
         seeds, sims = signals.Seeds(), np.zeros(0)
     if icfg.enrich_images:
@@ -87,3 +86,11 @@ class ImageMode:
         run.signals.update(visual)
         first = ranked(visual.get("clip") or visual["caption"])
         return fuse_with_kg(run, res, index, visual, first, seeds_from_query=True)
+
+    def run_image(self, run: Run, res: Resources, vector: np.ndarray) -> dict[str, float]:
+        """Image -> images (an image's CLIP ``vector``): CLIP image similarity fused with the KG score of
+        the entities of the nearest images."""
+        index = res.image_index(run.state)
+        visual = {"clip": clip_scores(res, index, vector, run.cfg.image.candidate_k)}
+        run.signals.update(visual)
+        return fuse_with_kg(run, res, index, visual, ranked(visual["clip"]), seeds_from_query=False)

@@ -10,7 +10,6 @@ import numpy as np
 from retrieval import signals
 from retrieval.first_pass import first_pass_weights, state_homogeneity
 from retrieval.fusion import ranked, rrf, weighted
-from retrieval.modes.baseline import bm25, dense
 from retrieval.resources import Resources
 from retrieval.run import Run
 
@@ -19,17 +18,8 @@ from retrieval.run import Run
 COMMUNITY_MEMBERS = 200
 
 
-def seeds_of(run: Run) -> tuple[signals.Seeds, np.ndarray]:
-    """Entities named in or similar to the query, and the query's cosine with every entity."""
-    t = time.perf_counter()
-    sims = signals.entity_similarity(run.snap, run.qvec)
-    seeds = signals.seed_entities(run.snap, run.text, sims, run.cfg.entity_k, run.cfg.min_entity_score)
-    run.stage("seeds", t)
-    return seeds, sims
-
-
 def local(run: Run, res: Resources) -> dict[str, float]:
-    seeds, _ = seeds_of(run)
+    seeds, _ = signals.seeds_of(run)
     run.explain_seeds(seeds)
     t = time.perf_counter()
     weights = {e: w * signals.specificity(run.snap, e) for e, w in seeds.weights.items()}
@@ -97,5 +87,5 @@ class MixMode:
     normalized scores with the graph's list at ``weights["hybrid"]``."""
 
     def run(self, run: Run, res: Resources) -> dict[str, float]:
-        lists = {"hybrid": hybrid(run, res), "dense": dense(run, res), "bm25": bm25(run, res)}
+        lists = {"hybrid": hybrid(run, res), "dense": signals.dense_of(run, res), "bm25": signals.bm25_of(run, res)}
         return weighted(lists, first_pass_weights(run.cfg, state_homogeneity(run.state), run.snap.n_chunks))

@@ -6,7 +6,7 @@ hit stands for its central chunks, each scored by the mean of the summary's cosi
 its own. ``retrieval.raptor_fusion`` says how those meet the chunk hits: ``lift`` (default) keeps the
 higher of a chunk's own cosine and that mean, so a passage rises when the cluster it belongs to
 matches the question as a whole; ``rrf`` fuses the two rankings; ``tree`` keeps the summaries'
-chunks alone (an ablation). The matching summaries go to the context.
+chunks alone (an ablation). The best three matching summaries go to the context (``ModeOutput.context``).
 """
 
 from __future__ import annotations
@@ -15,17 +15,17 @@ import time
 
 from hopgraph.core.linalg import unit
 from retrieval.fusion import ranked, rrf
-from retrieval.modes.baseline import dense
-from retrieval.registry import QueryError
+from retrieval.registry import ModeOutput, QueryError
 from retrieval.resources import Resources
 from retrieval.run import Run
+from retrieval.signals import dense_of
 
 NO_TREE = ("mode raptor needs the RAPTOR tree, which this store does not have yet: run `hopgraph tree` "
            "(or set raptor.enabled = true and ingest)")
 
 
-def raptor(run: Run, res: Resources) -> dict[str, float]:
-    direct = dense(run, res)
+def raptor(run: Run, res: Resources) -> ModeOutput:
+    direct = dense_of(run, res)
     t = time.perf_counter()
     hits = res.vectors.search("summaries", run.qvec, limit=run.cfg.raptor_k)
     if not hits and res.vectors.count("summaries") == 0:
@@ -52,14 +52,14 @@ def raptor(run: Run, res: Resources) -> dict[str, float]:
                 out[c] = s
     run.stage("tree", t)
     run.signals["tree"] = lifted
-    run.summaries = [f"{h.payload.get('text', '')}".strip() or f"(summary {h.id})" for h in hits[:3]]
+    summaries = [f"{h.payload.get('text', '')}".strip() or f"(summary {h.id})" for h in hits[:3]]
     run.explain["tree"] = [{"summary": h.id, "level": h.payload.get("level"), "score": round(h.score, 4),
                             "chunks": len(members[h.id]),
                             "lifted": sorted((c for c, v in via.items() if v == h.id), key=lambda c: -lifted[c])[:5]}
                            for h in hits]
-    return run.keep_known(out)
+    return ModeOutput(run.keep_known(out), context={"Summaries": summaries} if summaries else {})
 
 
 class RaptorMode:
-    def run(self, run: Run, res: Resources) -> dict[str, float]:
+    def run(self, run: Run, res: Resources) -> ModeOutput:
         return raptor(run, res)

@@ -6,24 +6,26 @@
 2. Their sections are ranked by their vectors (the mean of their chunks'), or by the configured
    reranker over their text when ``rerank`` is on.
 3. The top ``sections.top_m`` scores become the confidence distribution (``retrieval.confidence``,
-   turned on for this mode): each result carries its probability, the query its entropy, and the
-   top-p and abstention cuts apply.
+   turned on for this mode by its registry flag): each result carries its probability, the query its
+   entropy, and the top-p and abstention cuts apply.
 
-Each section is answered by its chunk most similar to the query, which carries the section's path.
+Each section is answered by its chunk most similar to the query, which carries the section's path
+(``ModeOutput.chunk_fields``: the result's ``section``).
 """
 
 from __future__ import annotations
 
 import re
 import time
+from typing import Any
 
 from hopgraph.core.linalg import unit
 from retrieval.fusion import normalize, ranked
 from retrieval.index.state import IndexState
-from retrieval.modes.baseline import dense
-from retrieval.registry import QueryError
+from retrieval.registry import ModeOutput, QueryError
 from retrieval.resources import Resources
 from retrieval.run import Run
+from retrieval.signals import dense_of
 
 NO_SECTIONS = ("this store has no section vectors yet: run any ingest (it writes the vectors of sections "
                "that have none) and query again")
@@ -53,9 +55,9 @@ def candidate_documents(run: Run, chunk_scores: dict[str, float]) -> list[str]:
     return keep[: run.cfg.sections.documents]
 
 
-def sections(run: Run, res: Resources) -> dict[str, float]:
+def sections(run: Run, res: Resources) -> ModeOutput:
     cfg = run.cfg.sections
-    chunk_scores = dense(run, res)
+    chunk_scores = dense_of(run, res)
     t = time.perf_counter()
     docs = candidate_documents(run, chunk_scores)
     hits = res.vectors.search("sections", run.qvec, limit=cfg.top_m, where={"document_id": docs}) if docs else []
@@ -70,23 +72,21 @@ def sections(run: Run, res: Resources) -> dict[str, float]:
     own = res.vectors.vectors("chunks", [c for s in scores for c in members[s]]) if scores else {}
     q = unit(run.qvec)
     out: dict[str, float] = {}
+    fields: dict[str, dict[str, Any]] = {}
     paths = {h.id: str(h.payload.get("path") or h.payload.get("title") or "") for h in hits}
     for s in ranked(scores):
         chunk = max(members[s], key=lambda c: float(own[c] @ q) if c in own else -1.0)
         if chunk not in out:
             out[chunk] = scores[s]
-            run.sections_of[chunk] = paths[s]
+            fields[chunk] = {"section": paths[s]}
     run.explain["sections"] = [{"section": s, "document": next((h.payload.get("document_id") for h in hits
                                                                 if h.id == s), None),
                                 "path": paths[s], "score": round(scores[s], 4)} for s in ranked(scores)]
-    # the ranking is of sections: say how sure it is
-    run.cfg = run.cfg.model_copy(update={"confidence": run.cfg.confidence.model_copy(
-        update={"enabled": True, "top_m": cfg.top_m})})
     run.stage("sections", t)
     run.signals["sections"] = out
-    return out
+    return ModeOutput(out, chunk_fields=fields)
 
 
 class SectionsMode:
-    def run(self, run: Run, res: Resources) -> dict[str, float]:
+    def run(self, run: Run, res: Resources) -> ModeOutput:
         return sections(run, res)

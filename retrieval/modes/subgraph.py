@@ -6,17 +6,22 @@ and leave the verbalized triples of their subgraph in ``run.relations`` for the 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import torch
 
 from gpu import pcst, verbalize
 from gpu.export import RELATED
 from gpu.gnn import CheckpointError
-from retrieval import signals
-from retrieval.modes.graph import on_candidates
+from retrieval import signals, subgraph
+from retrieval.modes.graph import graph_pass, on_candidates
 from retrieval.registry import QueryError
 from retrieval.resources import Resources
 from retrieval.run import GraphPass, Run
+
+if TYPE_CHECKING:
+    from gpu.train import Example
 
 
 def pcst_signal(run: Run, gp: GraphPass, res: Resources) -> dict[str, float]:
@@ -74,3 +79,17 @@ class GnnMode:
 
     def run(self, run: Run, res: Resources) -> dict[str, float]:
         return on_candidates(run, res, "gnn", gnn_signal)
+
+    def example(self, run: Run, res: Resources, gold_chunk_ids: set[str], query_id: str) -> Example | None:
+        """The GNN training example of a query: graph's candidates labelled by the gold chunks (None when
+        no candidate entity is in one)."""
+        snap = run.snap
+        gp = graph_pass(run, res)
+        cand = res.gpu.candidates(snap, gp.entity_mass, gp.seeds, gp.sims)
+        gold = [snap.chunk_index[c] for c in gold_chunk_ids if c in snap.chunk_index]
+        labels = subgraph.gold_labels(snap, cand.nodes.numpy(), gold)
+        if not bool(labels.any()):
+            return None
+        from gpu.train import Example  # PyTorch Geometric: imported for training only
+
+        return Example(query_id, cand.sub, torch.from_numpy(run.qvec.astype(np.float32)), cand.scalars, labels)
