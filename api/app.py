@@ -13,22 +13,22 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from starlette.concurrency import run_in_threadpool
 
-from api import docs_pages, explorer, problems, reload
-from api.auth import Authenticator
-from api.deps import AppState
-from api.job_store import JobStore
-from api.job_work import work_for
-from api.jobs import JobManager
-from api.limits import BodyLimit
-from api.metrics import Metrics
-from api.routes import admin, answer, documents, export, graph, ops, query
-from api.schemas import JobOut
+from hopgraph.api import docs_pages, explorer, problems, reload
+from hopgraph.api.auth import Authenticator
+from hopgraph.api.deps import AppState
+from hopgraph.api.job_store import JobStore
+from hopgraph.api.job_work import work_for
+from hopgraph.api.jobs import JobManager
+from hopgraph.api.limits import BodyLimit
+from hopgraph.api.metrics import Metrics
+from hopgraph.api.routes import admin, answer, documents, export, graph, ops, query
+from hopgraph.api.schemas import JobOut
 from hopgraph.app.platform import Platform
 from hopgraph.core.config import load_settings
 from hopgraph.core.errors import HopgraphError
 from hopgraph.core.service_settings import ScheduledSource, SchedulerSettings
 from hopgraph.core.settings import Settings
-from ingest.scheduler import ReingestScheduler
+from hopgraph.ingest.scheduler import ReingestScheduler
 
 log = logging.getLogger(__name__)
 

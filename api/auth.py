@@ -16,7 +16,7 @@ from typing import Any, Literal
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
-from api.problems import ProblemError
+from hopgraph.api.problems import ProblemError
 from hopgraph.core.errors import BadInputError
 from hopgraph.core.service_settings import ApiKey
 from hopgraph.core.settings import Settings

@@ -8,13 +8,13 @@ from typing import Any
 
 from fastapi import Request
 
-from api.auth import Authenticator
-from api.jobs import JobManager
-from api.metrics import Metrics
-from api.schemas import Problem
+from hopgraph.api.auth import Authenticator
+from hopgraph.api.jobs import JobManager
+from hopgraph.api.metrics import Metrics
+from hopgraph.api.schemas import Problem
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import Settings
-from ingest.scheduler import ReingestScheduler
+from hopgraph.ingest.scheduler import ReingestScheduler
 
 
 @dataclass

@@ -14,7 +14,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
-from retrieval.registry import REGISTRY
+from hopgraph.retrieval.registry import REGISTRY
 
 ASSETS = Path(__file__).with_name("explorer_assets")
 

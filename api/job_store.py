@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from api.schemas import JobOut
+from hopgraph.api.schemas import JobOut
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (

@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from api.jobs import JobFailed, JobWork, Unchanged
-from api.metrics import Metrics
+from hopgraph.api.jobs import JobFailed, JobWork, Unchanged
+from hopgraph.api.metrics import Metrics
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import IngestReport
 from hopgraph.core.service_settings import ScheduledSource
-from ingest.control import IngestControl
+from hopgraph.ingest.control import IngestControl
 
 
 def records_file(platform: Platform, job_id: str, records: list[dict[str, Any]]) -> Path:

@@ -21,9 +21,9 @@ from concurrent.futures import wait as wait_all
 from dataclasses import dataclass
 from typing import Any
 
-from api.job_store import JobStore
-from api.schemas import JobOut
-from ingest.control import IngestCancelled, IngestControl
+from hopgraph.api.job_store import JobStore
+from hopgraph.api.schemas import JobOut
+from hopgraph.ingest.control import IngestCancelled, IngestControl
 
 log = logging.getLogger(__name__)
 

@@ -8,11 +8,11 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from api.auth import Authenticator, check_config
-from api.deps import AppState
+from hopgraph.api.auth import Authenticator, check_config
+from hopgraph.api.deps import AppState
 from hopgraph.core.service_settings import SchedulerSettings
 from hopgraph.core.settings import Settings
-from ingest.scheduler import ReingestScheduler
+from hopgraph.ingest.scheduler import ReingestScheduler
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ from pydantic import (
 from hopgraph.core.limits import CYPHER_MAX_ROWS, CYPHER_MAX_TIMEOUT_S, CYPHER_MIN_TIMEOUT_S, TOP_K_MAX
 from hopgraph.core.records import Answer, QueryFilters, QueryResult
 from hopgraph.core.times import iso_time
-from retrieval.registry import REGISTRY
+from hopgraph.retrieval.registry import REGISTRY
 
 #: the modes of the registry, as the schema's enum (names are validated against it)
 Mode = Enum("Mode", {name: name for name in REGISTRY.names}, type=str)  # type: ignore[misc]

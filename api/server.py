@@ -15,8 +15,8 @@ from collections.abc import Iterator
 import uvicorn
 from fastapi import FastAPI
 
-from api.app import create_app
-from api.auth import check_config
+from hopgraph.api.app import create_app
+from hopgraph.api.auth import check_config
 from hopgraph.app.ownership import owner_record, running_server
 from hopgraph.core.errors import ConflictError
 from hopgraph.core.settings import Settings

@@ -23,9 +23,9 @@ from typing import Any
 
 import httpx
 
-from api.app import create_app
-from api.server import background_server
 from benchmarks.common import SHARED_DATA, free_port, throwaway_arcadedb
+from hopgraph.api.app import create_app
+from hopgraph.api.server import background_server
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import Settings
 

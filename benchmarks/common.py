@@ -11,8 +11,8 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from graphdb.arcadedb_server import EmbeddedArcadeDB, ServerInfo
 from hopgraph.core.settings import GraphSettings
+from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB, ServerInfo
 
 #: the shared data sets beside the checkout (../shared/data)
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"

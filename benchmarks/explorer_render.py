@@ -32,12 +32,12 @@ def _free_port() -> int:
 def main() -> None:
     from selenium.webdriver.common.by import By
 
-    from api.app import create_app
-    from api.server import background_server
+    from hopgraph.api.app import create_app
+    from hopgraph.api.server import background_server
     from hopgraph.app.platform import Platform
     from hopgraph.cli.gnn import eval_settings
     from hopgraph.core.config import load_settings
-    from retrieval.evaluation import load_dataset
+    from hopgraph.retrieval.evaluation import load_dataset
     from tests.browser import DRAW_200_NODES, chromium, wait_for
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

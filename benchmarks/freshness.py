@@ -45,7 +45,7 @@ from benchmarks.common import SHARED_DATA, free_port, percentiles, rss_mb, throw
 from benchmarks.freshness_scale import scale_run
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import Settings
-from ingest.sources import record_to_source
+from hopgraph.ingest.sources import record_to_source
 
 QUESTIONS = SHARED_DATA / "2wiki-dev-500" / "queries.jsonl"
 

@@ -26,17 +26,17 @@ from typing import Any
 import numpy as np
 
 from benchmarks.common import rss_mb
-from graphdb.store import EdgeRow, GraphChange
 from hopgraph.core.index_settings import IndexSettings
 from hopgraph.core.linalg import unit
 from hopgraph.core.memory import keep_freed_memory, pregrow
 from hopgraph.core.records import CO_OCCURS
 from hopgraph.core.text import normalize_name
-from retrieval.index import persist
-from retrieval.index.delta import apply_delta
-from retrieval.index.state import IndexRecipe, IndexState
-from retrieval.index.tables import Tables, strings, typed_rows, vector_dtype
-from retrieval.signals import Seeds, entity_similarity, ppr_scores
+from hopgraph.graphdb.store import EdgeRow, GraphChange
+from hopgraph.retrieval.index import persist
+from hopgraph.retrieval.index.delta import apply_delta
+from hopgraph.retrieval.index.state import IndexRecipe, IndexState
+from hopgraph.retrieval.index.tables import Tables, strings, typed_rows, vector_dtype
+from hopgraph.retrieval.signals import Seeds, entity_similarity, ppr_scores
 
 DIM = 384
 PER_CHUNK = 10

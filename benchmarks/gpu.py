@@ -22,11 +22,11 @@ import numpy as np
 import scipy.sparse as sp
 import torch
 
-from gpu.export import ENTITY, EntityGraph, export
-from gpu.gnn import CheckpointMeta, GnnConfig, GnnScorer, RelevanceGNN
-from gpu.pcst import extract
-from gpu.ppr import TorchPPR
-from retrieval.ppr import personalized_pagerank
+from hopgraph.gpu.export import ENTITY, EntityGraph, export
+from hopgraph.gpu.gnn import CheckpointMeta, GnnConfig, GnnScorer, RelevanceGNN
+from hopgraph.gpu.pcst import extract
+from hopgraph.gpu.ppr import TorchPPR
+from hopgraph.retrieval.ppr import personalized_pagerank
 
 
 def synthetic(n: int, edges_per_node: int, dim: int, seed: int = 0, typed_share: float = 0.1) -> EntityGraph:

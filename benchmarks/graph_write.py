@@ -19,11 +19,11 @@ from typing import Any
 import neo4j
 
 from benchmarks.common import percentiles, throwaway_arcadedb, timed
-from graphdb import cypher
-from graphdb.factory import open_graph_store
-from graphdb.protocols import GraphBackend
 from hopgraph.core.records import Entity, Relation
 from hopgraph.core.settings import GraphSettings, Settings
+from hopgraph.graphdb import cypher
+from hopgraph.graphdb.factory import open_graph_store
+from hopgraph.graphdb.protocols import GraphBackend
 
 TYPES = ["works_at", "born_in", "part_of", "cooccurs", "located_in", "member_of"]
 

@@ -131,7 +131,7 @@ def question_types(dataset: str) -> dict[str, str]:
 
 def paired_gain(report: dict[str, Any], mode: str, base: str, name: str, ids: Sequence[str]) -> str:
     """The paired bootstrap gain of ``mode`` over ``base`` on the queries ``ids`` (from per-query metrics)."""
-    from retrieval.eval_stats import paired_interval
+    from hopgraph.retrieval.eval_stats import paired_interval
 
     mine = {q["id"]: q["metrics"][name] for q in report["queries"][mode]}
     theirs = {q["id"]: q["metrics"][name] for q in report["queries"][base]}

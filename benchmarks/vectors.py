@@ -19,8 +19,8 @@ import numpy as np
 
 from benchmarks.common import percentiles
 from hopgraph.core.settings import VectorSettings
-from vectors.edge import EdgeVectorStore
-from vectors.store import CollectionSpec, VectorPoint
+from hopgraph.vectors.edge import EdgeVectorStore
+from hopgraph.vectors.store import CollectionSpec, VectorPoint
 
 DIM = 384
 GROUPS = 10

@@ -105,7 +105,7 @@ def _schema_name(schema: dict[str, Any]) -> str:
 
 
 def openapi_page() -> str:
-    from api.app import create_app
+    from hopgraph.api.app import create_app
     from hopgraph.core.settings import Settings
 
     spec = create_app(Settings(data_dir=".hopgraph-docs")).openapi()
@@ -163,7 +163,7 @@ def errors_page() -> str:
 
 
 def modes_page() -> str:
-    from retrieval.registry import REGISTRY
+    from hopgraph.retrieval.registry import REGISTRY
 
     return REGISTRY.markdown(settings=True)
 

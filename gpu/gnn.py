@@ -19,9 +19,9 @@ from torch import Tensor, nn
 from torch_geometric.data import HeteroData
 from torch_geometric.nn import GATv2Conv, HeteroConv
 
-from gpu.device import autocast
-from gpu.export import EDGE_TYPES, ENTITY, RELATED
 from hopgraph.core.errors import BadInputError
+from hopgraph.gpu.device import autocast
+from hopgraph.gpu.export import EDGE_TYPES, ENTITY, RELATED
 
 #: scalar features per candidate entity, in this order (see retrieval.subgraph.features)
 FEATURES = ("ppr", "seed", "similarity", "specificity", "log_df")

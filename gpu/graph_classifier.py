@@ -14,7 +14,7 @@ from torch import Tensor, nn
 from torch_geometric.data import Batch, Data
 from torch_geometric.nn import GATv2Conv, global_max_pool, global_mean_pool
 
-from gpu.gnn import focal_loss
+from hopgraph.gpu.gnn import focal_loss
 
 
 @dataclass

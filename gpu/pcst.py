@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from torch_geometric.data import Data, HeteroData
 
-from gpu.export import CO_OCCURS, ENTITY, RELATED, SIMILAR
+from hopgraph.gpu.export import CO_OCCURS, ENTITY, RELATED, SIMILAR
 
 
 @dataclass

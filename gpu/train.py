@@ -17,7 +17,7 @@ import torch
 from torch import Tensor
 from torch_geometric.data import HeteroData
 
-from gpu.gnn import GnnConfig, RelevanceGNN, focal_loss
+from hopgraph.gpu.gnn import GnnConfig, RelevanceGNN, focal_loss
 
 log = logging.getLogger(__name__)
 

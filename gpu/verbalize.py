@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import torch
 
-from gpu.export import RELATED
-from gpu.gnn import Attention
 from hopgraph.core.text import estimate_tokens
+from hopgraph.gpu.export import RELATED
+from hopgraph.gpu.gnn import Attention
 
 
 def ranked_triples(attn: Attention, probs: torch.Tensor, names: list[str], relation_labels: dict[int, str],

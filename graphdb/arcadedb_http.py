@@ -13,8 +13,8 @@ from typing import Any
 
 import httpx
 
-from graphdb.store import ExploreResult
 from hopgraph.core.errors import BadInputError, StoreUnavailableError, TimeLimitError
+from hopgraph.graphdb.store import ExploreResult
 
 
 def _plain(value: Any) -> Any:

@@ -11,16 +11,19 @@ from urllib.parse import urlparse
 import neo4j
 from neo4j.exceptions import ClientError, ConstraintError, ServiceUnavailable
 
-from graphdb import cypher
-from graphdb.batches import batches
-from graphdb.browse import BrowseMixin
-from graphdb.community_edits import CommunityEditsMixin
-from graphdb.dialect import Dialect
-from graphdb.entity_types import EntityTypesMixin
-from graphdb.index_reads import IndexReadsMixin
-from graphdb.migrations import MigrationRunner, discover, packaged
-from graphdb.section_edits import SectionEditsMixin
-from graphdb.store import (
+from hopgraph.core.errors import StoreUnavailableError
+from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, combine_mentions
+from hopgraph.core.settings import GraphSettings
+from hopgraph.graphdb import cypher
+from hopgraph.graphdb.batches import batches
+from hopgraph.graphdb.browse import BrowseMixin
+from hopgraph.graphdb.community_edits import CommunityEditsMixin
+from hopgraph.graphdb.dialect import Dialect
+from hopgraph.graphdb.entity_types import EntityTypesMixin
+from hopgraph.graphdb.index_reads import IndexReadsMixin
+from hopgraph.graphdb.migrations import MigrationRunner, discover, packaged
+from hopgraph.graphdb.section_edits import SectionEditsMixin
+from hopgraph.graphdb.store import (
     DocumentState,
     RelationRef,
     RemovalFacts,
@@ -28,10 +31,7 @@ from graphdb.store import (
     StaleDescription,
     Topology,
 )
-from graphdb.tree_edits import TreeEditsMixin
-from hopgraph.core.errors import StoreUnavailableError
-from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, combine_mentions
-from hopgraph.core.settings import GraphSettings
+from hopgraph.graphdb.tree_edits import TreeEditsMixin
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

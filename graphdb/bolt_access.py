@@ -10,8 +10,8 @@ from typing import Any, Protocol, TypeVar
 
 import neo4j
 
-from graphdb.batches import batches
 from hopgraph.core.settings import GraphSettings
+from hopgraph.graphdb.batches import batches
 
 T = TypeVar("T")
 

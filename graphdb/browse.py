@@ -9,10 +9,11 @@ from typing import Any
 
 import neo4j
 
-from graphdb import arcadedb_http, cypher_export
-from graphdb import cypher_browse as cypher
-from graphdb.readonly import check_read_only
-from graphdb.store import (
+from hopgraph.core.times import iso_time
+from hopgraph.graphdb import arcadedb_http, cypher_export
+from hopgraph.graphdb import cypher_browse as cypher
+from hopgraph.graphdb.readonly import check_read_only
+from hopgraph.graphdb.store import (
     ChunkRecord,
     DocumentState,
     EntityChunk,
@@ -21,7 +22,6 @@ from graphdb.store import (
     RelationChunk,
     RelationRef,
 )
-from hopgraph.core.times import iso_time
 
 
 class BrowseMixin:

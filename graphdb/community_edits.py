@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from graphdb import cypher
-from graphdb import cypher_communities as q
-from graphdb.bolt_access import Bolt, read_ids
-from graphdb.community_protocol import ChainLink
 from hopgraph.core.records import Community
+from hopgraph.graphdb import cypher
+from hopgraph.graphdb import cypher_communities as q
+from hopgraph.graphdb.bolt_access import Bolt, read_ids
+from hopgraph.graphdb.community_protocol import ChainLink
 
 
 class CommunityEditsMixin:

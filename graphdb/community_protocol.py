@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from graphdb.store import EdgeRow, RelationRef, Topology
 from hopgraph.core.records import Community
+from hopgraph.graphdb.store import EdgeRow, RelationRef, Topology
 
 
 @dataclass(frozen=True)

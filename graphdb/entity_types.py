@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from graphdb import cypher
-from graphdb.bolt_access import Bolt, read_ids
-from graphdb.store import LabelVote
+from hopgraph.graphdb import cypher
+from hopgraph.graphdb.bolt_access import Bolt, read_ids
+from hopgraph.graphdb.store import LabelVote
 
 
 class EntityTypesMixin:

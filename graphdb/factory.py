@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from urllib.parse import urlparse
 
-from graphdb.arcadedb_server import EmbeddedArcadeDB, ensure_database, on_server_ports
-from graphdb.bolt import BoltGraphStore, GraphStoreError
-from graphdb.dialect import dialect_for
-from graphdb.protocols import GraphBackend
 from hopgraph.core.settings import Settings
+from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB, ensure_database, on_server_ports
+from hopgraph.graphdb.bolt import BoltGraphStore, GraphStoreError
+from hopgraph.graphdb.dialect import dialect_for
+from hopgraph.graphdb.protocols import GraphBackend
 
 
 def open_graph_store(settings: Settings, migrate: bool = True) -> GraphBackend:

@@ -8,11 +8,11 @@ from typing import Any
 
 import neo4j
 
-from graphdb import cypher
-from graphdb import cypher_index as q
-from graphdb.batches import batches
-from graphdb.bolt_access import Bolt, read_ids
-from graphdb.store import EdgeRow, GraphChange
+from hopgraph.graphdb import cypher
+from hopgraph.graphdb import cypher_index as q
+from hopgraph.graphdb.batches import batches
+from hopgraph.graphdb.bolt_access import Bolt, read_ids
+from hopgraph.graphdb.store import EdgeRow, GraphChange
 
 #: how many committed changes the log keeps; a reader further behind rebuilds from scratch
 CHANGE_LOG_KEEP = 5000

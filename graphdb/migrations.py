@@ -46,7 +46,7 @@ class Migration:
 
 def packaged() -> Path:
     """The migrations shipped with hopgraph (package data of ``migrations``, in a checkout or a wheel)."""
-    return Path(str(importlib.resources.files("migrations")))
+    return Path(str(importlib.resources.files("hopgraph.migrations")))
 
 
 def discover(directory: Path) -> list[Migration]:
@@ -86,7 +86,7 @@ class MigrationRunner:
 
     def applied(self) -> dict[int, str]:
         """Applied versions and their recorded checksums."""
-        from graphdb import cypher
+        from hopgraph.graphdb import cypher
 
         return {int(r["version"]): str(r["checksum"]) for r in self._read(cypher.APPLIED_MIGRATIONS, None)}
 

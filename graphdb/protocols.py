@@ -23,9 +23,10 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Protocol
 
-from graphdb.community_protocol import CommunityGraph, CommunityStore, IncrementalCommunities
-from graphdb.section_protocol import SectionStore
-from graphdb.store import (
+from hopgraph.core.records import Chunk, Document, Entity, Mention, Relation
+from hopgraph.graphdb.community_protocol import CommunityGraph, CommunityStore, IncrementalCommunities
+from hopgraph.graphdb.section_protocol import SectionStore
+from hopgraph.graphdb.store import (
     DocumentState,
     EdgeRow,
     EntityChunk,
@@ -39,8 +40,7 @@ from graphdb.store import (
     RemovalPlan,
     StaleDescription,
 )
-from graphdb.tree_protocol import TreeStore
-from hopgraph.core.records import Chunk, Document, Entity, Mention, Relation
+from hopgraph.graphdb.tree_protocol import TreeStore
 
 __all__ = ["CommunityGraph", "CommunityStore", "CypherConsole", "DocumentReader", "EntityEditor", "GraphAdmin",
            "GraphBackend", "GraphBrowser", "GraphStore", "IncrementalCommunities", "IndexSource", "IngestWriter",

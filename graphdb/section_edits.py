@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from graphdb import cypher_sections as q
-from graphdb.bolt_access import Bolt, read_ids
 from hopgraph.core.records import Section
+from hopgraph.graphdb import cypher_sections as q
+from hopgraph.graphdb.bolt_access import Bolt, read_ids
 
 
 def _section(r: Mapping[str, Any]) -> Section:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from graphdb import cypher_tree as q
-from graphdb.bolt_access import Bolt, read_ids
-from graphdb.tree_protocol import TreeBranch
 from hopgraph.core.records import SummaryNode
+from hopgraph.graphdb import cypher_tree as q
+from hopgraph.graphdb.bolt_access import Bolt, read_ids
+from hopgraph.graphdb.tree_protocol import TreeBranch
 
 
 class TreeEditsMixin:

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from hopgraph.core.records import Chunk, IngestReport, Section
-from ingest.chunking import Chunker
-from ingest.extraction import Extraction
-from ingest.extraction_worker import Pending
-from ingest.source_text import SourceText
-from vectors.embedders import Embedder
+from hopgraph.ingest.chunking import Chunker
+from hopgraph.ingest.extraction import Extraction
+from hopgraph.ingest.extraction_worker import Pending
+from hopgraph.ingest.source_text import SourceText
+from hopgraph.vectors.embedders import Embedder
 
 log = logging.getLogger(__name__)
 

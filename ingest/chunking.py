@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from hopgraph.core.records import Chunk, Section, chunk_id, section_id
-from ingest.sections import SectionSplit, split_sections
+from hopgraph.ingest.sections import SectionSplit, split_sections
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
 

@@ -24,16 +24,16 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from graphdb.community_protocol import CommunityGraph
-from graphdb.store import RelationRef, Topology
 from hopgraph.core.records import CO_OCCURS, Community
 from hopgraph.core.settings import CommunitySettings
-from ingest.community_plan import CommunityReport, community_id
-from ingest.community_update import IncrementalUpdate
-from ingest.community_vectors import composed
-from ingest.llm_reports import LlmReporter
-from vectors.embedders import Embedder
-from vectors.store import VectorPoint, VectorStore
+from hopgraph.graphdb.community_protocol import CommunityGraph
+from hopgraph.graphdb.store import RelationRef, Topology
+from hopgraph.ingest.community_plan import CommunityReport, community_id
+from hopgraph.ingest.community_update import IncrementalUpdate
+from hopgraph.ingest.community_vectors import composed
+from hopgraph.ingest.llm_reports import LlmReporter
+from hopgraph.vectors.embedders import Embedder
+from hopgraph.vectors.store import VectorPoint, VectorStore
 
 log = logging.getLogger(__name__)
 _TYPE_TAG = re.compile(r" \([A-Z_]+\)")

@@ -15,8 +15,8 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from graphdb.community_protocol import ChainLink
 from hopgraph.core.records import Community, stable_id
+from hopgraph.graphdb.community_protocol import ChainLink
 
 
 @dataclass

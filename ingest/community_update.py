@@ -15,12 +15,12 @@ import time
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from graphdb.community_protocol import CommunityGraph
-from graphdb.store import EdgeRow, RelationRef, Topology
 from hopgraph.core.records import Community
 from hopgraph.core.settings import CommunitySettings
-from ingest.community_plan import CommunityReport, Placement, Region, leaves_of, place, region_of
-from vectors.store import VectorStore
+from hopgraph.graphdb.community_protocol import CommunityGraph
+from hopgraph.graphdb.store import EdgeRow, RelationRef, Topology
+from hopgraph.ingest.community_plan import CommunityReport, Placement, Region, leaves_of, place, region_of
+from hopgraph.vectors.store import VectorStore
 
 log = logging.getLogger(__name__)
 

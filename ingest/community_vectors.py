@@ -18,7 +18,7 @@ import numpy as np
 
 from hopgraph.core.linalg import unit
 from hopgraph.core.records import Community
-from ingest.relation_vectors import Lookup
+from hopgraph.ingest.relation_vectors import Lookup
 
 
 def composed(communities: Sequence[Community], lookup: Lookup, dim: int) -> tuple[np.ndarray, list[int]]:

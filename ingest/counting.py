@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from ingest.office import CSV_EXT, PDF_EXT
-from ingest.sources import JSONL_EXT, expand_paths
+from hopgraph.ingest.office import CSV_EXT, PDF_EXT
+from hopgraph.ingest.sources import JSONL_EXT, expand_paths
 
 
 def _lines(path: Path) -> int:

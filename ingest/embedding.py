@@ -10,17 +10,17 @@ from pathlib import Path
 
 import numpy as np
 
-from graphdb.protocols import IndexSource, SectionStore
 from hopgraph.core.linalg import unit
 from hopgraph.core.records import CO_OCCURS, Chunk, Document, IngestReport, Relation, Section
 from hopgraph.core.settings import ExtractionSettings
-from ingest.extraction import Extraction
-from ingest.relation_vectors import Lookup, relation_vectors
-from ingest.source_text import SourceText
-from ingest.texts import relation_point
-from vectors.clip import ClipEmbedder
-from vectors.embedders import Embedder
-from vectors.store import VectorPoint, VectorStore
+from hopgraph.graphdb.protocols import IndexSource, SectionStore
+from hopgraph.ingest.extraction import Extraction
+from hopgraph.ingest.relation_vectors import Lookup, relation_vectors
+from hopgraph.ingest.source_text import SourceText
+from hopgraph.ingest.texts import relation_point
+from hopgraph.vectors.clip import ClipEmbedder
+from hopgraph.vectors.embedders import Embedder
+from hopgraph.vectors.store import VectorPoint, VectorStore
 
 log = logging.getLogger(__name__)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from graphdb.store import LabelVote
 from hopgraph.core.records import majority_label
+from hopgraph.graphdb.store import LabelVote
 
 
 def voted_types(votes: Iterable[LabelVote]) -> dict[str, str]:

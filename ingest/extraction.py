@@ -36,7 +36,7 @@ from hopgraph.core.records import (
 )
 from hopgraph.core.settings import ExtractionSettings
 from hopgraph.core.text import normalize_name
-from ingest.speakers import speakers
+from hopgraph.ingest.speakers import speakers
 
 log = logging.getLogger(__name__)
 

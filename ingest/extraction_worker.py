@@ -35,7 +35,7 @@ from typing import Any
 
 from hopgraph.core.records import Chunk
 from hopgraph.core.settings import ExtractionSettings
-from ingest.extraction import Extraction, Extractor, SpacyExtractor
+from hopgraph.ingest.extraction import Extraction, Extractor, SpacyExtractor
 
 log = logging.getLogger(__name__)
 

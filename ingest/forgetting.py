@@ -6,16 +6,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from graphdb.protocols import EntityEditor
-from graphdb.store import StaleDescription
 from hopgraph.core.records import CO_OCCURS, Chunk, Entity, Relation
 from hopgraph.core.settings import ExtractionSettings
-from ingest.extraction import Extractor, SpacyExtractor
-from ingest.graph_edits import refreshed_description
-from ingest.relation_vectors import relation_vectors
-from ingest.texts import merge_relations, relation_point
-from vectors.embedders import Embedder
-from vectors.store import VectorStore
+from hopgraph.graphdb.protocols import EntityEditor
+from hopgraph.graphdb.store import StaleDescription
+from hopgraph.ingest.extraction import Extractor, SpacyExtractor
+from hopgraph.ingest.graph_edits import refreshed_description
+from hopgraph.ingest.relation_vectors import relation_vectors
+from hopgraph.ingest.texts import merge_relations, relation_point
+from hopgraph.vectors.embedders import Embedder
+from hopgraph.vectors.store import VectorStore
 
 log = logging.getLogger(__name__)
 

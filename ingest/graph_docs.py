@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from hopgraph.core.records import GRAPH_NODE, Chunk, Entity, Mention, Relation, relation_id, stable_id
-from ingest.extraction import Extraction
+from hopgraph.ingest.extraction import Extraction
 
 #: attribute names that order a graph in time (video frames, timestamps)
 TIME_KEYS = ("frame", "time", "timestamp", "t")

@@ -8,8 +8,8 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from graphdb.store import RemovalFacts, RemovalPlan
 from hopgraph.core.records import Mention, Relation, combine_mentions, relation_id
+from hopgraph.graphdb.store import RemovalFacts, RemovalPlan
 
 
 def plan_removal(facts: RemovalFacts, keep_entities: Collection[str] = (),

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from hopgraph.core.records import Chunk, Entity, Mention, Relation, entity_id, relation_id
 from hopgraph.core.settings import LlmSettings
 from hopgraph.core.text import normalize_name
-from ingest.extraction import Extraction
-from ingest.llm_client import ChatClient, LlmOutputError
+from hopgraph.ingest.extraction import Extraction
+from hopgraph.ingest.llm_client import ChatClient, LlmOutputError
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from hopgraph.core.records import Community
-from ingest.llm_client import ChatClient, LlmError, LlmOutputError
+from hopgraph.ingest.llm_client import ChatClient, LlmError, LlmOutputError
 
 log = logging.getLogger(__name__)
 

@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from hopgraph.core.settings import CsvSettings
-from ingest.formats import as_sentence
-from ingest.source_text import Skipped, SourceText, read_bytes, read_text, text_document
+from hopgraph.ingest.formats import as_sentence
+from hopgraph.ingest.source_text import Skipped, SourceText, read_bytes, read_text, text_document
 
 log = logging.getLogger(__name__)
 

@@ -20,39 +20,39 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from graphdb.protocols import GraphStore
-from graphdb.store import COMPLETE, DELETING, PENDING, RemovalPlan
 from hopgraph.core.records import Chunk, IngestReport, Relation, Section
 from hopgraph.core.settings import Settings
-from ingest.batches import Prepared, prepare, stage
-from ingest.chunking import Chunker
-from ingest.communities import CommunityBuilder
-from ingest.community_plan import CommunityReport
-from ingest.control import IngestCancelled, IngestControl, check_free_space, unattended
-from ingest.counting import count_documents
-from ingest.embedding import (
+from hopgraph.graphdb.protocols import GraphStore
+from hopgraph.graphdb.store import COMPLETE, DELETING, PENDING, RemovalPlan
+from hopgraph.ingest.batches import Prepared, prepare, stage
+from hopgraph.ingest.chunking import Chunker
+from hopgraph.ingest.communities import CommunityBuilder
+from hopgraph.ingest.community_plan import CommunityReport
+from hopgraph.ingest.control import IngestCancelled, IngestControl, check_free_space, unattended
+from hopgraph.ingest.counting import count_documents
+from hopgraph.ingest.embedding import (
     caption_points,
     image_points,
     vector_points,
 )
-from ingest.extraction import Extraction, Extractor, SpacyExtractor
-from ingest.extraction_worker import parser_pool
-from ingest.graph_docs import graph_extraction
-from ingest.graph_edits import plan_removal
-from ingest.llm_client import ChatClient
-from ingest.llm_extraction import LlmExtractor
-from ingest.llm_reports import LlmReporter
-from ingest.post_steps import run_post_steps
-from ingest.raptor import TreeBuilder, TreeReport
-from ingest.raptor_summary import LlmSummarizer
-from ingest.ray_engine import RayEngine
-from ingest.resolution import EntityResolver
-from ingest.source_text import Skipped, SourceText
-from ingest.sources import read_sources, require_paths, vanished
-from ingest.texts import merge_relations
-from vectors.clip import ClipEmbedder
-from vectors.embedders import Embedder
-from vectors.store import VectorStore
+from hopgraph.ingest.extraction import Extraction, Extractor, SpacyExtractor
+from hopgraph.ingest.extraction_worker import parser_pool
+from hopgraph.ingest.graph_docs import graph_extraction
+from hopgraph.ingest.graph_edits import plan_removal
+from hopgraph.ingest.llm_client import ChatClient
+from hopgraph.ingest.llm_extraction import LlmExtractor
+from hopgraph.ingest.llm_reports import LlmReporter
+from hopgraph.ingest.post_steps import run_post_steps
+from hopgraph.ingest.raptor import TreeBuilder, TreeReport
+from hopgraph.ingest.raptor_summary import LlmSummarizer
+from hopgraph.ingest.ray_engine import RayEngine
+from hopgraph.ingest.resolution import EntityResolver
+from hopgraph.ingest.source_text import Skipped, SourceText
+from hopgraph.ingest.sources import read_sources, require_paths, vanished
+from hopgraph.ingest.texts import merge_relations
+from hopgraph.vectors.clip import ClipEmbedder
+from hopgraph.vectors.embedders import Embedder
+from hopgraph.vectors.store import VectorStore
 
 log = logging.getLogger(__name__)
 _EMBEDDED_CAP = 2_000_000  # ids remembered per collection by a long-lived ingestor (about 200 MB)

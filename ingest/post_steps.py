@@ -15,19 +15,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from graphdb.protocols import GraphStore
 from hopgraph.core.records import IngestReport
 from hopgraph.core.settings import Settings
-from ingest.batches import stage
-from ingest.community_plan import CommunityReport
-from ingest.embedding import backfill_captions, backfill_sections, retype_points
-from ingest.entity_types import voted_types
-from ingest.extraction import Extractor
-from ingest.forgetting import forget_removed_text
-from ingest.raptor import TreeBuilder
-from ingest.resolution import EntityResolver
-from vectors.embedders import Embedder
-from vectors.store import VectorStore
+from hopgraph.graphdb.protocols import GraphStore
+from hopgraph.ingest.batches import stage
+from hopgraph.ingest.community_plan import CommunityReport
+from hopgraph.ingest.embedding import backfill_captions, backfill_sections, retype_points
+from hopgraph.ingest.entity_types import voted_types
+from hopgraph.ingest.extraction import Extractor
+from hopgraph.ingest.forgetting import forget_removed_text
+from hopgraph.ingest.raptor import TreeBuilder
+from hopgraph.ingest.resolution import EntityResolver
+from hopgraph.vectors.embedders import Embedder
+from hopgraph.vectors.store import VectorStore
 
 
 class Host(Protocol):

@@ -24,14 +24,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from graphdb.tree_protocol import TreeBranch, TreeStore
 from hopgraph.core.linalg import unit
 from hopgraph.core.records import SummaryNode
 from hopgraph.core.summary_settings import RaptorSettings
-from ingest.raptor_cluster import centrality, partition, soft_clusters
-from ingest.raptor_summary import LlmSummarizer, extractive
-from vectors.embedders import Embedder
-from vectors.store import VectorPoint, VectorStore
+from hopgraph.graphdb.tree_protocol import TreeBranch, TreeStore
+from hopgraph.ingest.raptor_cluster import centrality, partition, soft_clusters
+from hopgraph.ingest.raptor_summary import LlmSummarizer, extractive
+from hopgraph.vectors.embedders import Embedder
+from hopgraph.vectors.store import VectorPoint, VectorStore
 
 log = logging.getLogger(__name__)
 

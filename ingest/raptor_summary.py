@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from hopgraph.core.text import split_sentences
-from ingest.llm_client import ChatClient, LlmError
+from hopgraph.ingest.llm_client import ChatClient, LlmError
 
 log = logging.getLogger(__name__)
 

@@ -41,13 +41,13 @@ import numpy as np
 from hopgraph.core.errors import StoreUnavailableError
 from hopgraph.core.records import IngestReport
 from hopgraph.core.settings import Settings
-from ingest.batches import Prepared, prepare, stage
-from ingest.chunking import Chunker
-from ingest.extraction import Extraction, SpacyExtractor
-from ingest.relation_vectors import type_text
-from ingest.source_text import SourceText
-from ingest.texts import merge_relations
-from vectors.embedders import Embedder, make_embedder
+from hopgraph.ingest.batches import Prepared, prepare, stage
+from hopgraph.ingest.chunking import Chunker
+from hopgraph.ingest.extraction import Extraction, SpacyExtractor
+from hopgraph.ingest.relation_vectors import type_text
+from hopgraph.ingest.source_text import SourceText
+from hopgraph.ingest.texts import merge_relations
+from hopgraph.vectors.embedders import Embedder, make_embedder
 
 log = logging.getLogger(__name__)
 

@@ -23,8 +23,8 @@ import numpy as np
 from hopgraph.core.linalg import unit
 from hopgraph.core.records import Relation
 from hopgraph.core.settings import ExtractionSettings
-from ingest.texts import relation_text
-from vectors.embedders import Embedder
+from hopgraph.ingest.texts import relation_text
+from hopgraph.vectors.embedders import Embedder
 
 #: stored vectors of ids in a collection ("entities", "chunks"); ids without one are left out
 Lookup = Callable[[str, Sequence[str]], Mapping[str, np.ndarray]]

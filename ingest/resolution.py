@@ -25,15 +25,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphdb.protocols import EntityEditor
 from hopgraph.core.records import CO_OCCURS, CONCEPT, GRAPH_NODE, Entity
 from hopgraph.core.settings import ExtractionSettings, ResolutionSettings
 from hopgraph.core.text import normalize_name
-from ingest.graph_edits import merge_edits
-from ingest.relation_vectors import relation_vectors
-from ingest.texts import relation_point
-from vectors.embedders import Embedder
-from vectors.store import VectorStore
+from hopgraph.graphdb.protocols import EntityEditor
+from hopgraph.ingest.graph_edits import merge_edits
+from hopgraph.ingest.relation_vectors import relation_vectors
+from hopgraph.ingest.texts import relation_point
+from hopgraph.vectors.embedders import Embedder
+from hopgraph.vectors.store import VectorStore
 
 log = logging.getLogger(__name__)
 

@@ -23,11 +23,11 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from graphdb.protocols import RunLog
-from graphdb.store import IngestRun
 from hopgraph.core.records import IngestReport
 from hopgraph.core.service_settings import ScheduledSource, SchedulerSettings
-from ingest.selectors import matches, static_root
+from hopgraph.graphdb.protocols import RunLog
+from hopgraph.graphdb.store import IngestRun
+from hopgraph.ingest.selectors import matches, static_root
 
 log = logging.getLogger(__name__)
 

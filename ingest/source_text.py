@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from hopgraph.core.records import Document, content_hash, document_id
-from ingest.graph_docs import GraphRecord
+from hopgraph.ingest.graph_docs import GraphRecord
 
 
 @dataclass(frozen=True)

@@ -17,14 +17,22 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from graphdb.protocols import DocumentReader
 from hopgraph.core.errors import NotFoundError
 from hopgraph.core.records import Document, content_hash, document_id
 from hopgraph.core.settings import CsvSettings
-from ingest import office
-from ingest.formats import html_to_text, markdown_title, markdown_to_text
-from ingest.graph_docs import graph_text, is_graph_record, parse_graph
-from ingest.source_text import Skipped, SourceText, decode, decode_replacing, read_bytes, read_text, text_document
+from hopgraph.graphdb.protocols import DocumentReader
+from hopgraph.ingest import office
+from hopgraph.ingest.formats import html_to_text, markdown_title, markdown_to_text
+from hopgraph.ingest.graph_docs import graph_text, is_graph_record, parse_graph
+from hopgraph.ingest.source_text import (
+    Skipped,
+    SourceText,
+    decode,
+    decode_replacing,
+    read_bytes,
+    read_text,
+    text_document,
+)
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from hopgraph.core.records import Relation
-from vectors.store import VectorPoint
+from hopgraph.vectors.store import VectorPoint
 
 
 def merge_relations(relations: Sequence[Relation]) -> list[Relation]:

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from retrieval.fusion import ranked
-from retrieval.index.links import titles_in
-from retrieval.snapshot import Snapshot
+from hopgraph.retrieval.fusion import ranked
+from hopgraph.retrieval.index.links import titles_in
+from hopgraph.retrieval.snapshot import Snapshot
 
 
 @dataclass

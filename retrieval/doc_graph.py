@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from gpu.pcst import g_retriever_pcst
 from hopgraph.core.text import estimate_tokens
+from hopgraph.gpu.pcst import g_retriever_pcst
 
 Embed = Callable[[list[str]], np.ndarray]
 

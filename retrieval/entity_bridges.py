@@ -23,9 +23,9 @@ from collections.abc import Collection
 import numpy as np
 
 from hopgraph.core.records import CONCEPT
-from retrieval.bridges import Bridged, source_chunks
-from retrieval.fusion import ranked
-from retrieval.snapshot import Snapshot
+from hopgraph.retrieval.bridges import Bridged, source_chunks
+from hopgraph.retrieval.fusion import ranked
+from hopgraph.retrieval.snapshot import Snapshot
 
 #: a candidate this similar to its source is a copy of it (the same passage ingested twice), which
 #: shares every entity and says nothing new

@@ -8,7 +8,7 @@ import bisect
 from typing import Literal
 
 from hopgraph.core.text import normalize_name
-from retrieval.index.state import IndexState
+from hopgraph.retrieval.index.state import IndexState
 
 NameMatch = Literal["exact", "normalized", "prefix"]
 

@@ -23,11 +23,11 @@ import numpy as np
 from hopgraph.core.errors import BadInputError
 from hopgraph.core.records import QueryResult
 from hopgraph.core.settings import RetrievalSettings
-from retrieval import confidence
-from retrieval.diversity import diversity_ratio, intra_list_diversity
-from retrieval.eval_stats import group_of
-from retrieval.registry import REGISTRY
-from retrieval.section_eval import load_section_qrels, ranked_sections, section_metrics
+from hopgraph.retrieval import confidence
+from hopgraph.retrieval.diversity import diversity_ratio, intra_list_diversity
+from hopgraph.retrieval.eval_stats import group_of
+from hopgraph.retrieval.registry import REGISTRY
+from hopgraph.retrieval.section_eval import load_section_qrels, ranked_sections, section_metrics
 
 #: the top of each list whose diversity is measured
 DIVERSITY_K = 5

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from retrieval.snapshot import Snapshot
+from hopgraph.retrieval.snapshot import Snapshot
 
 
 def _label(snap: Snapshot, a: int, b: int) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from hopgraph.core.settings import RetrievalSettings
-from retrieval.index.state import IndexState
+from hopgraph.retrieval.index.state import IndexState
 
 #: chunks sampled for the homogeneity (a fixed, seeded sample: the same state always gives the same value)
 SAMPLE = 512

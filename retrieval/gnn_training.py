@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from gpu.gnn import CheckpointMeta, GnnConfig, RelevanceGNN, save_checkpoint
-from gpu.train import Example, TrainConfig, evaluate_loss, seed_everything, train
-from retrieval.evaluation import Dataset, metrics, ranked_documents
-from retrieval.retriever import Retriever
+from hopgraph.gpu.gnn import CheckpointMeta, GnnConfig, RelevanceGNN, save_checkpoint
+from hopgraph.gpu.train import Example, TrainConfig, evaluate_loss, seed_everything, train
+from hopgraph.retrieval.evaluation import Dataset, metrics, ranked_documents
+from hopgraph.retrieval.retriever import Retriever
 
 log = logging.getLogger(__name__)
 

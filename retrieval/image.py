@@ -21,8 +21,8 @@ import scipy.sparse as sp
 
 from hopgraph.core.settings import ImageRetrievalSettings
 from hopgraph.core.weights import caption_specificity
-from retrieval.fusion import ranked, rrf, weighted
-from retrieval.snapshot import Snapshot
+from hopgraph.retrieval.fusion import ranked, rrf, weighted
+from hopgraph.retrieval.snapshot import Snapshot
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ def similarity_matrix(vectors: np.ndarray, k: int, min_sim: float) -> sp.csr_mat
     n = vectors.shape[0]
     import torch
 
-    from gpu.export import similarity_edges  # torch and PyTorch Geometric: imported on first use
+    from hopgraph.gpu.export import similarity_edges  # torch and PyTorch Geometric: imported on first use
 
     src, dst, cos = similarity_edges(torch.from_numpy(np.ascontiguousarray(vectors, dtype=np.float32)),
                                      torch.arange(n), k, min_sim)

@@ -22,7 +22,7 @@ from itertools import combinations
 import numpy as np
 
 from hopgraph.core.result_settings import NliSettings
-from vectors.embedders import EmbedderError, pick_device
+from hopgraph.vectors.embedders import EmbedderError, pick_device
 
 
 @dataclass(frozen=True)

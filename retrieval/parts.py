@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import time
 
-from retrieval import signals
-from retrieval.decompose import split_question
-from retrieval.fusion import normalize, ranked, rrf
-from retrieval.resources import Resources
-from retrieval.run import Run
+from hopgraph.retrieval import signals
+from hopgraph.retrieval.decompose import split_question
+from hopgraph.retrieval.fusion import normalize, ranked, rrf
+from hopgraph.retrieval.resources import Resources
+from hopgraph.retrieval.run import Run
 
 
 def part_scores(run: Run, res: Resources) -> dict[str, float]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from retrieval.snapshot import Snapshot
+from hopgraph.retrieval.snapshot import Snapshot
 
 #: the joint graph's edge count above which the ``auto`` solver pushes: below it 20-30 power
 #: iterations cost less than a push that reaches most of the graph (measured: 0.66M edges, power 15 ms

@@ -27,9 +27,9 @@ from hopgraph.core.settings import RetrievalSettings
 if TYPE_CHECKING:
     import numpy as np
 
-    from gpu.train import Example
-    from retrieval.resources import Resources
-    from retrieval.run import Run
+    from hopgraph.gpu.train import Example
+    from hopgraph.retrieval.resources import Resources
+    from hopgraph.retrieval.run import Run
 
 TEXT, IMAGE = "text", "image"
 
@@ -228,7 +228,7 @@ REGISTRY = Registry([
     ModeEntry("graph", "dense + BM25 first pass, entity seeds, personalized PageRank over entities and "
               "passages, fused, then the documents the best ones name by title or lead to over a shared entity "
               "(default, strongest)",
-              "retrieval.modes.graph:GraphMode", settings=(*_GRAPH, "link_weight"),
+              "hopgraph.retrieval.modes.graph:GraphMode", settings=(*_GRAPH, "link_weight"),
               ablations={"graph-no-enrichment": {"enrichment": False}, "graph-with-generic": {"drop_generic": False},
                          "graph-0-hops": {"expansion": "none", "bridge_weight": 0.0, "entity_bridge_weight": 0.0},
                          "graph-no-walk": {"expansion": "none"},
@@ -241,43 +241,43 @@ REGISTRY = Registry([
     ModeEntry("auto", "picks graph, rrf, mix, raptor or global per query from its features (a search for an "
               "exact phrase or identifier, a connection question, an overview or a thematic question naming "
               "nothing) and says why",
-              "retrieval.modes.auto:AutoMode", evaluated_on=frozenset({TEXT})),
+              "hopgraph.retrieval.modes.auto:AutoMode", evaluated_on=frozenset({TEXT})),
     ModeEntry("raptor", "RAPTOR's collapsed tree: chunk vectors and the summary tree's vectors searched together, "
               "summaries expanded to their most central chunks (hopgraph tree builds the tree)",
-              "retrieval.modes.raptor:RaptorMode", settings=("raptor_k", "raptor_fusion"),
+              "hopgraph.retrieval.modes.raptor:RaptorMode", settings=("raptor_k", "raptor_fusion"),
               evaluated_on=frozenset({TEXT}),
               ablations={"raptor-rrf": {"raptor_fusion": "rrf"}, "raptor-tree-only": {"raptor_fusion": "tree"}}),
     ModeEntry("sections", "documents by their best chunk (list pages left out), then their sections by vector "
               "(or reranker), each result with its probability under the score-entropy distribution",
-              "retrieval.modes.sections:SectionsMode", settings=("sections",), confidence=True,
+              "hopgraph.retrieval.modes.sections:SectionsMode", settings=("sections",), confidence=True,
               evaluated_on=frozenset({TEXT})),
-    ModeEntry("naive", "chunk vectors nearest to the query (= dense)", "retrieval.modes.baseline:DenseMode"),
-    ModeEntry("dense", "chunk vectors nearest to the query", "retrieval.modes.baseline:DenseMode",
+    ModeEntry("naive", "chunk vectors nearest to the query (= dense)", "hopgraph.retrieval.modes.baseline:DenseMode"),
+    ModeEntry("dense", "chunk vectors nearest to the query", "hopgraph.retrieval.modes.baseline:DenseMode",
               evaluated_on=_BOTH),
-    ModeEntry("bm25", "keyword search over chunk texts", "retrieval.modes.baseline:Bm25Mode", evaluated_on=_BOTH,
-              needs_vector=False),
-    ModeEntry("rrf", "reciprocal-rank fusion of dense and BM25", "retrieval.modes.baseline:RrfMode",
+    ModeEntry("bm25", "keyword search over chunk texts", "hopgraph.retrieval.modes.baseline:Bm25Mode",
+              evaluated_on=_BOTH, needs_vector=False),
+    ModeEntry("rrf", "reciprocal-rank fusion of dense and BM25", "hopgraph.retrieval.modes.baseline:RrfMode",
               evaluated_on=_BOTH),
     ModeEntry("local", "LightRAG's local: entities named in or similar to the query and their neighbours -> their "
               "chunks; for exploring an entity's neighbourhood (--explain), below dense on passage recall",
-              "retrieval.modes.lightrag:LocalMode", settings=_SEEDS, evaluated_on=frozenset({TEXT})),
+              "hopgraph.retrieval.modes.lightrag:LocalMode", settings=_SEEDS, evaluated_on=frozenset({TEXT})),
     ModeEntry("global", "LightRAG's global: relationship and community vectors -> the entities and chunks behind "
               "them; for the relations and communities a theme touches, below dense on passage recall",
-              "retrieval.modes.lightrag:GlobalMode", settings=("entity_k",), evaluated_on=frozenset({TEXT})),
+              "hopgraph.retrieval.modes.lightrag:GlobalMode", settings=("entity_k",), evaluated_on=frozenset({TEXT})),
     ModeEntry("hybrid", "LightRAG's hybrid: local + global by reciprocal rank; below dense on passage recall",
-              "retrieval.modes.lightrag:HybridMode", settings=_SEEDS, evaluated_on=frozenset({TEXT})),
+              "hopgraph.retrieval.modes.lightrag:HybridMode", settings=_SEEDS, evaluated_on=frozenset({TEXT})),
     ModeEntry("mix", "LightRAG's mix: hybrid's list fused with the dense + BM25 first pass (hybrid at half weight); "
               "at or above the best baseline's R@5 on every developer set",
-              "retrieval.modes.lightrag:MixMode", settings=(*_SEEDS, *_WEIGHTS),
+              "hopgraph.retrieval.modes.lightrag:MixMode", settings=(*_SEEDS, *_WEIGHTS),
               evaluated_on=frozenset({TEXT})),
     ModeEntry("pcst", "graph's candidates -> prize-collecting Steiner tree -> its chunks",
-              "retrieval.modes.subgraph:PcstMode", settings=(*_GRAPH, "link_weight"),
+              "hopgraph.retrieval.modes.subgraph:PcstMode", settings=(*_GRAPH, "link_weight"),
               evaluated_on=frozenset({TEXT})),
     ModeEntry("gnn", "graph's candidates rescored by the trained GNN (hopgraph train-gnn)",
-              "retrieval.modes.subgraph:GnnMode", settings=(*_GRAPH, "link_weight")),
+              "hopgraph.retrieval.modes.subgraph:GnnMode", settings=(*_GRAPH, "link_weight")),
     ModeEntry("image", "text -> images: similarity of the captions together and of the best single caption "
               "(or CLIP) fused with the entity graph",
-              "retrieval.modes.image:ImageMode",
+              "hopgraph.retrieval.modes.image:ImageMode",
               settings=("image", *_SEEDS, "enrich_entities_per_chunk", "enrich_weight"),
               ablations={"image-rrf": {"image": {"fusion": "rrf"}},
                          "image-no-expansion": {"image": {"similar_k": 0, "cooccur_k": 0}},

@@ -8,7 +8,7 @@ from typing import Protocol
 
 import numpy as np
 
-from vectors.embedders import Embedder, EmbedderError, pick_device
+from hopgraph.vectors.embedders import Embedder, EmbedderError, pick_device
 
 _SENT = re.compile(r"(?<=[.!?])\s+")
 

@@ -7,20 +7,20 @@ from __future__ import annotations
 
 import threading
 
-from graphdb.protocols import IndexSource
 from hopgraph.core.result_settings import NliSettings
 from hopgraph.core.settings import ImageRetrievalSettings
-from retrieval import image
-from retrieval.index.keeper import IndexKeeper
-from retrieval.index.state import IndexState
-from retrieval.keyword import KeywordIndex
-from retrieval.nli_clusters import NliScorer
-from retrieval.ppr import JointWalk
-from retrieval.rerank import Reranker, make_reranker
-from retrieval.subgraph import GpuParts
-from vectors.clip import ClipEmbedder
-from vectors.embedders import Embedder
-from vectors.store import VectorStore
+from hopgraph.graphdb.protocols import IndexSource
+from hopgraph.retrieval import image
+from hopgraph.retrieval.index.keeper import IndexKeeper
+from hopgraph.retrieval.index.state import IndexState
+from hopgraph.retrieval.keyword import KeywordIndex
+from hopgraph.retrieval.nli_clusters import NliScorer
+from hopgraph.retrieval.ppr import JointWalk
+from hopgraph.retrieval.rerank import Reranker, make_reranker
+from hopgraph.retrieval.subgraph import GpuParts
+from hopgraph.vectors.clip import ClipEmbedder
+from hopgraph.vectors.embedders import Embedder
+from hopgraph.vectors.store import VectorStore
 
 
 class Resources:

@@ -10,28 +10,28 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from graphdb.protocols import IndexSource
 from hopgraph.core.gpu_settings import GpuSettings
 from hopgraph.core.records import Citation, QueryFilters, QueryResult, RetrievedChunk
 from hopgraph.core.settings import RetrievalSettings
-from retrieval import confidence, subgraph
-from retrieval.context import build_context
-from retrieval.diversity import mmr
-from retrieval.explain_graph import query_subgraph
-from retrieval.fusion import normalize, ranked
-from retrieval.index.keeper import IndexKeeper
-from retrieval.index.state import IndexRecipe, IndexState
-from retrieval.nli_clusters import cluster
-from retrieval.registry import INDEX_SETTINGS, REGISTRY, ModeOutput, QueryError
-from retrieval.resources import Resources
-from retrieval.run import Run
-from retrieval.snapshot import Snapshot
-from vectors.clip import ClipEmbedder
-from vectors.embedders import Embedder
-from vectors.store import VectorStore
+from hopgraph.graphdb.protocols import IndexSource
+from hopgraph.retrieval import confidence, subgraph
+from hopgraph.retrieval.context import build_context
+from hopgraph.retrieval.diversity import mmr
+from hopgraph.retrieval.explain_graph import query_subgraph
+from hopgraph.retrieval.fusion import normalize, ranked
+from hopgraph.retrieval.index.keeper import IndexKeeper
+from hopgraph.retrieval.index.state import IndexRecipe, IndexState
+from hopgraph.retrieval.nli_clusters import cluster
+from hopgraph.retrieval.registry import INDEX_SETTINGS, REGISTRY, ModeOutput, QueryError
+from hopgraph.retrieval.resources import Resources
+from hopgraph.retrieval.run import Run
+from hopgraph.retrieval.snapshot import Snapshot
+from hopgraph.vectors.clip import ClipEmbedder
+from hopgraph.vectors.embedders import Embedder
+from hopgraph.vectors.store import VectorStore
 
 if TYPE_CHECKING:
-    from gpu.train import Example
+    from hopgraph.gpu.train import Example
 
 def recipe_of(cfg: RetrievalSettings) -> IndexRecipe:
     """What the index state is built with, from the retrieval settings."""

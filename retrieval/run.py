@@ -10,9 +10,9 @@ import numpy as np
 from pydantic import BaseModel
 
 from hopgraph.core.settings import RetrievalSettings
-from retrieval.index.state import IndexState
-from retrieval.signals import Seeds
-from retrieval.snapshot import Snapshot
+from hopgraph.retrieval.index.state import IndexState
+from hopgraph.retrieval.signals import Seeds
+from hopgraph.retrieval.snapshot import Snapshot
 
 M = TypeVar("M", bound=BaseModel)
 

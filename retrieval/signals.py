@@ -15,16 +15,16 @@ import numpy as np
 from hopgraph.core.records import CO_OCCURS, CONCEPT
 from hopgraph.core.text import WORD, ngrams
 from hopgraph.core.weights import corpus_share_damping, seed_specificity
-from retrieval.index.links import titles_in
-from retrieval.keyword import KeywordIndex
-from retrieval.ppr import JointWalk, pagerank
-from retrieval.snapshot import Snapshot
-from vectors.store import VectorStore
+from hopgraph.retrieval.index.links import titles_in
+from hopgraph.retrieval.keyword import KeywordIndex
+from hopgraph.retrieval.ppr import JointWalk, pagerank
+from hopgraph.retrieval.snapshot import Snapshot
+from hopgraph.vectors.store import VectorStore
 
 if TYPE_CHECKING:
-    from gpu.ppr import TorchPPR
-    from retrieval.resources import Resources
-    from retrieval.run import Run
+    from hopgraph.gpu.ppr import TorchPPR
+    from hopgraph.retrieval.resources import Resources
+    from hopgraph.retrieval.run import Run
 
 #: the origin of a seed the query names (``Seeds.origin``)
 NAMED = "named in query"

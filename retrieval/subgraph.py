@@ -18,18 +18,18 @@ import scipy.sparse as sp
 
 from hopgraph.core.gpu_settings import GpuSettings
 from hopgraph.core.weights import specificity
-from retrieval.ppr import JointWalk
-from retrieval.signals import Seeds
-from retrieval.snapshot import Snapshot
-from vectors.store import VectorStore
+from hopgraph.retrieval.ppr import JointWalk
+from hopgraph.retrieval.signals import Seeds
+from hopgraph.retrieval.snapshot import Snapshot
+from hopgraph.vectors.store import VectorStore
 
 if TYPE_CHECKING:  # torch (1 s) and PyTorch Geometric (2 s) are imported when a query needs them
     import torch
     from torch_geometric.data import HeteroData
 
-    from gpu.export import EntityGraph, ExportCache, GraphExport
-    from gpu.gnn import CheckpointMeta, GnnScorer
-    from gpu.ppr import TorchPPR
+    from hopgraph.gpu.export import EntityGraph, ExportCache, GraphExport
+    from hopgraph.gpu.gnn import CheckpointMeta, GnnScorer
+    from hopgraph.gpu.ppr import TorchPPR
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 def entity_graph(snap: Snapshot, relation_vectors: dict[str, np.ndarray]) -> EntityGraph:
     """The snapshot's entity graph as arrays: typed relations (with their embeddings) and
     co-occurrence pairs (the remaining adjacency), weights from the snapshot's adjacency."""
-    from gpu.export import EntityGraph
+    from hopgraph.gpu.export import EntityGraph
 
     adj = snap.adjacency
     pairs = list(snap.relation_ids)
@@ -131,7 +131,7 @@ class GpuParts:
     def device(self) -> torch.device:
         """``gpu.device`` resolved (cuda when asked for or, with auto, present), on first use."""
         if self._device is None:
-            from gpu.device import resolve
+            from hopgraph.gpu.device import resolve
 
             self._device = resolve(self.cfg.device)
         return self._device
@@ -140,7 +140,7 @@ class GpuParts:
     def exports(self) -> ExportCache:
         """The export cache (created on first use)."""
         if self._exports is None:
-            from gpu.export import ExportCache
+            from hopgraph.gpu.export import ExportCache
 
             self._exports = ExportCache(self.device, self.cfg.similar_k, self.cfg.similar_min)
         return self._exports
@@ -158,14 +158,14 @@ class GpuParts:
             return None
         if self._ppr is None or self._ppr[0] is not walk:
             # keyed by the walk (one per graph version and link weight, a per-query setting)
-            from gpu.ppr import TorchPPR
+            from hopgraph.gpu.ppr import TorchPPR
 
             self._ppr = (walk, TorchPPR(walk.matrix(), self.device))
         return self._ppr[1]
 
     def scorer(self, snap: Snapshot) -> GnnScorer:
         """The GNN scorer of the checkpoint (loaded once per graph version; mismatches refused)."""
-        from gpu.gnn import CheckpointError, GnnScorer, load_checkpoint
+        from hopgraph.gpu.gnn import CheckpointError, GnnScorer, load_checkpoint
 
         if self._scorer is None or self._scorer[0] != snap.version:
             if self.checkpoint is None:

@@ -9,9 +9,9 @@ from typing import Any
 
 import httpx
 
-from api.app import create_app
-from api.auth import hash_key
-from api.server import background_server
+from hopgraph.api.app import create_app
+from hopgraph.api.auth import hash_key
+from hopgraph.api.server import background_server
 from hopgraph.app.platform import Platform
 from hopgraph.core.service_settings import ApiKey
 from hopgraph.core.settings import Settings

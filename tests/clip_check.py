@@ -13,7 +13,7 @@ import torch
 from PIL import Image
 
 from hopgraph.core.settings import ClipSettings
-from vectors.clip import ClipEmbedder, ClipError, import_open_clip
+from hopgraph.vectors.clip import ClipEmbedder, ClipError, import_open_clip
 
 open_clip = import_open_clip()
 

@@ -14,10 +14,10 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from graphdb.arcadedb_server import EmbeddedArcadeDB, ServerInfo
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import GraphSettings, RetrievalSettings, Settings
-from vectors.embedders import SentenceTransformerEmbedder
+from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB, ServerInfo
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 
 
 def free_port() -> int:

@@ -28,7 +28,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from api.server import background_server
+from hopgraph.api.server import background_server
 from tests.conftest import free_port
 from tests.paths import SHARED_DATA
 

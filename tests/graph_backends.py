@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from graphdb.bolt import BoltGraphStore
-from graphdb.factory import open_graph_store
 from hopgraph.core.settings import GraphSettings, Settings
+from hopgraph.graphdb.bolt import BoltGraphStore
+from hopgraph.graphdb.factory import open_graph_store
 
 
 def docker_unavailable_reason() -> str | None:

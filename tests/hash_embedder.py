@@ -7,7 +7,7 @@ import hashlib
 
 import numpy as np
 
-from vectors.embedders import _CachedEmbedder
+from hopgraph.vectors.embedders import _CachedEmbedder
 
 
 class HashEmbedder(_CachedEmbedder):

@@ -19,6 +19,7 @@ resolves to the longest known module it starts with, whatever its spelling.
 from __future__ import annotations
 
 import ast
+import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -26,10 +27,12 @@ import networkx as nx
 
 
 def module_files(root: Path, packages: Iterable[str]) -> dict[str, Path]:
-    """Dotted module name -> file, for every ``.py`` file under ``root/<package>`` for each package."""
+    """Dotted module name -> file, for every ``.py`` file under ``root/<package>`` for each package
+    (following links: ``hopgraph/ingest`` links the ``ingest`` folder in as ``hopgraph.ingest``)."""
     found: dict[str, Path] = {}
     for package in packages:
-        for path in sorted((root / package).rglob("*.py")):
+        files = [Path(d, f) for d, _, names in os.walk(root / package, followlinks=True) for f in names]
+        for path in sorted(f for f in files if f.suffix == ".py"):
             parts = list(path.relative_to(root).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts.pop()

@@ -8,8 +8,8 @@ import json
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from graphdb.store import COMPLETE, ChunkRecord, DocumentState, EntityChunk, RelationChunk, RelationRef
 from hopgraph.core.records import Chunk, Community, Document, Entity, Relation, Section, SummaryNode
+from hopgraph.graphdb.store import COMPLETE, ChunkRecord, DocumentState, EntityChunk, RelationChunk, RelationRef
 
 
 class _Doc(Protocol):

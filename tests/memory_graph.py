@@ -15,8 +15,19 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphdb.index_reads import complete_log
-from graphdb.store import (
+from hopgraph.core.records import (
+    Chunk,
+    Community,
+    Document,
+    Entity,
+    Mention,
+    Relation,
+    Section,
+    SummaryNode,
+    combine_mentions,
+)
+from hopgraph.graphdb.index_reads import complete_log
+from hopgraph.graphdb.store import (
     COMPLETE,
     DocumentState,
     EdgeRow,
@@ -28,17 +39,6 @@ from graphdb.store import (
     RemovalPlan,
     StaleDescription,
     Topology,
-)
-from hopgraph.core.records import (
-    Chunk,
-    Community,
-    Document,
-    Entity,
-    Mention,
-    Relation,
-    Section,
-    SummaryNode,
-    combine_mentions,
 )
 from tests.memory_browser import MemoryBrowser
 from tests.memory_structure import MemoryCommunities, MemorySections, MemoryTree

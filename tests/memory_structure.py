@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from graphdb.community_protocol import ChainLink
-from graphdb.store import RelationRef
-from graphdb.tree_protocol import TreeBranch
 from hopgraph.core.records import Chunk, Community, Relation, Section, SummaryNode
+from hopgraph.graphdb.community_protocol import ChainLink
+from hopgraph.graphdb.store import RelationRef
+from hopgraph.graphdb.tree_protocol import TreeBranch
 
 
 class MemoryCommunities:

@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from graphdb.protocols import GraphBrowser, GraphStore
-from graphdb.store import IngestRun, RelationRef
 from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, Section, SummaryNode
 from hopgraph.core.records import relation_id as rid
-from ingest.entity_types import voted_types
-from ingest.graph_edits import merge_edits, plan_removal
+from hopgraph.graphdb.protocols import GraphBrowser, GraphStore
+from hopgraph.graphdb.store import IngestRun, RelationRef
+from hopgraph.ingest.entity_types import voted_types
+from hopgraph.ingest.graph_edits import merge_edits, plan_removal
 
 
 def load(store: GraphStore) -> None:

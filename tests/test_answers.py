@@ -16,19 +16,19 @@ import httpx
 import pytest
 from pydantic import ValidationError
 
-from graphdb.arcadedb_server import ServerInfo
 from hopgraph.app.platform import Platform
 from hopgraph.core.answer_settings import AnswerSettings
 from hopgraph.core.errors import ConflictError
 from hopgraph.core.records import Citation
 from hopgraph.core.settings import LlmSettings, Settings
-from retrieval.answer_prompt import check_citations, cited_labels, messages, sentences
+from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.retrieval.answer_prompt import check_citations, cited_labels, messages, sentences
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.api_server import KEYS, READ_KEY, running_api
 from tests.conftest import settings_for
 from tests.fake_llm import FakeLlm, fake_llm_server
 from tests.paths import empty_config
 from tests.processes import cli_env
-from vectors.embedders import SentenceTransformerEmbedder
 
 SAMPLE = Path(__file__).parent.parent / "hopgraph" / "sample"
 QUESTION = "Who wrote the first published algorithm for the Analytical Engine?"

@@ -11,13 +11,13 @@ from typing import Any
 import httpx
 import pytest
 
-from graphdb.arcadedb_server import ServerInfo
 from hopgraph.app.platform import Platform
 from hopgraph.core.service_settings import ApiSettings, ScheduledSource, SchedulerSettings
+from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.api_server import ADMIN_KEY, KEYS, READ_KEY, running_api, wait_job
 from tests.conftest import settings_for
 from tests.paths import REPO_ROOT
-from vectors.embedders import SentenceTransformerEmbedder
 
 SAMPLE = REPO_ROOT / "hopgraph" / "sample"
 
@@ -222,7 +222,7 @@ def test_uploads_are_identified_by_their_path_and_never_silently_replaced(ingest
 
 
 def test_upload_paths_stay_inside_the_uploads_folder() -> None:
-    from api.routes.documents import upload_path
+    from hopgraph.api.routes.documents import upload_path
 
     assert upload_path("other/upload_note.md", 0) == Path("other/upload_note.md")
     assert upload_path("../../etc/passwd", 0) == Path("etc/passwd")

@@ -19,12 +19,12 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from graphdb.arcadedb_server import ServerInfo
 from hopgraph.app.platform import Platform
 from hopgraph.core.service_settings import ApiSettings
+from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.api_server import ADMIN_KEY, KEYS, running_api
 from tests.conftest import settings_for
-from vectors.embedders import SentenceTransformerEmbedder
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 

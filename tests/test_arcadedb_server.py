@@ -11,8 +11,8 @@ from pathlib import Path
 import neo4j
 import pytest
 
-from graphdb.arcadedb_server import EmbeddedArcadeDB, GraphServerError, ServerInfo
 from hopgraph.core.settings import GraphSettings
+from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB, GraphServerError, ServerInfo
 from tests.paths import empty_config
 from tests.processes import cli_env
 
@@ -121,9 +121,9 @@ def test_a_runaway_statement_is_stopped_on_the_server(tmp_path: Path) -> None:
     statement is cancelled when the client disconnects at the limit; every other statement has the
     server's own command timeout (graph.command_timeout_s) as a backstop. Either way the server's CPU
     goes back to idle."""
-    from graphdb.factory import open_graph_store
     from hopgraph.core.errors import TimeLimitError
     from hopgraph.core.settings import Settings
+    from hopgraph.graphdb.factory import open_graph_store
 
     cfg = GraphSettings(bolt_port=free_port(), http_port=free_port(), heap="512m", command_timeout_s=3.0)
     server = EmbeddedArcadeDB(tmp_path / "arcadedb", cfg)

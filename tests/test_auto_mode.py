@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from hopgraph.app.platform import Platform
-from retrieval.modes.auto import route
+from hopgraph.retrieval.modes.auto import route
 
 
 @pytest.mark.parametrize(("text", "mode"), [

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from hopgraph.app.platform import Platform
-from retrieval import bridges
-from retrieval.signals import titles_in_query
+from hopgraph.retrieval import bridges
+from hopgraph.retrieval.signals import titles_in_query
 from tests.corpus import chunk_of
 
 PASSAGES = {
@@ -76,7 +76,7 @@ def test_a_title_that_many_passages_name_passes_less() -> None:
     from types import SimpleNamespace
 
     from hopgraph.core.text import normalize_name
-    from retrieval.index import links
+    from hopgraph.retrieval.index import links
 
     titles = ["Caldermouth", "Quilla Marrow", "Dax Fenn", *(f"Note {i}" for i in range(30))]
     texts = ["Caldermouth is a port.", "Quilla Marrow sings.", "Dax Fenn raps with Quilla Marrow.",

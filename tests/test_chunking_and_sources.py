@@ -1,11 +1,11 @@
 import itertools
 from pathlib import Path
 
-from ingest.chunking import Chunker
-from ingest.source_text import Skipped, SourceText
-from ingest.sources import expand_paths, read_jsonl, read_sources, read_text_file
+from hopgraph.ingest.chunking import Chunker
+from hopgraph.ingest.source_text import Skipped, SourceText
+from hopgraph.ingest.sources import expand_paths, read_jsonl, read_sources, read_text_file
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.paths import SHARED_DATA
-from vectors.embedders import SentenceTransformerEmbedder
 
 CAROL = SHARED_DATA / "christmas-carol" / "a-christmas-carol.txt"
 

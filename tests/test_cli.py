@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from graphdb.arcadedb_server import ServerInfo
-from graphdb.migrations import discover, packaged
+from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.migrations import discover, packaged
 from tests.paths import empty_config
 from tests.processes import cli_env
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from graphdb.arcadedb_server import ServerInfo
 from hopgraph.cli.main import app
+from hopgraph.graphdb.arcadedb_server import ServerInfo
 from tests.paths import empty_config
 
 

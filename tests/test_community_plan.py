@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from graphdb.community_protocol import ChainLink
-from ingest.community_plan import community_id, leaves_of, place, region_of
+from hopgraph.graphdb.community_protocol import ChainLink
+from hopgraph.ingest.community_plan import community_id, leaves_of, place, region_of
 
 # root R (level 0) has leaves A = {a1, a2, a3} and B = {b1, b2}; x hangs loose in R (its own
 # cluster was too small to keep); S (level 0) is a leaf of its own: {s1, s2}

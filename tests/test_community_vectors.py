@@ -8,9 +8,9 @@ import pytest
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import Community
 from hopgraph.core.summary_settings import CommunitySettings
-from ingest.communities import CommunityBuilder, embed_text
-from ingest.community_vectors import composed
-from vectors.embedders import SentenceTransformerEmbedder
+from hopgraph.ingest.communities import CommunityBuilder, embed_text
+from hopgraph.ingest.community_vectors import composed
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 
 from .conftest import ServerInfo, settings_for
 

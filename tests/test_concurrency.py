@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from vectors.embedders import _CachedEmbedder
+from hopgraph.vectors.embedders import _CachedEmbedder
 
 
 class _HashEmbedder(_CachedEmbedder):

@@ -8,8 +8,8 @@ from pathlib import Path
 from fpdf import FPDF
 
 from hopgraph.core.settings import IngestSettings
-from ingest.counting import count_documents
-from ingest.sources import read_sources
+from hopgraph.ingest.counting import count_documents
+from hopgraph.ingest.sources import read_sources
 
 
 def test_the_count_is_what_the_read_yields(tmp_path: Path) -> None:
@@ -34,7 +34,7 @@ def test_post_steps_run_in_order_by_name_and_are_timed() -> None:
     from typing import Any, cast
 
     from hopgraph.core.records import IngestReport
-    from ingest.post_steps import POST_STEPS, PostStep, run_post_steps
+    from hopgraph.ingest.post_steps import POST_STEPS, PostStep, run_post_steps
 
     assert [s.name for s in POST_STEPS] == ["resolve", "forget", "types", "communities", "tree", "vector_write"]
     ran: list[str] = []

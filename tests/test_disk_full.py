@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from graphdb.arcadedb_server import ServerInfo
 from hopgraph.app.doctor import diagnose
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import IngestSettings
-from ingest.control import DiskFullError
+from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.ingest.control import DiskFullError
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.conftest import settings_for
 from tests.paths import SHARED_DATA
-from vectors.embedders import SentenceTransformerEmbedder
 
 
 @pytest.fixture

@@ -5,10 +5,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from graphdb.migrations import packaged
 from hopgraph.app.doctor import diagnose
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import EmbedderSettings
+from hopgraph.graphdb.migrations import packaged
 
 
 def _failed(p: Platform) -> dict[str, str]:

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vectors.embedders import (
+from hopgraph.vectors.embedders import (
     CPU_BATCH,
     GPU_BATCH,
     EmbedderError,

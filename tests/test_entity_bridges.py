@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from hopgraph.app.platform import Platform
-from retrieval import entity_bridges
+from hopgraph.retrieval import entity_bridges
 from tests.corpus import chunk_of
 
 #: untitled passages: the river names the country, the falls passage names it too and is about a waterfall;

@@ -7,13 +7,13 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from graphdb.arcadedb_server import ServerInfo
-from graphdb.store import LabelVote
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import CONCEPT, majority_label
-from ingest.entity_types import voted_types
+from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.store import LabelVote
+from hopgraph.ingest.entity_types import voted_types
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.conftest import settings_for
-from vectors.embedders import SentenceTransformerEmbedder
 
 #: spaCy labels "Veloria" GPE in the first passage and NORP in the other two
 PASSAGES = {

@@ -17,12 +17,13 @@ from typing import Any
 import httpx
 import pytest
 
-from api.explorer import ASSETS, page
+from hopgraph.api.explorer import ASSETS, page
 from hopgraph.app.eval_html import report_html
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import Citation, RetrievedChunk
 from hopgraph.core.service_settings import ApiSettings
-from retrieval.explain_graph import query_subgraph
+from hopgraph.retrieval.explain_graph import query_subgraph
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.api_server import ADMIN_KEY, KEYS, READ_KEY, running_api, wait_job
 from tests.browser import (
     ARTIFACTS,
@@ -35,7 +36,6 @@ from tests.browser import (
 )
 from tests.conftest import settings_for
 from tests.paths import REPO_ROOT
-from vectors.embedders import SentenceTransformerEmbedder
 
 SAMPLE = REPO_ROOT / "hopgraph" / "sample"
 

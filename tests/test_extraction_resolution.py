@@ -10,11 +10,11 @@ import pytest
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import CO_OCCURS, Chunk
 from hopgraph.core.settings import ExtractionSettings
-from ingest.extraction import SpacyExtractor
-from ingest.relation_vectors import relation_vectors
-from ingest.resolution import accepts, compatible_types, name_relation
+from hopgraph.ingest.extraction import SpacyExtractor
+from hopgraph.ingest.relation_vectors import relation_vectors
+from hopgraph.ingest.resolution import accepts, compatible_types, name_relation
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.paths import SHARED_DATA
-from vectors.embedders import SentenceTransformerEmbedder
 
 from .conftest import ServerInfo, settings_for
 

@@ -22,13 +22,13 @@ import pytest
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import Chunk, entity_id
 from hopgraph.core.settings import ExtractionSettings, IngestSettings, ResolutionSettings
-from ingest.extraction import Extraction, SpacyExtractor
-from ingest.extraction_worker import ExtractionWorker, pieces
+from hopgraph.ingest.extraction import Extraction, SpacyExtractor
+from hopgraph.ingest.extraction_worker import ExtractionWorker, pieces
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.conftest import settings_for
 from tests.paths import SHARED_DATA
 from tests.processes import cli_env
 from tests.test_incremental_ingest import _graph
-from vectors.embedders import SentenceTransformerEmbedder
 
 PASSAGES = [json.loads(line) for line in
             (SHARED_DATA / "hotpotqa-100" / "corpus.jsonl").read_text(encoding="utf-8").splitlines()[:12]]
@@ -85,7 +85,7 @@ def test_a_dead_worker_costs_a_warning_not_the_batch(worker: ExtractionWorker,
     assert worker._pool is not None and len(worker._pool._processes) == worker.processes
     for pid in list(worker._pool._processes):  # killed while idle, or while parsing the batch below
         os.kill(pid, signal.SIGKILL)
-    with caplog.at_level(logging.WARNING, logger="ingest.extraction_worker"):
+    with caplog.at_level(logging.WARNING, logger="hopgraph.ingest.extraction_worker"):
         future = worker.submit(chunks, {})
         got = worker.result(future, SpacyExtractor(ExtractionSettings()), chunks)
     assert "an extraction worker died" in caplog.text

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from hopgraph.app.platform import Platform
-from vectors.store import COLLECTIONS
+from hopgraph.vectors.store import COLLECTIONS
 
 GONE = "Ada Lovelace corresponded with Charles Babbage about the Analytical Engine in London"
 

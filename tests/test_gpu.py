@@ -14,10 +14,10 @@ import pytest
 import scipy.sparse as sp
 import torch
 
-from gpu import gnn
-from gpu.device import DeviceError, resolve
-from gpu.export import CO_OCCURS, ENTITY, RELATED, SIMILAR, EntityGraph, export
-from gpu.gnn import (
+from hopgraph.gpu import gnn
+from hopgraph.gpu.device import DeviceError, resolve
+from hopgraph.gpu.export import CO_OCCURS, ENTITY, RELATED, SIMILAR, EntityGraph, export
+from hopgraph.gpu.gnn import (
     CheckpointError,
     CheckpointMeta,
     GnnConfig,
@@ -26,12 +26,12 @@ from gpu.gnn import (
     load_checkpoint,
     save_checkpoint,
 )
-from gpu.graph_classifier import ClassifierConfig, GraphExample, edge_attention, predict, train_classifier
-from gpu.pcst import extract, fold, g_retriever_pcst
-from gpu.ppr import TorchPPR, k_hop, sparse_tensor
-from gpu.train import Example, TrainConfig, train
-from gpu.verbalize import ranked_triples
-from retrieval.ppr import personalized_pagerank
+from hopgraph.gpu.graph_classifier import ClassifierConfig, GraphExample, edge_attention, predict, train_classifier
+from hopgraph.gpu.pcst import extract, fold, g_retriever_pcst
+from hopgraph.gpu.ppr import TorchPPR, k_hop, sparse_tensor
+from hopgraph.gpu.train import Example, TrainConfig, train
+from hopgraph.gpu.verbalize import ranked_triples
+from hopgraph.retrieval.ppr import personalized_pagerank
 
 CPU = torch.device("cpu")
 DEVICE = resolve(os.environ.get("HOPGRAPH_GPU__DEVICE", "auto"))

@@ -8,17 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from gpu.train import TrainConfig
-from graphdb.arcadedb_server import ServerInfo
 from hopgraph.app.platform import Platform
 from hopgraph.core.gpu_settings import GpuSettings
-from retrieval.evaluation import load_dataset
-from retrieval.gnn_training import WEIGHTS, train_gnn
-from retrieval.registry import QueryError
-from retrieval.retriever import Retriever
+from hopgraph.gpu.train import TrainConfig
+from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.retrieval.evaluation import load_dataset
+from hopgraph.retrieval.gnn_training import WEIGHTS, train_gnn
+from hopgraph.retrieval.registry import QueryError
+from hopgraph.retrieval.retriever import Retriever
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.conftest import settings_for
 from tests.paths import SHARED_DATA
-from vectors.embedders import SentenceTransformerEmbedder
 
 HOTPOT = SHARED_DATA / "hotpotqa-100"
 N_QUERIES, N_DISTRACTORS = 40, 150

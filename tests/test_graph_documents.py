@@ -11,18 +11,18 @@ from typing import Any
 import numpy as np
 import pytest
 
-from gpu.graph_classifier import ClassifierConfig
 from hopgraph.app.graphqa_bench import BenchConfig, GraphQaBench, exact, token_f1
 from hopgraph.app.graphqa_data import read_graphqa, triples_record
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import GRAPH_NODE, Chunk, document_id
-from ingest.graph_docs import graph_extraction, graph_text, node_entity_id, parse_graph
-from ingest.source_text import SourceText
-from ingest.sources import read_jsonl
-from retrieval import doc_graph
+from hopgraph.gpu.graph_classifier import ClassifierConfig
+from hopgraph.ingest.graph_docs import graph_extraction, graph_text, node_entity_id, parse_graph
+from hopgraph.ingest.source_text import SourceText
+from hopgraph.ingest.sources import read_jsonl
+from hopgraph.retrieval import doc_graph
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.fake_llm import fake_llm_server
 from tests.paths import SHARED_DATA
-from vectors.embedders import SentenceTransformerEmbedder
 
 KITCHEN: dict[str, Any] = {
     "id": "scene1", "title": "kitchen video",
@@ -124,7 +124,7 @@ def test_bench_graphqa_on_expla_graphs(platform: Platform, tmp_path: Path, with_
     cfg = BenchConfig(llm_questions=8, classifier=ClassifierConfig(epochs=3))
     if with_llm:
         from hopgraph.core.settings import LlmSettings
-        from ingest.llm_client import ChatClient
+        from hopgraph.ingest.llm_client import ChatClient
 
         with fake_llm_server() as (fake, url):
             chat = ChatClient(LlmSettings(base_url=url, api_key="k", model="fake"), tmp_path / "cache")

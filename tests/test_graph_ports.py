@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from graphdb.arcadedb_server import EmbeddedArcadeDB, GraphServerError, ServerInfo, ensure_database
-from graphdb.factory import open_graph_store
 from hopgraph.core.settings import GraphSettings, Settings
+from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB, GraphServerError, ServerInfo, ensure_database
+from hopgraph.graphdb.factory import open_graph_store
 from tests.conftest import free_port
 
 
@@ -30,7 +30,7 @@ def test_other_configured_ports_reach_the_running_server_and_say_so(
         data_dir: tuple[Path, ServerInfo], caplog: pytest.LogCaptureFixture) -> None:
     root, info = data_dir
     moved = GraphSettings(bolt_port=free_port(), http_port=free_port(), heap="512m")
-    with caplog.at_level(logging.WARNING, logger="graphdb.arcadedb_server"):
+    with caplog.at_level(logging.WARNING, logger="hopgraph.graphdb.arcadedb_server"):
         store = open_graph_store(Settings(data_dir=root, graph=moved))
     try:
         assert store.read("RETURN 1 AS one") == [{"one": 1}]

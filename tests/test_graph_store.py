@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from graphdb.bolt import BoltGraphStore
-from graphdb.readonly import ReadOnlyViolation
-from graphdb.store import RelationRef
 from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, relation_id
-from ingest.graph_edits import plan_removal
+from hopgraph.graphdb.bolt import BoltGraphStore
+from hopgraph.graphdb.readonly import ReadOnlyViolation
+from hopgraph.graphdb.store import RelationRef
+from hopgraph.ingest.graph_edits import plan_removal
 
 from .graph_backends import neo4j_uri, open_store  # noqa: F401 - fixture
 

@@ -14,16 +14,18 @@ from pathlib import Path
 import pytest
 
 import hopgraph
-from graphdb.store import RelationRef, RemovalFacts
 from hopgraph.core.errors import BadInputError, ConflictError, HopgraphError, NotFoundError, classify
 from hopgraph.core.records import Mention, Relation, relation_id
 from hopgraph.core.settings import RetrievalSettings
-from ingest.graph_edits import merge_edits, plan_removal
-from retrieval.registry import REGISTRY, ModeEntry, ModeOptions, ModeOutput, QueryError, Registry
+from hopgraph.graphdb.store import RelationRef, RemovalFacts
+from hopgraph.ingest.graph_edits import merge_edits, plan_removal
+from hopgraph.retrieval.registry import REGISTRY, ModeEntry, ModeOptions, ModeOutput, QueryError, Registry
 from tests.paths import REPO_ROOT
 from tests.processes import cli_env
 
-PACKAGES = ("hopgraph", "ingest", "graphdb", "vectors", "retrieval", "gpu", "api")
+PACKAGES = ("hopgraph",)
+# the repository's top-level folders, installed and imported as ``hopgraph.<folder>`` (hopgraph/<folder> links them)
+FOLDERS = ("ingest", "graphdb", "vectors", "retrieval", "gpu", "api", "migrations")
 
 
 def test_every_registered_mode_resolves_to_an_implementation() -> None:
@@ -56,7 +58,7 @@ def test_ablation_settings_merge_nested_overrides() -> None:
 
 
 def test_every_retrieval_setting_is_shared_or_read_by_a_mode() -> None:
-    from retrieval.registry import INDEX_SETTINGS, SHARED_SETTINGS
+    from hopgraph.retrieval.registry import INDEX_SETTINGS, SHARED_SETTINGS
 
     read = {k for e in REGISTRY.entries.values() for k in e.settings}
     assert set(RetrievalSettings.model_fields) == {*SHARED_SETTINGS, *INDEX_SETTINGS, "modes", *read}
@@ -69,7 +71,7 @@ class _EchoOptions(ModeOptions):
 
 
 def test_a_mode_reads_its_own_options_from_its_table() -> None:
-    registry = Registry([ModeEntry("echo", "test", "retrieval.modes.baseline:DenseMode",
+    registry = Registry([ModeEntry("echo", "test", "hopgraph.retrieval.modes.baseline:DenseMode",
                                    options="tests.test_house:_EchoOptions")])
     assert registry.setting_keys("echo") == ["modes.echo.boost"]
     registry.check_options(RetrievalSettings(modes={"echo": {"boost": 3}}))
@@ -84,7 +86,7 @@ def test_the_retriever_imports_no_concrete_mode() -> None:
     tree = ast.parse((REPO_ROOT / "retrieval" / "retriever.py").read_text(encoding="utf-8"))
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
     imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-    assert not {m for m in imported if m.startswith("retrieval.modes")}
+    assert not {m for m in imported if m.startswith("hopgraph.retrieval.modes")}
 
 
 def test_readme_mode_table_is_the_registry() -> None:
@@ -94,7 +96,7 @@ def test_readme_mode_table_is_the_registry() -> None:
 
 
 def test_api_schema_enum_is_the_registry() -> None:
-    from api.schemas import Mode
+    from hopgraph.api.schemas import Mode
 
     assert [m.value for m in Mode] == list(REGISTRY.names)
 
@@ -111,7 +113,7 @@ def test_every_project_error_derives_from_the_root() -> None:
     found = []
     for pkg in PACKAGES:
         for info in pkgutil.walk_packages(importlib.import_module(pkg).__path__, f"{pkg}."):
-            if info.name.startswith(("hopgraph.cli", "api.server")):
+            if info.name.startswith(("hopgraph.cli", "hopgraph.api.server")):
                 continue  # entry points: checked through their errors' modules
             module = importlib.import_module(info.name)
             for _, cls in inspect.getmembers(module, inspect.isclass):
@@ -196,3 +198,26 @@ def test_every_python_subprocess_of_the_tests_turns_stage_caps_off() -> None:
     offenders = {path.name: lines for path in sorted((REPO_ROOT / "tests").glob("*.py"))
                  if (lines := _python_processes_without_cli_env(path.read_text(encoding="utf-8")))}
     assert offenders == {}, f"start hopgraph processes with env=cli_env(...) (tests/processes.py): {offenders}"
+
+
+def _old_root_imports(path: Path) -> list[str]:
+    """``import X`` / ``from X import`` of a top-level folder by its bare name, at any depth of ``path``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+            [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else []
+        found += [f"{path.relative_to(REPO_ROOT)}:{node.lineno} {name}" for name in names
+                  if name.split(".")[0] in FOLDERS]
+    return found
+
+
+def test_everything_imports_through_one_root() -> None:
+    """The wheel installs only ``hopgraph``: an import of ``ingest`` or ``api`` by its bare name works in a
+    checkout but not installed, so none may exist (the links under ``hopgraph/`` are the way in)."""
+    roots = [REPO_ROOT / name for name in (*FOLDERS, "hopgraph", "tests", "benchmarks", "docs")]
+    files = [f for root in roots for f in root.rglob("*.py") if not any(p.is_symlink() for p in f.parents)]
+    assert len(files) > 100
+    assert [hit for f in files for hit in _old_root_imports(f)] == []
+    for folder in FOLDERS:
+        link = REPO_ROOT / "hopgraph" / folder
+        assert link.is_symlink() and link.resolve() == (REPO_ROOT / folder).resolve(), folder

@@ -13,15 +13,15 @@ from typing import Any
 import networkx as nx
 import pytest
 
-from graphdb.bolt import BoltGraphStore
 from hopgraph.app.doctor import diagnose
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import CO_OCCURS
 from hopgraph.core.settings import ExtractionSettings, ResolutionSettings
+from hopgraph.graphdb.bolt import BoltGraphStore
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder
+from hopgraph.vectors.store import COLLECTIONS
 from tests.conftest import settings_for
 from tests.paths import SHARED_DATA
-from vectors.embedders import SentenceTransformerEmbedder
-from vectors.store import COLLECTIONS
 
 # entity resolution is left out: a merge is decided with the names known when an entity arrives, and
 # is never undone, so merges depend on the ingest order (a later name can make a short one ambiguous)
@@ -106,7 +106,7 @@ def test_an_incremental_reingest_equals_a_fresh_ingest_of_the_changed_corpus(
             recs[i]["text"] += " It was later restored by the Vexmoor Trust of Kelderwick."
         recs = [r for i, r in enumerate(recs) if i not in (30, 90)] + [json.loads(x) for x in lines[160:163]]
         corpus.write_text("\n".join(json.dumps(r) for r in recs))
-        with caplog.at_level(logging.INFO, logger="ingest.community_update"):
+        with caplog.at_level(logging.INFO, logger="hopgraph.ingest.community_update"):
             report = inc.ingest([corpus])
         assert report.documents_ingested == 6 and report.documents_deleted == 2
         assert any("communities updated around" in r.message for r in caplog.records)  # not re-clustered

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from hopgraph.core.text import normalize_name
-from retrieval.index import delta, links
-from retrieval.index.state import gc_paused
-from retrieval.index.sums import csr as _csr
-from retrieval.index.sums import symmetric as _symmetric
+from hopgraph.retrieval.index import delta, links
+from hopgraph.retrieval.index.state import gc_paused
+from hopgraph.retrieval.index.sums import csr as _csr
+from hopgraph.retrieval.index.sums import symmetric as _symmetric
 
 
 def _entries(rng: np.random.Generator, n: int, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -9,13 +9,13 @@ from pathlib import Path
 
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import Settings
-from retrieval.index.keeper import IndexKeeper
-from retrieval.index.state import IndexState
-from retrieval.index.tables import fetch_all
-from retrieval.retriever import Retriever, recipe_of
+from hopgraph.retrieval.index.keeper import IndexKeeper
+from hopgraph.retrieval.index.state import IndexState
+from hopgraph.retrieval.index.tables import fetch_all
+from hopgraph.retrieval.retriever import Retriever, recipe_of
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.test_index_state import assert_same
 from tests.test_platform import _corpus
-from vectors.embedders import SentenceTransformerEmbedder
 
 QUESTIONS = ["Who founded the Vexmoor Observatory?", "Where did Einstein work before Princeton?",
              "Which prizes did Marie Curie share?"]

@@ -12,13 +12,13 @@ import pytest
 
 from hopgraph.core import memory
 from hopgraph.core.linalg import unit
-from retrieval import keyword as keyword_module
-from retrieval.index import persist
-from retrieval.index import tables as tables_module
-from retrieval.index.keeper import IndexKeeper
-from retrieval.index.state import IndexRecipe, IndexState
-from retrieval.index.tables import fetch_all
-from retrieval.signals import entity_similarity
+from hopgraph.retrieval import keyword as keyword_module
+from hopgraph.retrieval.index import persist
+from hopgraph.retrieval.index import tables as tables_module
+from hopgraph.retrieval.index.keeper import IndexKeeper
+from hopgraph.retrieval.index.state import IndexRecipe, IndexState
+from hopgraph.retrieval.index.tables import fetch_all
+from hopgraph.retrieval.signals import entity_similarity
 from tests.memory_graph import MemoryGraphStore
 from tests.test_index_state import DIM, NAMES, EntityVectors, _eid, assert_same, delete, put
 

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from retrieval.index.carry import carried, joined, spliced
-from retrieval.index.lookups import NameIndex, PairLookup, RowIndex
-from retrieval.index.relations import spliced_adjacency
-from retrieval.index.tables import strings
+from hopgraph.retrieval.index.carry import carried, joined, spliced
+from hopgraph.retrieval.index.lookups import NameIndex, PairLookup, RowIndex
+from hopgraph.retrieval.index.relations import spliced_adjacency
+from hopgraph.retrieval.index.tables import strings
 
 
 def test_row_index_answers_as_a_dict() -> None:

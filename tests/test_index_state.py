@@ -15,14 +15,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hopgraph.core.records import CO_OCCURS, Chunk, Community, Document, Entity, Mention, Relation, relation_id
-from ingest.graph_edits import merge_edits, plan_removal
-from retrieval.index import links
-from retrieval.index.delta import merge_sorted
-from retrieval.index.keeper import IndexKeeper
-from retrieval.index.lookups import NameIndex
-from retrieval.index.state import IndexRecipe, IndexState
-from retrieval.index.tables import Tables, edge_rows, fetch_all, strings
-from retrieval.signals import Seeds, ppr_scores
+from hopgraph.ingest.graph_edits import merge_edits, plan_removal
+from hopgraph.retrieval.index import links
+from hopgraph.retrieval.index.delta import merge_sorted
+from hopgraph.retrieval.index.keeper import IndexKeeper
+from hopgraph.retrieval.index.lookups import NameIndex
+from hopgraph.retrieval.index.state import IndexRecipe, IndexState
+from hopgraph.retrieval.index.tables import Tables, edge_rows, fetch_all, strings
+from hopgraph.retrieval.signals import Seeds, ppr_scores
 from tests.memory_graph import MemoryGraphStore
 
 NAMES = ["Ada Lovelace", "Charles Babbage", "London", "Analytical Engine", "Royal Society", "Byron", "Paris",
@@ -277,7 +277,7 @@ def test_merge_sorted_keeps_order_and_maps_old_rows() -> None:
 ])
 def test_titles_are_found_as_whole_words(text: str, found: list[str]) -> None:
     from hopgraph.core.text import normalize_name
-    from retrieval.index.links import automaton, cased_titles, titles_in
+    from hopgraph.retrieval.index.links import automaton, cased_titles, titles_in
 
     titles = ["Beatles", "Paris, France", "New York City", "Place of birth", "salt mines"]
     auto = automaton([normalize_name(t) for t in titles], cased_titles(titles))

@@ -6,11 +6,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from api.job_store import JobStore
-from api.jobs import JobManager, Unchanged
-from api.schemas import JobOut
+from hopgraph.api.job_store import JobStore
+from hopgraph.api.jobs import JobManager, Unchanged
+from hopgraph.api.schemas import JobOut
 from hopgraph.core.records import IngestReport
-from ingest.control import IngestCancelled, IngestControl
+from hopgraph.ingest.control import IngestCancelled, IngestControl
 
 
 def _stoppable(started: threading.Event, steps: int = 400) -> Any:

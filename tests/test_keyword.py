@@ -10,9 +10,9 @@ import bm25s
 import numpy as np
 import pytest
 
-from retrieval.index.delta import row_changes
-from retrieval.index.tables import strings
-from retrieval.keyword import KeywordIndex
+from hopgraph.retrieval.index.delta import row_changes
+from hopgraph.retrieval.index.tables import strings
+from hopgraph.retrieval.keyword import KeywordIndex
 
 WORDS = ["graph", "retrieval", "entity", "relation", "community", "chunk", "vector", "keyword", "london", "paris",
          "ada", "lovelace", "engine", "analytical", "society", "byron", "poem", "mathematics", "machine", "the",

@@ -14,11 +14,11 @@ from typing import Any
 import neo4j
 import pytest
 
-from graphdb.arcadedb_server import ServerInfo
 from hopgraph.app.platform import Platform
+from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.paths import SHARED_DATA, empty_config
 from tests.processes import cli_env
-from vectors.embedders import SentenceTransformerEmbedder
 
 from .conftest import settings_for
 
@@ -111,11 +111,11 @@ def test_a_killed_graph_server_is_restarted_and_a_rerun_completes(stage: str, tm
     """SIGKILL the embedded ArcadeDB server in the middle of an ingest (injected at a fixed point:
     the 3rd mention write, or the start of the communities stage); the next command restarts it and
     the rerun ends with the counts of a clean ingest, no duplicates and a clean doctor."""
-    from graphdb.arcadedb_server import EmbeddedArcadeDB
-    from graphdb.bolt import BoltGraphStore
     from hopgraph.app.doctor import diagnose
     from hopgraph.core.settings import GraphSettings, IngestSettings, Settings
-    from ingest.communities import CommunityBuilder
+    from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB
+    from hopgraph.graphdb.bolt import BoltGraphStore
+    from hopgraph.ingest.communities import CommunityBuilder
 
     from .conftest import free_port
 

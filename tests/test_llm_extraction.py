@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from graphdb.arcadedb_server import ServerInfo
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import CommunitySettings, ExtractionSettings, LlmSettings, Settings
-from ingest.llm_client import LlmError, LlmOutputError
-from ingest.llm_extraction import parse_records
+from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.ingest.llm_client import LlmError, LlmOutputError
+from hopgraph.ingest.llm_extraction import parse_records
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.conftest import settings_for
 from tests.fake_llm import RECORDED, FakeLlm, fake_llm_server
-from vectors.embedders import SentenceTransformerEmbedder
 
 NOVEL = RECORDED.parent / "a-christmas-carol.txt"
 

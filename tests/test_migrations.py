@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from graphdb.arcadedb_server import ServerInfo
-from graphdb.factory import open_graph_store
-from graphdb.migrations import MigrationError, discover, packaged
+from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.factory import open_graph_store
+from hopgraph.graphdb.migrations import MigrationError, discover, packaged
 
 from .conftest import settings_for
 

@@ -10,8 +10,8 @@ from fpdf import FPDF
 
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import CsvSettings
-from ingest.source_text import Skipped, SourceText
-from ingest.sources import read_sources
+from hopgraph.ingest.source_text import Skipped, SourceText
+from hopgraph.ingest.sources import read_sources
 
 EXTS = [".pdf", ".docx", ".csv", ".tsv"]
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vectors.embedders import SentenceTransformerEmbedder, resolve_model_path
-from vectors.plain_encoder import PlainEncoder, PlainLayout, plain_layout
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder, resolve_model_path
+from hopgraph.vectors.plain_encoder import PlainEncoder, PlainLayout, plain_layout
 
 TEXTS = ["Ebenezer Scrooge", "Bob Cratchit is his clerk.", "x", "", "London " * 400, "Ünïcödé 東京"]
 

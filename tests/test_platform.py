@@ -7,7 +7,7 @@ import pytest
 
 from hopgraph.app.platform import Platform
 from hopgraph.core.errors import NotFoundError
-from retrieval.registry import QueryError
+from hopgraph.retrieval.registry import QueryError
 
 FACT = ("The Vexmoor Observatory was founded in 1893 by the astronomer Zorblax Quintana, who paid for "
         "its brass telescope with money from a salt mine near Kelderwick.")
@@ -132,8 +132,8 @@ def test_recurring_entities_are_embedded_once_and_again_after_deletion(
     """One document per batch: an entity of several documents gets one vector write per process,
     and an entity whose vectors a deletion removed is embedded again when it comes back."""
     from hopgraph.core.settings import IngestSettings
-    from ingest import pipeline
-    from vectors.store import VectorPoint
+    from hopgraph.ingest import pipeline
+    from hopgraph.vectors.store import VectorPoint
 
     from .conftest import settings_for
 

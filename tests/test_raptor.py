@@ -16,14 +16,14 @@ from hopgraph.app.doctor import diagnose
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import LlmSettings
 from hopgraph.core.summary_settings import RaptorSettings
-from ingest.raptor_cluster import partition, soft_clusters
-from ingest.raptor_summary import extractive
-from retrieval.registry import QueryError
+from hopgraph.ingest.raptor_cluster import partition, soft_clusters
+from hopgraph.ingest.raptor_summary import extractive
+from hopgraph.retrieval.registry import QueryError
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder
+from hopgraph.vectors.store import VectorPoint
 from tests.conftest import settings_for
 from tests.fake_llm import fake_llm_server
 from tests.paths import SHARED_DATA
-from vectors.embedders import SentenceTransformerEmbedder
-from vectors.store import VectorPoint
 
 TREE = RaptorSettings(enabled=True, branch_size=20, branch_max=40)
 

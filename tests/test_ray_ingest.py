@@ -19,14 +19,14 @@ from typing import Any
 import neo4j
 import pytest
 
-from graphdb.arcadedb_server import ServerInfo
 from hopgraph.app.doctor import diagnose
 from hopgraph.app.platform import Platform
 from hopgraph.core.errors import StoreUnavailableError
 from hopgraph.core.settings import IngestSettings, Settings
+from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.paths import SHARED_DATA, empty_config
 from tests.processes import cli_env
-from vectors.embedders import SentenceTransformerEmbedder
 
 from .conftest import settings_for
 

@@ -1,6 +1,6 @@
 import pytest
 
-from graphdb.readonly import ReadOnlyViolation, check_read_only
+from hopgraph.graphdb.readonly import ReadOnlyViolation, check_read_only
 
 READS = [
     "MATCH (n:Entity) RETURN n.name LIMIT 5",

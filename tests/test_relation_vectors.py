@@ -8,9 +8,9 @@ import pytest
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import CO_OCCURS, Relation
 from hopgraph.core.settings import ExtractionSettings, IngestSettings
-from ingest.relation_vectors import relation_vectors, stating_chunk
-from ingest.texts import relation_text
-from vectors.embedders import SentenceTransformerEmbedder
+from hopgraph.ingest.relation_vectors import relation_vectors, stating_chunk
+from hopgraph.ingest.texts import relation_text
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 
 from .conftest import ServerInfo, settings_for
 

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import httpx
 
-from api.auth import hash_key
-from graphdb.arcadedb_server import ServerInfo
+from hopgraph.api.auth import hash_key
 from hopgraph.app.platform import Platform
 from hopgraph.core.service_settings import ApiKey, ApiSettings, ScheduledSource, SchedulerSettings
+from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.api_server import ADMIN_KEY, KEYS, running_api
 from tests.conftest import free_port, settings_for
 from tests.serve_process import serve_process
-from vectors.embedders import SentenceTransformerEmbedder
 
 NEW_KEY = "a-key-added-while-serving"
 

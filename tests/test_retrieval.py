@@ -13,13 +13,13 @@ import pytest
 import scipy.sparse as sp
 
 from hopgraph.app.platform import Platform
-from retrieval import signals
-from retrieval.evaluation import evaluate, load_dataset, metrics
-from retrieval.fusion import rrf, weighted
-from retrieval.ppr import PUSH_EPS, JointWalk, pagerank, personalized_pagerank, push_pagerank
-from retrieval.registry import REGISTRY
-from retrieval.rerank import CrossEncoderReranker, MaxSimReranker
-from vectors.embedders import SentenceTransformerEmbedder, resolve_model_path
+from hopgraph.retrieval import signals
+from hopgraph.retrieval.evaluation import evaluate, load_dataset, metrics
+from hopgraph.retrieval.fusion import rrf, weighted
+from hopgraph.retrieval.ppr import PUSH_EPS, JointWalk, pagerank, personalized_pagerank, push_pagerank
+from hopgraph.retrieval.registry import REGISTRY
+from hopgraph.retrieval.rerank import CrossEncoderReranker, MaxSimReranker
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder, resolve_model_path
 
 PASSAGES = {
     "p1": ("Vexmoor Observatory", "The Vexmoor Observatory was founded in 1893 by the astronomer Zorblax Quintana."),
@@ -92,7 +92,7 @@ def test_link_weight_of_the_query_settings_is_used(loaded: Platform) -> None:
 
 
 def test_titles_named_in_the_query_seed_their_passages(loaded: Platform) -> None:
-    from retrieval.signals import titles_in_query
+    from hopgraph.retrieval.signals import titles_in_query
 
     snap = loaded.retriever.snapshot()
     ids = loaded.corpus_ids()

@@ -9,14 +9,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from api.job_store import JobStore
-from api.job_work import work_for
-from api.jobs import JobManager
-from api.metrics import Metrics
+from hopgraph.api.job_store import JobStore
+from hopgraph.api.job_work import work_for
+from hopgraph.api.jobs import JobManager
+from hopgraph.api.metrics import Metrics
 from hopgraph.app.platform import Platform
 from hopgraph.core.service_settings import ScheduledSource, SchedulerSettings
 from hopgraph.core.times import iso_time
-from ingest.scheduler import UNCHANGED_RUNS, ReingestScheduler, run_source, unchanged_id
+from hopgraph.ingest.scheduler import UNCHANGED_RUNS, ReingestScheduler, run_source, unchanged_id
 from tests.api_server import running_api
 
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 
 from hopgraph.core.records import Chunk, Document, Section
-from ingest.embedding import backfill_captions, backfill_sections
+from hopgraph.ingest.embedding import backfill_captions, backfill_sections
+from hopgraph.vectors.edge import EdgeVectorStore
+from hopgraph.vectors.store import CollectionSpec, VectorPoint
 from tests.hash_embedder import HashEmbedder
 from tests.memory_graph import MemoryGraphStore
-from vectors.edge import EdgeVectorStore
-from vectors.store import CollectionSpec, VectorPoint
 
 
 def test_marked_sections_and_captions_get_their_vectors_once(tmp_path: Path) -> None:

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import numpy as np
 
-from graphdb.migrations import discover, packaged
 from hopgraph.app.platform import Platform
 from hopgraph.core.text import SECTION_MARK
-from ingest.chunking import Chunker
-from ingest.formats import html_to_text, markdown_to_text
-from ingest.sections import split_sections
-from vectors.embedders import SentenceTransformerEmbedder
+from hopgraph.graphdb.migrations import discover, packaged
+from hopgraph.ingest.chunking import Chunker
+from hopgraph.ingest.formats import html_to_text, markdown_to_text
+from hopgraph.ingest.sections import split_sections
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 
 MARKDOWN = """# Vexmoor Observatory
 

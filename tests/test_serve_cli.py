@@ -12,9 +12,9 @@ from pathlib import Path
 
 import httpx
 
-from graphdb.arcadedb_server import ServerInfo
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import Settings
+from hopgraph.graphdb.arcadedb_server import ServerInfo
 from tests.api_server import ADMIN_KEY, KEYS, READ_KEY, running_api, wait_job
 from tests.conftest import free_port
 from tests.fake_llm import fake_llm_server
@@ -77,7 +77,7 @@ def test_an_open_api_on_a_public_address_is_refused(arcadedb: ServerInfo, tmp_pa
 
 
 def test_api_key_prints_a_hash_for_the_settings() -> None:
-    from api.auth import hash_key
+    from hopgraph.api.auth import hash_key
 
     out = _cli(["api-key", "ci-bot", "--scope", "admin"], dict(os.environ))
     assert out.returncode == 0

@@ -14,12 +14,12 @@ from typing import Any
 
 import httpx
 
-from graphdb.arcadedb_server import ServerInfo
 from hopgraph.app.platform import Platform
+from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.conftest import free_port, settings_for
 from tests.paths import SHARED_DATA, empty_config
 from tests.serve_process import serve_process
-from vectors.embedders import SentenceTransformerEmbedder
 
 HOTPOT = SHARED_DATA / "hotpotqa-100" / "corpus.jsonl"
 

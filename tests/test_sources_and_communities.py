@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 from hopgraph.app.platform import Platform
-from ingest.sections import unmarked
-from ingest.source_text import Skipped, SourceText
-from ingest.sources import expand_paths, read_sources
+from hopgraph.ingest.sections import unmarked
+from hopgraph.ingest.source_text import Skipped, SourceText
+from hopgraph.ingest.sources import expand_paths, read_sources
 from tests.paths import SHARED_DATA
 
 EXTS = [".txt", ".md", ".html", ".jsonl", ".jpg", ".png"]
@@ -132,7 +132,7 @@ def test_warm_started_communities_survive_a_rewritten_document(platform: Platfor
 
 def test_community_embedding_text_drops_type_tags_and_is_capped() -> None:
     from hopgraph.core.records import Community
-    from ingest.communities import embed_text
+    from hopgraph.ingest.communities import embed_text
 
     c = Community(id="c", level=0, size=3, member_ids=["a", "b", "c"], title="Paris, France, Seine",
                   summary="Key entities: Paris (GPE), France (GPE), river bank (CONCEPT). Key relations: "

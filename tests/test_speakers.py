@@ -9,8 +9,8 @@ import pytest
 from hopgraph.core.records import Chunk
 from hopgraph.core.settings import ExtractionSettings
 from hopgraph.core.weights import corpus_share_damping
-from ingest.extraction import SpacyExtractor
-from ingest.speakers import handle_words, speakers
+from hopgraph.ingest.extraction import SpacyExtractor
+from hopgraph.ingest.speakers import handle_words, speakers
 
 CHAT = ("Time: 20260105_11:00\nLiHua: Hey! Just wanted to let you know that I've arrived in the city!\n"
         "WolfgangSchulz: Awesome! Can't wait to catch up. See you on the 8th!\n"

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from graphdb.protocols import GraphStore
-from graphdb.store import GraphChange
 from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, relation_id
-from ingest.graph_edits import merge_edits, plan_removal
+from hopgraph.graphdb.protocols import GraphStore
+from hopgraph.graphdb.store import GraphChange
+from hopgraph.ingest.graph_edits import merge_edits, plan_removal
 from tests.memory_graph import MemoryGraphStore
 from tests.store_scenarios import SCENARIOS
 
@@ -147,7 +147,7 @@ def test_removal_marks_what_may_quote_removed_text(narrow: GraphStore) -> None:
 
 
 def test_refreshed_descriptions_keep_what_still_stands() -> None:
-    from ingest.graph_edits import refreshed_description, sentence_with
+    from hopgraph.ingest.graph_edits import refreshed_description, sentence_with
 
     texts = ["Charles Babbage designed the Difference Engine. Babbage lived in London."]
     assert refreshed_description("Charles Babbage designed the Difference Engine.", ["Charles Babbage"], texts) is None

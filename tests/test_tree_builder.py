@@ -11,12 +11,12 @@ import numpy as np
 
 from hopgraph.core.records import Chunk, Document
 from hopgraph.core.summary_settings import RaptorSettings
-from ingest.graph_edits import plan_removal
-from ingest.raptor import TreeBuilder
+from hopgraph.ingest.graph_edits import plan_removal
+from hopgraph.ingest.raptor import TreeBuilder
+from hopgraph.vectors.edge import EdgeVectorStore
+from hopgraph.vectors.store import CollectionSpec, VectorPoint
 from tests.hash_embedder import HashEmbedder
 from tests.memory_graph import MemoryGraphStore
-from vectors.edge import EdgeVectorStore
-from vectors.store import CollectionSpec, VectorPoint
 
 TOPICS = ["rivers and their deltas", "copper mines of the north", "the orchestra's winter season"]
 

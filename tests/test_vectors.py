@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from qdrant_client import QdrantClient
 
-from vectors.edge import EdgeVectorStore
-from vectors.qdrant_server import QdrantClientVectorStore
-from vectors.store import CollectionSpec, VectorPoint, VectorStore, VectorStoreError
+from hopgraph.vectors.edge import EdgeVectorStore
+from hopgraph.vectors.qdrant_server import QdrantClientVectorStore
+from hopgraph.vectors.store import CollectionSpec, VectorPoint, VectorStore, VectorStoreError
 
 SPEC = CollectionSpec(dim=16, model="test-model")
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from hopgraph.core.linalg import unit
 from hopgraph.core.settings import ClipSettings
-from vectors.embedders import EmbedderError, pick_device
+from hopgraph.vectors.embedders import EmbedderError, pick_device
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ import numpy as np
 import qdrant_edge as qe
 
 from hopgraph.core.settings import VectorSettings
-from vectors.store import COLLECTIONS, CollectionSpec, Filter, Hit, VectorPoint, VectorStoreError, point_uuid
+from hopgraph.vectors.store import COLLECTIONS, CollectionSpec, Filter, Hit, VectorPoint, VectorStoreError, point_uuid
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ import numpy as np
 from hopgraph.core.errors import StoreUnavailableError
 from hopgraph.core.linalg import unit
 from hopgraph.core.settings import EmbedderSettings
-from vectors.plain_encoder import PlainEncoder, plain_layout
+from hopgraph.vectors.plain_encoder import PlainEncoder, plain_layout
 
 log = logging.getLogger(__name__)
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from hopgraph.core.settings import Settings
-from vectors.edge import EdgeVectorStore
-from vectors.store import VectorStore, VectorStoreError
+from hopgraph.vectors.edge import EdgeVectorStore
+from hopgraph.vectors.store import VectorStore, VectorStoreError
 
 
 def open_vector_store(settings: Settings) -> VectorStore:
@@ -14,7 +14,7 @@ def open_vector_store(settings: Settings) -> VectorStore:
         return EdgeVectorStore(settings.vectors_dir, cfg)
     if cfg.backend == "server" and not cfg.url:
         raise VectorStoreError("vectors.url is required for the server backend (HOPGRAPH_VECTORS__URL)")
-    from vectors.qdrant_server import QdrantClientVectorStore  # qdrant-client: imported only when used
+    from hopgraph.vectors.qdrant_server import QdrantClientVectorStore  # qdrant-client: imported only when used
 
     url = cfg.url if cfg.backend == "server" else ":memory:"
     key = cfg.api_key.get_secret_value() if cfg.api_key else None

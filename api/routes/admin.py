@@ -5,9 +5,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Request
 from starlette.concurrency import run_in_threadpool
 
-from api.auth import require
-from api.deps import problems, state
-from api.schemas import ReloadOut
+from hopgraph.api.auth import require
+from hopgraph.api.deps import problems, state
+from hopgraph.api.schemas import ReloadOut
 
 router = APIRouter(tags=["operations"], dependencies=[Depends(require("admin"))])
 

@@ -9,9 +9,9 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
-from api.auth import require
-from api.deps import problems, state
-from api.schemas import AnswerRequest, AnswerResponse
+from hopgraph.api.auth import require
+from hopgraph.api.deps import problems, state
+from hopgraph.api.schemas import AnswerRequest, AnswerResponse
 from hopgraph.app.answers import Answerer
 from hopgraph.core.errors import HopgraphError, classify
 

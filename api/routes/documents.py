@@ -17,13 +17,13 @@ from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from api.auth import is_loopback, require
-from api.deps import AppState, problems, state
-from api.job_work import records_file, work_for
-from api.problems import ProblemError
-from api.schemas import DocumentOut, IngestRequest, JobList, JobOut, LocalPathsRequest, QuietRuns
+from hopgraph.api.auth import is_loopback, require
+from hopgraph.api.deps import AppState, problems, state
+from hopgraph.api.job_work import records_file, work_for
+from hopgraph.api.problems import ProblemError
+from hopgraph.api.schemas import DocumentOut, IngestRequest, JobList, JobOut, LocalPathsRequest, QuietRuns
 from hopgraph.core.records import document_id
-from ingest.scheduler import UNCHANGED_RUNS
+from hopgraph.ingest.scheduler import UNCHANGED_RUNS
 
 router = APIRouter(tags=["documents"])
 

@@ -12,8 +12,8 @@ from fastapi.responses import FileResponse
 from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 
-from api.auth import require
-from api.deps import problems, state
+from hopgraph.api.auth import require
+from hopgraph.api.deps import problems, state
 from hopgraph.app.export import export_graph
 
 router = APIRouter(tags=["graph"], dependencies=[Depends(require("admin"))])

@@ -8,10 +8,10 @@ from typing import Literal
 from fastapi import APIRouter, Depends, Query, Request
 from starlette.concurrency import run_in_threadpool
 
-from api.auth import require
-from api.deps import problems, state
-from api.problems import ProblemError
-from api.schemas import (
+from hopgraph.api.auth import require
+from hopgraph.api.deps import problems, state
+from hopgraph.api.problems import ProblemError
+from hopgraph.api.schemas import (
     CommunityOut,
     CommunitySummary,
     CypherRequest,
@@ -21,7 +21,7 @@ from api.schemas import (
     MentionOut,
     NeighbourOut,
 )
-from graphdb.readonly import ReadOnlyViolation
+from hopgraph.graphdb.readonly import ReadOnlyViolation
 
 router = APIRouter(tags=["graph"], dependencies=[Depends(require("read"))])
 
@@ -34,7 +34,7 @@ def find_entities(request: Request, name: str = Query(min_length=1, max_length=5
                       "possessives and punctuation; prefix: normalized names that start with it."),
                   limit: int = Query(20, ge=1, le=1000)) -> list[EntityMatch]:
     """Entities of the served index state (see ``GET /ready`` for its version), most mentioned first."""
-    from retrieval.entity_lookup import find_entities as lookup
+    from hopgraph.retrieval.entity_lookup import find_entities as lookup
 
     served = state(request).platform.retriever.state()
     snap = served.snapshot

@@ -5,9 +5,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
 
-from api.deps import problems, state
-from api.problems import ProblemError
-from api.schemas import CheckOut, Health, IndexOut, Ready
+from hopgraph.api.deps import problems, state
+from hopgraph.api.problems import ProblemError
+from hopgraph.api.schemas import CheckOut, Health, IndexOut, Ready
 from hopgraph.app.doctor import diagnose
 
 router = APIRouter(tags=["operations"])

@@ -8,10 +8,10 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from starlette.concurrency import run_in_threadpool
 
-from api.auth import require
-from api.deps import problems, state
-from api.problems import ProblemError
-from api.schemas import QueryRequest, QueryResponse
+from hopgraph.api.auth import require
+from hopgraph.api.deps import problems, state
+from hopgraph.api.problems import ProblemError
+from hopgraph.api.schemas import QueryRequest, QueryResponse
 
 router = APIRouter(tags=["query"])
 

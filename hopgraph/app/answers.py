@@ -12,8 +12,8 @@ from hopgraph.core.answer_settings import AnswerSettings
 from hopgraph.core.errors import ConflictError
 from hopgraph.core.records import Answer, QueryFilters, QueryResult
 from hopgraph.core.settings import LlmSettings, RetrievalSettings
-from ingest.llm_client import ChatClient
-from retrieval.answer_prompt import check_citations, context_labels, messages
+from hopgraph.ingest.llm_client import ChatClient
+from hopgraph.retrieval.answer_prompt import check_citations, context_labels, messages
 
 #: what retrieval an answer needs: (question, mode, top_k, retrieval settings, filters) -> result
 Retrieve = Callable[[str, str, int, RetrievalSettings, QueryFilters | None], QueryResult]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hopgraph.core.errors import HopgraphError
-from retrieval.index import persist
+from hopgraph.retrieval.index import persist
 
 if TYPE_CHECKING:
     from hopgraph.app.platform import Platform

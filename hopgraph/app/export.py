@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from graphdb.cypher_export import EDGES, NODE_COLUMNS, NODES
+from hopgraph.graphdb.cypher_export import EDGES, NODE_COLUMNS, NODES
 
 ExportFormat = Literal["graphml", "jsonl", "neo4j-csv"]
 FORMATS: tuple[str, ...] = ("graphml", "jsonl", "neo4j-csv")

@@ -21,13 +21,13 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from gpu.device import resolve
-from gpu.graph_classifier import ClassifierConfig, GraphExample, edge_attention, predict, train_classifier
 from hopgraph.app.graphqa_data import GraphQuestion
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import document_id
-from ingest.llm_client import ChatClient
-from retrieval import doc_graph
+from hopgraph.gpu.device import resolve
+from hopgraph.gpu.graph_classifier import ClassifierConfig, GraphExample, edge_attention, predict, train_classifier
+from hopgraph.ingest.llm_client import ChatClient
+from hopgraph.retrieval import doc_graph
 
 _WORDS = re.compile(r"\w+")
 

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from graphdb.arcadedb_server import pid_alive
 from hopgraph.core.settings import Settings
+from hopgraph.graphdb.arcadedb_server import pid_alive
 
 
 @dataclass(frozen=True)

@@ -9,26 +9,26 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from graphdb.factory import open_graph_store
-from graphdb.protocols import CypherConsole, GraphBackend, GraphBrowser
-from graphdb.store import DocumentState, IngestRun
 from hopgraph.core.memory import keep_freed_memory
 from hopgraph.core.records import IngestReport, QueryFilters, QueryResult
 from hopgraph.core.service_settings import ScheduledSource
 from hopgraph.core.settings import RetrievalSettings, Settings
-from vectors.clip import ClipEmbedder
-from vectors.embedders import Embedder, make_embedder
-from vectors.factory import open_vector_store
-from vectors.store import COLLECTIONS, CollectionSpec, VectorStore
+from hopgraph.graphdb.factory import open_graph_store
+from hopgraph.graphdb.protocols import CypherConsole, GraphBackend, GraphBrowser
+from hopgraph.graphdb.store import DocumentState, IngestRun
+from hopgraph.vectors.clip import ClipEmbedder
+from hopgraph.vectors.embedders import Embedder, make_embedder
+from hopgraph.vectors.factory import open_vector_store
+from hopgraph.vectors.store import COLLECTIONS, CollectionSpec, VectorStore
 
 if TYPE_CHECKING:  # the ingest pipeline, the retriever and the LLM client are imported on first use: a
     # command that only counts (``status``, ``doctor``) never loads their array and model libraries
     from hopgraph.app.answers import Answerer
-    from ingest.community_plan import CommunityReport
-    from ingest.control import IngestControl
-    from ingest.pipeline import Ingestor
-    from ingest.raptor import TreeReport
-    from retrieval.retriever import Retriever
+    from hopgraph.ingest.community_plan import CommunityReport
+    from hopgraph.ingest.control import IngestControl
+    from hopgraph.ingest.pipeline import Ingestor
+    from hopgraph.ingest.raptor import TreeReport
+    from hopgraph.retrieval.retriever import Retriever
 
 log = logging.getLogger(__name__)
 
@@ -140,7 +140,7 @@ class Platform:
 
     def select(self, targets: Sequence[str]) -> dict[str, list[str]]:
         """Target (a document id, a source file or directory, or a glob) -> the document ids it names."""
-        from ingest.selectors import select_documents
+        from hopgraph.ingest.selectors import select_documents
 
         return select_documents(self.graph, targets)
 
@@ -188,7 +188,7 @@ class Platform:
 
     def reingest(self, source: ScheduledSource) -> IngestRun:
         """Re-ingest a scheduled source incrementally; the outcome is recorded in the graph."""
-        from ingest.scheduler import run_source
+        from hopgraph.ingest.scheduler import run_source
 
         try:
             return run_source(self._ingestor(), self.graph, source, self.settings.scheduler.keep_runs)
@@ -199,8 +199,8 @@ class Platform:
     def retriever(self) -> Retriever:
         """One retriever per platform; its index state is persisted in ``settings.index_dir``."""
         if self._retriever is None:
-            from retrieval.index.keeper import IndexKeeper
-            from retrieval.retriever import Retriever, recipe_of
+            from hopgraph.retrieval.index.keeper import IndexKeeper
+            from hopgraph.retrieval.retriever import Retriever, recipe_of
 
             cfg = self.settings
             keeper = IndexKeeper(self.graph, self.vectors, recipe_of(cfg.retrieval), self.embedder.dim,
@@ -214,7 +214,7 @@ class Platform:
                        control: IngestControl | None = None) -> IngestReport:
         """Ingest JSON records (``{id, text, title?, metadata?}`` or ``{id, image, captions}``) as
         documents with source ``<collection>#<id>``: re-sending a record updates its document."""
-        from ingest.sources import record_to_source
+        from hopgraph.ingest.sources import record_to_source
 
         items = [record_to_source(collection, rec, f"{collection}#{i}") for i, rec in enumerate(records)]
         try:
@@ -235,7 +235,7 @@ class Platform:
 
         require_llm(self.settings.llm)
         if self._answerer is None:
-            from ingest.llm_client import ChatClient
+            from hopgraph.ingest.llm_client import ChatClient
 
             cfg = self.settings
             client = ChatClient(cfg.llm, cfg.llm.cache_dir or cfg.data_dir / "llm-cache")
@@ -269,7 +269,7 @@ class Platform:
     def _ingestor(self) -> Ingestor:
         """One ingestor per platform: the spaCy model and the alias map are loaded once."""
         if self._ingest is None:
-            from ingest.pipeline import Ingestor
+            from hopgraph.ingest.pipeline import Ingestor
 
             self._ingest = Ingestor(self.graph, self.vectors, self.embedder, self.settings, clip=self.clip)
         return self._ingest

@@ -13,7 +13,7 @@ from hopgraph.cli.common import console, fail, load_settings, reported
 from hopgraph.core.errors import ConflictError
 from hopgraph.core.limits import TOP_K_MAX
 from hopgraph.core.records import Answer
-from retrieval.registry import REGISTRY
+from hopgraph.retrieval.registry import REGISTRY
 
 if TYPE_CHECKING:
     from hopgraph.app.answers import AnswerEvent

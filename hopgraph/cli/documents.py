@@ -214,7 +214,7 @@ def tree(
 
 def migrate() -> None:
     """Apply pending graph migrations (also done whenever the graph is opened)."""
-    from graphdb.factory import open_graph_store
+    from hopgraph.graphdb.factory import open_graph_store
 
     with reported():
         store = open_graph_store(load_settings(), migrate=False)

@@ -49,8 +49,8 @@ def cypher(
 
     from neo4j.exceptions import Neo4jError
 
-    from graphdb.factory import open_graph_store
-    from graphdb.readonly import ReadOnlyViolation, check_read_only
+    from hopgraph.graphdb.factory import open_graph_store
+    from hopgraph.graphdb.readonly import ReadOnlyViolation, check_read_only
 
     if fmt not in ("table", "json", "csv"):
         raise typer.BadParameter("choose table, json or csv", param_hint="--format")
@@ -92,8 +92,8 @@ def export(
                                                            "`neo4j-admin database import`).")] = "jsonl",
 ) -> None:
     """Write the whole graph (documents, chunks, entities, communities and their edges) for another tool."""
-    from graphdb.factory import open_graph_store
     from hopgraph.app.export import FORMATS, ExportFormat, export_graph
+    from hopgraph.graphdb.factory import open_graph_store
 
     if fmt not in FORMATS:
         raise typer.BadParameter(f"choose {', '.join(FORMATS)}", param_hint="--format")

@@ -33,7 +33,7 @@ def holdout_queries(s: Settings) -> set[str]:
     """The test split saved in the GNN checkpoint (queries never used in training)."""
     import torch
 
-    from gpu.gnn import read_checkpoint
+    from hopgraph.gpu.gnn import read_checkpoint
 
     _, meta = read_checkpoint(s.gnn_checkpoint_path, torch.device("cpu"))
     return set(meta.splits.get("test", []))
@@ -54,10 +54,10 @@ def train_gnn(
     saved in the checkpoint: `hopgraph eval DATASET --holdout` scores every mode on it."""
     from rich.progress import Progress
 
-    from gpu.train import TrainConfig
     from hopgraph.app.platform import Platform
-    from retrieval.evaluation import load_dataset
-    from retrieval.gnn_training import train_gnn as train
+    from hopgraph.gpu.train import TrainConfig
+    from hopgraph.retrieval.evaluation import load_dataset
+    from hopgraph.retrieval.gnn_training import train_gnn as train
 
     with reported():
         ds = load_dataset(dataset)

@@ -35,12 +35,12 @@ def bench_graphqa(
     s = load_settings()
     from dataclasses import replace
 
-    from gpu.graph_classifier import ClassifierConfig
     from hopgraph.app.graphqa_bench import BenchConfig, GraphQaBench
     from hopgraph.app.graphqa_data import read_graphqa
     from hopgraph.app.platform import Platform
     from hopgraph.cli.gnn import eval_settings
-    from ingest.llm_client import ChatClient
+    from hopgraph.gpu.graph_classifier import ClassifierConfig
+    from hopgraph.ingest.llm_client import ChatClient
 
     with reported():
         questions = read_graphqa(dataset)[:limit]

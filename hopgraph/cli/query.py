@@ -16,7 +16,7 @@ from hopgraph.cli.gnn import eval_settings, holdout_queries
 from hopgraph.core.errors import BadInputError, NotFoundError
 from hopgraph.core.limits import TOP_K_MAX
 from hopgraph.core.records import QueryResult
-from retrieval.registry import REGISTRY
+from hopgraph.retrieval.registry import REGISTRY
 
 
 def query(
@@ -90,7 +90,7 @@ def _print_result(result: QueryResult, explain: bool, context: bool) -> None:
 def _print_stats(reps: list[Any], groups: dict[str, str], images: bool) -> dict[str, Any]:
     """Print each mode's gain over the best baseline (95% bootstrap interval) and, when the queries
     carry a type, R@5 per type; return both for the JSON report."""
-    from retrieval.eval_stats import by_group, gains
+    from hopgraph.retrieval.eval_stats import by_group, gains
 
     found = [] if images else gains(reps)
     if found:
@@ -131,8 +131,8 @@ def eval_cmd(
     """Ingest a BEIR corpus (once; reruns reuse it) and report R@2/5/10, nDCG@10, MRR@10 and latency
     for every mode, the BM25/dense/RRF baselines and the ablations of graph mode, in one run."""
     from hopgraph.app.platform import Platform
-    from retrieval.decompose import split_question
-    from retrieval.evaluation import evaluate, is_image_corpus, load_dataset, write_report
+    from hopgraph.retrieval.decompose import split_question
+    from hopgraph.retrieval.evaluation import evaluate, is_image_corpus, load_dataset, write_report
 
     with reported():
         ds = load_dataset(dataset)
@@ -203,7 +203,7 @@ def eval_cmd(
         console.print(f"per-query report: {out}")
     if html:
         from hopgraph.app.eval_html import report_html
-        from retrieval.evaluation import report_data
+        from hopgraph.retrieval.evaluation import report_data
 
         html.parent.mkdir(parents=True, exist_ok=True)
         html.write_text(report_html(report_data(dataset, reps, {"queries_evaluated": len(ds.queries), **extra})),

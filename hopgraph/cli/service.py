@@ -18,7 +18,7 @@ def serve(
 ) -> None:
     """Serve the HTTP API (OpenAPI docs at /docs). While it runs it owns the embedded stores:
     send ingests and deletes through the API (POST /documents, DELETE /documents/{id})."""
-    from api.server import serve as run
+    from hopgraph.api.server import serve as run
 
     s = load_settings()
     update = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
@@ -33,7 +33,7 @@ def worker(once: Annotated[bool, typer.Option(help="Run every source once and ex
     "MATCH (r:IngestRun) RETURN r ORDER BY r.started_at DESC LIMIT 10"`."""
     from hopgraph.app.ownership import embedded_owner
     from hopgraph.app.platform import Platform
-    from ingest.scheduler import ReingestScheduler
+    from hopgraph.ingest.scheduler import ReingestScheduler
 
     s = load_settings()
     if not s.scheduler.sources:
@@ -65,7 +65,7 @@ def api_key(
     scope: Annotated[str, typer.Option(help="'read' (query, explore) or 'admin' (also ingest, delete).")] = "read",
 ) -> None:
     """Make a new API key. Prints the key once, and the settings entry holding only its hash."""
-    from api.auth import new_key
+    from hopgraph.api.auth import new_key
 
     if scope not in ("read", "admin"):
         raise fail(BadInputError("scope must be 'read' or 'admin'"))

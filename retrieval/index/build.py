@@ -18,14 +18,14 @@ import scipy.sparse as sp
 from hopgraph.core.records import CONCEPT
 from hopgraph.core.text import normalize_name
 from hopgraph.core.weights import specificity
-from retrieval.index import links, relations
-from retrieval.index.carry import identity
-from retrieval.index.delta import Patch
-from retrieval.index.lookups import NameIndex, RowIndex
-from retrieval.index.relations import old_rows
-from retrieval.index.sums import csr
-from retrieval.index.tables import Tables
-from retrieval.snapshot import Snapshot
+from hopgraph.retrieval.index import links, relations
+from hopgraph.retrieval.index.carry import identity
+from hopgraph.retrieval.index.delta import Patch
+from hopgraph.retrieval.index.lookups import NameIndex, RowIndex
+from hopgraph.retrieval.index.relations import old_rows
+from hopgraph.retrieval.index.sums import csr
+from hopgraph.retrieval.index.tables import Tables
+from hopgraph.retrieval.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
 

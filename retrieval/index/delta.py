@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphdb.protocols import IndexSource
-from graphdb.store import GraphChange
 from hopgraph.core.text import normalize_name
-from retrieval.index.carry import identity
-from retrieval.index.tables import (
+from hopgraph.graphdb.protocols import IndexSource
+from hopgraph.graphdb.store import GraphChange
+from hopgraph.retrieval.index.carry import identity
+from hopgraph.retrieval.index.tables import (
     CHUNK_COLUMNS,
     Tables,
     chunk_columns,
@@ -31,7 +31,7 @@ from retrieval.index.tables import (
     unit_rows,
     vector_dtype,
 )
-from vectors.store import VectorStore
+from hopgraph.vectors.store import VectorStore
 
 
 @dataclass(frozen=True)

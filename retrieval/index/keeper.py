@@ -13,13 +13,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from graphdb.protocols import IndexSource
 from hopgraph.core import memory
-from retrieval.index import persist
-from retrieval.index.delta import NeedsRebuild, Patch, apply_delta
-from retrieval.index.state import IndexRecipe, IndexState, gc_paused
-from retrieval.index.tables import Tables, fetch_all
-from vectors.store import VectorStore
+from hopgraph.graphdb.protocols import IndexSource
+from hopgraph.retrieval.index import persist
+from hopgraph.retrieval.index.delta import NeedsRebuild, Patch, apply_delta
+from hopgraph.retrieval.index.state import IndexRecipe, IndexState, gc_paused
+from hopgraph.retrieval.index.tables import Tables, fetch_all
+from hopgraph.vectors.store import VectorStore
 
 log = logging.getLogger(__name__)
 

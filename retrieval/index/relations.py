@@ -9,12 +9,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from retrieval.index.carry import carried, entries_in_rows, joined, spliced
-from retrieval.index.delta import Patch
-from retrieval.index.lookups import PairLookup
-from retrieval.index.sums import canonical, symmetric
-from retrieval.index.tables import Tables, typed_rows
-from retrieval.snapshot import Snapshot
+from hopgraph.retrieval.index.carry import carried, entries_in_rows, joined, spliced
+from hopgraph.retrieval.index.delta import Patch
+from hopgraph.retrieval.index.lookups import PairLookup
+from hopgraph.retrieval.index.sums import canonical, symmetric
+from hopgraph.retrieval.index.tables import Tables, typed_rows
+from hopgraph.retrieval.snapshot import Snapshot
 
 Relations = tuple[sp.csr_matrix, PairLookup, PairLookup]
 

@@ -16,12 +16,12 @@ from typing import Any, TypeVar
 import numpy as np
 import scipy.sparse as sp
 
-from retrieval.index.build import build
-from retrieval.index.delta import Patch, row_changes
-from retrieval.index.tables import Tables
-from retrieval.keyword import KeywordIndex
-from retrieval.ppr import JointWalk
-from retrieval.snapshot import Snapshot
+from hopgraph.retrieval.index.build import build
+from hopgraph.retrieval.index.delta import Patch, row_changes
+from hopgraph.retrieval.index.tables import Tables
+from hopgraph.retrieval.keyword import KeywordIndex
+from hopgraph.retrieval.ppr import JointWalk
+from hopgraph.retrieval.snapshot import Snapshot
 
 T = TypeVar("T")
 

@@ -13,12 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from graphdb.protocols import IndexSource
-from graphdb.store import EdgeRow
 from hopgraph.core.linalg import unit
 from hopgraph.core.records import CO_OCCURS
 from hopgraph.core.text import normalize_name
-from vectors.store import VectorStore
+from hopgraph.graphdb.protocols import IndexSource
+from hopgraph.graphdb.store import EdgeRow
+from hopgraph.vectors.store import VectorStore
 
 #: chunk columns, in the order ``IndexSource.snapshot_chunks`` names them (``corpus_id`` comes from
 #: the document's metadata)

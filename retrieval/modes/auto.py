@@ -23,10 +23,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from retrieval import signals
-from retrieval.registry import REGISTRY, ModeOutput
-from retrieval.resources import Resources
-from retrieval.run import Run
+from hopgraph.retrieval import signals
+from hopgraph.retrieval.registry import REGISTRY, ModeOutput
+from hopgraph.retrieval.resources import Resources
+from hopgraph.retrieval.run import Run
 
 _QUOTED = re.compile(r"[\"“”]([^\"“”]{2,})[\"“”]")
 _IDENTIFIER = re.compile(r"\b(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z])[A-Za-z][\w.-]*-?\d[\w.-]*\b|\b[a-z]+_[a-z_]+\b"

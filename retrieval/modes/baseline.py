@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from retrieval.fusion import ranked, rrf
-from retrieval.resources import Resources
-from retrieval.run import Run
-from retrieval.signals import bm25_of, dense_of
+from hopgraph.retrieval.fusion import ranked, rrf
+from hopgraph.retrieval.resources import Resources
+from hopgraph.retrieval.run import Run
+from hopgraph.retrieval.signals import bm25_of, dense_of
 
 
 class DenseMode:

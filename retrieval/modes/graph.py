@@ -11,15 +11,15 @@ from collections.abc import Callable
 
 import numpy as np
 
-from retrieval import bridges, signals
-from retrieval.entity_bridges import entity_bridge
-from retrieval.explain_paths import expansion_paths
-from retrieval.first_pass import first_pass_weights, state_homogeneity
-from retrieval.fusion import ranked, rrf, weighted
-from retrieval.parts import part_scores
-from retrieval.resources import Resources
-from retrieval.run import GraphPass, Run
-from retrieval.signals import NAMED
+from hopgraph.retrieval import bridges, signals
+from hopgraph.retrieval.entity_bridges import entity_bridge
+from hopgraph.retrieval.explain_paths import expansion_paths
+from hopgraph.retrieval.first_pass import first_pass_weights, state_homogeneity
+from hopgraph.retrieval.fusion import ranked, rrf, weighted
+from hopgraph.retrieval.parts import part_scores
+from hopgraph.retrieval.resources import Resources
+from hopgraph.retrieval.run import GraphPass, Run
+from hopgraph.retrieval.signals import NAMED
 
 
 def _dense_weights(n: int, weights: dict[int, float]) -> np.ndarray:

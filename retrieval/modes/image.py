@@ -8,10 +8,10 @@ import time
 
 import numpy as np
 
-from retrieval import image, signals
-from retrieval.fusion import ranked
-from retrieval.resources import Resources
-from retrieval.run import Run
+from hopgraph.retrieval import image, signals
+from hopgraph.retrieval.fusion import ranked
+from hopgraph.retrieval.resources import Resources
+from hopgraph.retrieval.run import Run
 
 #: caption hits searched per candidate image (Flickr-style images have about five captions)
 CAPTIONS_PER_IMAGE = 4

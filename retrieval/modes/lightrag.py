@@ -7,11 +7,11 @@ import time
 
 import numpy as np
 
-from retrieval import signals
-from retrieval.first_pass import first_pass_weights, state_homogeneity
-from retrieval.fusion import ranked, rrf, weighted
-from retrieval.resources import Resources
-from retrieval.run import Run
+from hopgraph.retrieval import signals
+from hopgraph.retrieval.first_pass import first_pass_weights, state_homogeneity
+from hopgraph.retrieval.fusion import ranked, rrf, weighted
+from hopgraph.retrieval.resources import Resources
+from hopgraph.retrieval.run import Run
 
 #: members of a community hit that join global mode's weights (the first by entity id: a spread sample;
 #: every member of a 700-entity community floods the ranking, -1.5 R@5 on hotpotqa-100 and musique-100)

@@ -14,11 +14,11 @@ from __future__ import annotations
 import time
 
 from hopgraph.core.linalg import unit
-from retrieval.fusion import ranked, rrf
-from retrieval.registry import ModeOutput, QueryError
-from retrieval.resources import Resources
-from retrieval.run import Run
-from retrieval.signals import dense_of
+from hopgraph.retrieval.fusion import ranked, rrf
+from hopgraph.retrieval.registry import ModeOutput, QueryError
+from hopgraph.retrieval.resources import Resources
+from hopgraph.retrieval.run import Run
+from hopgraph.retrieval.signals import dense_of
 
 NO_TREE = ("mode raptor needs the RAPTOR tree, which this store does not have yet: run `hopgraph tree` "
            "(or set raptor.enabled = true and ingest)")

@@ -20,12 +20,12 @@ import time
 from typing import Any
 
 from hopgraph.core.linalg import unit
-from retrieval.fusion import normalize, ranked
-from retrieval.index.state import IndexState
-from retrieval.registry import ModeOutput, QueryError
-from retrieval.resources import Resources
-from retrieval.run import Run
-from retrieval.signals import dense_of
+from hopgraph.retrieval.fusion import normalize, ranked
+from hopgraph.retrieval.index.state import IndexState
+from hopgraph.retrieval.registry import ModeOutput, QueryError
+from hopgraph.retrieval.resources import Resources
+from hopgraph.retrieval.run import Run
+from hopgraph.retrieval.signals import dense_of
 
 NO_SECTIONS = ("this store has no section vectors yet: run any ingest (it writes the vectors of sections "
                "that have none) and query again")

@@ -11,17 +11,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from gpu import pcst, verbalize
-from gpu.export import RELATED
-from gpu.gnn import CheckpointError
-from retrieval import signals, subgraph
-from retrieval.modes.graph import graph_pass, on_candidates
-from retrieval.registry import QueryError
-from retrieval.resources import Resources
-from retrieval.run import GraphPass, Run
+from hopgraph.gpu import pcst, verbalize
+from hopgraph.gpu.export import RELATED
+from hopgraph.gpu.gnn import CheckpointError
+from hopgraph.retrieval import signals, subgraph
+from hopgraph.retrieval.modes.graph import graph_pass, on_candidates
+from hopgraph.retrieval.registry import QueryError
+from hopgraph.retrieval.resources import Resources
+from hopgraph.retrieval.run import GraphPass, Run
 
 if TYPE_CHECKING:
-    from gpu.train import Example
+    from hopgraph.gpu.train import Example
 
 
 def pcst_signal(run: Run, gp: GraphPass, res: Resources) -> dict[str, float]:
@@ -90,6 +90,6 @@ class GnnMode:
         labels = subgraph.gold_labels(snap, cand.nodes.numpy(), gold)
         if not bool(labels.any()):
             return None
-        from gpu.train import Example  # PyTorch Geometric: imported for training only
+        from hopgraph.gpu.train import Example  # PyTorch Geometric: imported for training only
 
         return Example(query_id, cand.sub, torch.from_numpy(run.qvec.astype(np.float32)), cand.scalars, labels)
