@@ -71,9 +71,11 @@ def platform(settings: Settings, embedder: SentenceTransformerEmbedder) -> Itera
 #: fixtures that start or load a real engine or model: a test using one is an integration test
 ENGINE_FIXTURES = {"arcadedb", "embedder", "settings", "platform", "store", "loaded", "ingested", "hotpot",
                    "reader", "api", "api_url", "api_schema", "admin", "server", "llm", "neo4j_uri", "qdrant_url"}
-#: modules whose tests run the CLI or a server as a process, or open a vector engine, themselves
+#: modules whose tests run the CLI, a server, worker processes or a Ray cluster, or load a model or a vector
+#: engine, themselves
 ENGINE_MODULES = {"test_cli", "test_serve_cli", "test_clip", "test_docker", "test_kill_resume", "test_vectors",
-                  "test_arcadedb_server", "test_embedders"}
+                  "test_arcadedb_server", "test_embedders", "test_demo", "test_extraction_worker", "test_ray_ingest",
+                  "test_plain_encoder", "test_wheel"}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
