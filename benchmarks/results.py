@@ -282,6 +282,27 @@ def graph_qa() -> Section:
     return Section("Graph question answering", (name,), lines)
 
 
+def ray_identity() -> Section:
+    name = "ray_identity.json"
+    r = load(name)
+    rows = [[f"`{m}`", str(v["queries"]), str(v["identical"])] for m, v in r["modes"].items()]
+    local = {**r["counts"]["local"]["graph"], **r["counts"]["local"]["vectors"]}
+    ray = {**r["counts"]["ray"]["graph"], **r["counts"]["ray"]["vectors"]}
+    ids_differ = [d for d in r["differences"] if d.startswith("ids")]
+    doctor = "clean on both" if not (r["doctor"]["local"] or r["doctor"]["ray"]) else "NOT clean"
+    lines = [f"`hopgraph ingest --ray` on a two-node Ray cluster on loopback ({', '.join(r['ray_nodes'])}) against "
+             f"`hopgraph ingest` of {r['dataset']} ({r['documents']:,} documents), each into fresh stores: the top "
+             f"{r['top_k']} chunks of every query in every mode `hopgraph eval` runs on a text corpus.", "",
+             *table(["mode", "queries", "identical rankings"], rows),
+             f"Graph and vector counts {'equal' if local == ray else 'DIFFER'} "
+             f"({', '.join(f'{k} {v:,}' for k, v in local.items() if v)}); the ids of every document, chunk, entity, "
+             f"relation and vector point {'equal' if not ids_differ else 'DIFFER'}; `hopgraph doctor` {doctor}. "
+             f"Ingest wall time (the CLI process, model loading included): local {r['ingest']['local']['wall_s']} s, "
+             f"Ray {r['ingest']['ray']['wall_s']} s.", ""]
+    lines += provenance([name], "python -m benchmarks.ray_identity")
+    return Section("Ray ingest against a local ingest", (name,), lines)
+
+
 #: figures of the other benchmark scripts: (what, figure, command, date, machine)
 OTHER_FIGURES: tuple[tuple[str, str, str, str, str], ...] = (
     ("Full ingest, 2wiki corpus (6,119 documents, 48k entities, 7,446 communities)",
@@ -329,7 +350,7 @@ def other_figures() -> Section:
 
 
 SECTIONS = (current_build, multi_hop, ablations, images, raptor, sections, community_vectors, diversity, graph_qa,
-            other_figures)
+            ray_identity, other_figures)
 
 
 def cited_reports() -> set[str]:

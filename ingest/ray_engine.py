@@ -19,6 +19,11 @@ whole node dies is retried by Ray on any node left (``max_retries``), where an a
 for its dead actor to be restarted on a node with room for it. A task declares one CPU, and on a
 cluster with GPUs a share of them (its embedder then runs on the GPU it is given).
 
+A task embeds with as many intra-op threads as the ingest process would (``threads``; Ray starts its
+workers with one): the float sums of a matrix product depend on how many threads split it, and on
+hotpotqa-100 one thread instead of two moved 3 of 1,124 chunk vectors and 292 entity vectors by ~1e-7,
+which the RAPTOR tree's UMAP turned into other clusters (``benchmarks/ray_identity.py``).
+
 Every address stays on the loopback range by default: with no address, a private Ray instance starts
 at 127.0.0.2 (Ray rewrites 127.0.0.1 to the machine's outward address; other 127.0.0.x it keeps), and a
 driver connecting to a loopback head joins the head's node (its IP is the head's).
@@ -104,10 +109,20 @@ class Precomputed:
         self.inner.warm()
 
 
+def torch_threads() -> int:
+    """The intra-op threads torch gives this process (what a local ingest embeds with)."""
+    import torch
+
+    return int(torch.get_num_threads())
+
+
 class _Worker:
     """What one worker process keeps between tasks: its embedder, chunker and spaCy model."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, threads: int) -> None:
+        import torch
+
+        torch.set_num_threads(threads)  # the ingest process's count: the same float sums, the same vectors
         self.settings = settings
         self.embedder = make_embedder(settings.embedder)
         c = settings.chunking
@@ -148,15 +163,16 @@ class _Worker:
 _LOADED: dict[str, _Worker] = {}
 
 
-def run_batch(settings: Settings, batch: list[SourceText], aliases: Mapping[str, str]) -> Computed:
-    """The task: one batch, on the models this worker process loaded for these settings."""
+def run_batch(settings: Settings, batch: list[SourceText], aliases: Mapping[str, str], threads: int) -> Computed:
+    """The task: one batch, on the models this worker process loaded for these settings, embedding
+    with ``threads`` intra-op threads."""
     import ray
 
-    key = settings.model_dump_json(include={"embedder", "chunking", "extraction"})
+    key = settings.model_dump_json(include={"embedder", "chunking", "extraction"}) + f"/{threads}"
     worker = _LOADED.get(key)
     if worker is None:
         _LOADED.clear()
-        worker = _LOADED[key] = _Worker(settings)
+        worker = _LOADED[key] = _Worker(settings, threads)
     if not batch:  # a warm-up task
         worker.warm()
     out = worker.run(batch, aliases)
@@ -189,6 +205,7 @@ class RayEngine:
         self._owned = False  # this engine called ray.init (and shuts it down)
         self._task: Any = None
         self.window = 1
+        self.threads = 1  # intra-op threads of the tasks' embedders: the ingest process's (set at start)
         self.gpus = 0.0
         self.nodes: list[str] = []  # the node IPs the cluster reported at start
         self.by_node: Counter[str] = Counter()  # batches computed per node IP
@@ -205,6 +222,7 @@ class RayEngine:
         cpus, self.gpus = float(res.get("CPU", 0)), float(res.get("GPU", 0))
         self.nodes = sorted(str(n["NodeManagerAddress"]) for n in ray.nodes() if n.get("Alive"))
         self.window = max(1, int(cpus)) * _IN_FLIGHT_PER_CPU
+        self.threads = torch_threads()
         opts: dict[str, Any] = {"num_cpus": 1, "max_retries": _RETRIES}
         if self.gpus:  # every worker CPU gets an equal share of the GPUs for its embedder
             opts.update(num_gpus=min(1.0, self.gpus / max(cpus, 1.0)), max_calls=0)
@@ -240,7 +258,7 @@ class RayEngine:
         if self._task is None:
             self.start()
         settings = ray.put(self.settings)
-        ray.get([self._task.remote(settings, [], {}) for _ in range(self.window // _IN_FLIGHT_PER_CPU)])
+        ray.get([self._task.remote(settings, [], {}, self.threads) for _ in range(self.window // _IN_FLIGHT_PER_CPU)])
 
     def prepared(self, batches: Sequence[list[SourceText]], aliases: Mapping[str, str], embedder: Embedder,
                  report: IngestReport) -> Iterator[tuple[list[SourceText], Prepared | None]]:
@@ -257,7 +275,7 @@ class RayEngine:
         while todo or flying:
             while todo and len(flying) < self.window:
                 batch = todo.popleft()
-                flying.append((batch, self._task.remote(settings, batch, shared)))
+                flying.append((batch, self._task.remote(settings, batch, shared, self.threads)))
             batch, ref = flying.popleft()
             t = time.perf_counter()
             try:

@@ -1,7 +1,8 @@
 """Ingestion on Ray (``ingest.engine = "ray"``) on a real two-node Ray cluster simulated on this machine,
 every node on the loopback range (127.0.0.2 and 127.0.0.3): the stores end as after a local ingest; a
 node removed mid-run has its batches retried; a driver killed mid-run is completed by a rerun; an
-unreachable cluster fails before anything is written."""
+unreachable cluster fails before anything is written; a server's ``POST /documents`` and scheduled
+re-ingestion run on the cluster too."""
 
 from __future__ import annotations
 
@@ -16,16 +17,20 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import neo4j
 import pytest
 
 from hopgraph.app.doctor import diagnose
 from hopgraph.app.platform import Platform
 from hopgraph.core.errors import StoreUnavailableError
+from hopgraph.core.service_settings import ScheduledSource, SchedulerSettings
 from hopgraph.core.settings import IngestSettings, Settings
 from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.store import IngestRun
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
-from tests.paths import SHARED_DATA, empty_config
+from tests.api_server import running_api, wait_job
+from tests.paths import REPO_ROOT, SHARED_DATA, empty_config
 from tests.processes import cli_env
 
 from .conftest import settings_for
@@ -212,3 +217,32 @@ def test_a_node_removed_mid_run_has_its_batches_retried(cluster: Cluster, arcade
     assert state["counts"] == local["state"]["counts"] and state["ids"] == local["state"]["ids"]
     assert state["doctor"] == [] and state["dupes"] == 0
     assert _node_ips(cluster) == ["127.0.0.2"]
+
+
+def test_a_server_ingests_uploads_and_scheduled_sources_on_the_cluster(cluster: Cluster, arcadedb: ServerInfo,
+                                                                      embedder: SentenceTransformerEmbedder,
+                                                                      tmp_path: Path) -> None:
+    """``ingest.engine = "ray"`` in a server's settings: a ``POST /documents`` job and a scheduled
+    re-ingestion (the scheduler's own trigger) are both chunked, extracted and embedded on the cluster."""
+    sample = REPO_ROOT / "hopgraph" / "sample"
+    watched = tmp_path / "watched"
+    watched.mkdir()
+    for name in ("curie.txt", "turing.txt"):
+        (watched / name).write_bytes((sample / name).read_bytes())
+    s = _settings(arcadedb, tmp_path / "data", cluster.address).model_copy(update={"scheduler": SchedulerSettings(
+        sources=[ScheduledSource(name="watched", paths=[str(watched)], interval_s=2)])})
+    with Platform(s, embedder=embedder) as p, running_api(s, p) as url, httpx.Client(base_url=url, timeout=60) as api:
+        posted = api.post("/documents", files=[("files", ("hopper.txt", (sample / "hopper.txt").read_bytes()))])
+        assert posted.status_code == 202, posted.text
+        job = wait_job(api, posted.json()["id"])
+        assert job["status"] == "succeeded" and job["result"]["documents_ingested"] == 1, job
+        deadline, runs = time.monotonic() + 120, list[IngestRun]()
+        while time.monotonic() < deadline and not runs:  # the scheduler's first run, as recorded in the graph
+            runs = [r for r in p.browser.ingest_runs(source="watched") if r.status == "succeeded"]
+            time.sleep(0.2)
+        assert runs and runs[0].report["documents_ingested"] == 2, p.browser.ingest_runs(source="watched")
+        engine = p._ingestor()._ray
+        assert engine is not None and engine.nodes == ["127.0.0.2", "127.0.0.3"]
+        assert engine.by_node.total() == 2  # one batch uploaded, one batch of the two watched files
+        assert p.status()["graph"]["Document"] == 3
+    assert not ray.is_initialized()
