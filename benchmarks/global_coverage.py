@@ -3,8 +3,11 @@ mode's top 10 covers: distinct source groups (episodes, books: a document's titl
 ``-partN`` removed) and distinct communities of the entities those passages mention; and which
 mode ``auto`` routed each question to.
 
+Each mode's per-question counts are kept, with the paired bootstrap 95% interval of its mean difference
+from ``--baseline`` (``dense``).
+
     python -m benchmarks.global_coverage ../shared/data/podcasts --data-dir /tmp/podcasts \\
-        [--modes global,raptor,auto,graph,dense] [--out coverage.json]
+        [--modes global,raptor,auto,graph,dense] [--baseline dense] [--out coverage.json]
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ def main() -> None:
     ap.add_argument("dataset", type=Path, help="A folder with corpus.jsonl and queries.jsonl.")
     ap.add_argument("--data-dir", type=Path, required=True, help="Where the corpus is (or gets) ingested.")
     ap.add_argument("--modes", default="global,raptor,auto,graph,dense")
+    ap.add_argument("--baseline", default="dense", help="The mode every other mode is compared with.")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     base = Settings()
@@ -78,10 +82,33 @@ def main() -> None:
                     examples.append({"question": q, "context": res.context[:2000]})
             report[mode] = {"groups@10": round(statistics.mean(groups), 2),
                             "communities@10": round(statistics.mean(communities), 1),
-                            "p50_ms": round(statistics.median(latency), 1), "routed": routed, "examples": examples}
-            print(mode, {k: v for k, v in report[mode].items() if k != "examples"}, flush=True)
+                            "p50_ms": round(statistics.median(latency), 1), "routed": routed, "examples": examples,
+                            "per_question": {"groups@10": groups, "communities@10": communities}}
+            print(mode, {k: v for k, v in report[mode].items() if k not in ("examples", "per_question")}, flush=True)
+    report = {"dataset": args.dataset.name, "questions": len(questions), "baseline": args.baseline,
+              "modes": report, "gains": _gains(report, args.baseline)}
+    for g in report["gains"]:
+        print(f"{g['mode']:>8} - {g['baseline']}: {g['metric']} {g['mean']:+.2f} [{g['low']:+.2f}, {g['high']:+.2f}]")
     if args.out:
         args.out.write_text(json.dumps(report, indent=1))
+
+
+def _gains(report: dict[str, Any], baseline: str) -> list[dict[str, Any]]:
+    """Each mode's mean difference from ``baseline`` per metric, with its paired bootstrap 95% interval."""
+    from hopgraph.retrieval.eval_stats import paired_interval
+
+    if baseline not in report:
+        return []
+    out = []
+    for mode, row in report.items():
+        for metric, values in row["per_question"].items():
+            if mode == baseline:
+                continue
+            # paired_interval gives points (x100); these are counts
+            mean, low, high = (v / 100 for v in paired_interval(values, report[baseline]["per_question"][metric]))
+            out.append({"mode": mode, "baseline": baseline, "metric": metric, "mean": round(mean, 2),
+                        "low": round(low, 2), "high": round(high, 2)})
+    return out
 
 
 if __name__ == "__main__":
