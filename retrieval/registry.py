@@ -262,7 +262,8 @@ REGISTRY = Registry([
               "chunks; for exploring an entity's neighbourhood (--explain), below dense on passage recall",
               "hopgraph.retrieval.modes.lightrag:LocalMode", settings=_SEEDS, evaluated_on=frozenset({TEXT})),
     ModeEntry("global", "LightRAG's global: relationship and community vectors -> the entities and chunks behind "
-              "them; for the relations and communities a theme touches, below dense on passage recall",
+              "them; for questions about a whole corpus (more episodes and communities in its top 10 than dense on "
+              "the podcasts set), below dense on passage recall",
               "hopgraph.retrieval.modes.lightrag:GlobalMode", settings=("entity_k",), evaluated_on=frozenset({TEXT})),
     ModeEntry("hybrid", "LightRAG's hybrid: local + global by reciprocal rank; below dense on passage recall",
               "hopgraph.retrieval.modes.lightrag:HybridMode", settings=_SEEDS, evaluated_on=frozenset({TEXT})),
