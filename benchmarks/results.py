@@ -336,7 +336,8 @@ OTHER_FIGURES: tuple[tuple[str, str, str, str, str], ...] = (
      "python -m benchmarks.ingest", "2026-11-24", DEV_MACHINE),
     ("Extraction workers, podcasts corpus", "ingest 470 s → 390-394 s (extraction 149 s → 66-80 s)",
      "python -m benchmarks.ingest --corpora ../shared/data/podcasts", "2026-11-24", DEV_MACHINE),
-    ("One extraction worker a batch ahead (extraction.worker), podcasts corpus", "ingest 470 s without it → 500 s "
+    ("One extraction worker a batch ahead (extraction.worker, since removed), podcasts corpus",
+     "ingest 470 s without it → 500 s "
      "with it at the same CPU priority, 485 s at the lowest (the embedder already uses both cores)",
      "HOPGRAPH_EXTRACTION__WORKER=true python -m benchmarks.ingest --corpora ../shared/data/podcasts",
      "2026-11-24", DEV_MACHINE),

@@ -1,11 +1,9 @@
-"""spaCy extraction in worker processes: a batch split across several (``extraction.processes``), or
-one worker a batch ahead of the writer (``extraction.worker``).
+"""spaCy extraction in worker processes: a batch split across several (``extraction.processes``).
 
 spaCy parses on one core. Split across processes, a batch parses on all of them, beginning while the
 previous batch is written and finishing while the ingest process waits, so the embedder has the cores
-to itself. Parsing a whole batch ahead in one worker instead overlaps parsing with embedding, which
-pays only where the embedder leaves cores idle; it is off by default. Both are measured in
-``benchmarks/RESULTS.md`` ("Ingest, freshness and scale"). Workers run at the lowest CPU priority:
+to itself (measured in ``benchmarks/RESULTS.md``, "Ingest, freshness and scale"). Workers run at the
+lowest CPU priority:
 they take what the ingest process leaves idle, and everything while it waits for them.
 
 The workers are spawned processes (safe beside the threads of a server) that load the spaCy model
@@ -184,12 +182,9 @@ def cores() -> int:
 
 
 def parser_pool(extractor: Extractor, cfg: ExtractionSettings) -> ExtractionWorker | None:
-    """The worker processes of an ingest: one parsing ahead (``extraction.worker``), or those a batch
-    is split among (``extraction.processes``); None where batches are parsed in the ingest process
-    (another extractor, spaCy's own ``n_process``, or one core)."""
+    """The worker processes a batch of an ingest is split among (``extraction.processes``); None where
+    batches are parsed in the ingest process (another extractor, spaCy's own ``n_process``, or one core)."""
     if not isinstance(extractor, SpacyExtractor) or cfg.n_process > 1:
         return None
-    if cfg.worker:
-        return ExtractionWorker(cfg, processes=1)
     processes = cfg.processes or min(cores(), MOST_PROCESSES)
     return ExtractionWorker(cfg, processes=processes) if processes > 1 else None

@@ -309,8 +309,6 @@ class Ingestor:
                         if batch is not None else None)
             if prepared is not None and parsers is not None:
                 prepared.in_workers = True
-                if self.settings.extraction.worker:  # parsed ahead, while batch i is embedded and written
-                    prepared.pending = parsers.submit(prepared.to_extract, self.aliases)
             if pending is not None:
                 done, ready = pending
                 if ready is not None:

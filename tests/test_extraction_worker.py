@@ -92,7 +92,7 @@ def test_a_dead_worker_costs_a_warning_not_the_batch(worker: ExtractionWorker,
     assert _dump(got) == expected
 
 
-@pytest.mark.parametrize("how", ["ahead", "split", "here"])
+@pytest.mark.parametrize("how", ["split", "here"])
 def test_an_ingest_parsed_by_the_workers_writes_the_same_graph(how: str, arcadedb: Any, tmp_path: Path,
                                                                embedder: SentenceTransformerEmbedder,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
@@ -102,7 +102,7 @@ def test_an_ingest_parsed_by_the_workers_writes_the_same_graph(how: str, arcaded
     real = ExtractionWorker.submit
     monkeypatch.setattr(ExtractionWorker, "submit",
                         lambda self, chunks, aliases: (submitted.append(len(chunks)), real(self, chunks, aliases))[1])
-    extraction = {"ahead": ExtractionSettings(worker=True), "split": ExtractionSettings(processes=2)}
+    extraction = {"split": ExtractionSettings(processes=2)}
     graphs = []
     for run, cfg in enumerate([extraction.get(how, ExtractionSettings(processes=1)), ExtractionSettings(processes=1)]):
         settings = settings_for(arcadedb, tmp_path / f"data-{run}", ingest=IngestSettings(doc_batch=3),

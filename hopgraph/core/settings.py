@@ -172,9 +172,6 @@ class ExtractionSettings(BaseModel):
     n_process: int = Field(default=1, ge=1, description="spaCy's own n_process (1: the worker settings apply).")
     processes: int = Field(default=0, ge=0, le=64, description="spaCy worker processes a batch is split among, "
                            "in ingests of at least 4 batches (0: one per CPU core, at most 4; 1: none).")
-    worker: bool = Field(
-        default=False, description="Instead, parse in one worker process (lowest CPU priority) a batch ahead of "
-        "embedding and writing. It pays where the embedder leaves cores idle; on 2 cores it did not.")
     noun_chunks: bool = Field(default=True, description="Also extract noun-chunk concepts (type CONCEPT).")
     max_concept_tokens: int = Field(default=4, ge=1, description="Longest noun-chunk concept, in tokens.")
     min_concept_chars: int = Field(default=3, ge=1, description="Shortest noun-chunk concept, in characters.")
