@@ -11,12 +11,13 @@ from typing import Any
 
 import pytest
 
-from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, relation_id
+from hopgraph.core.records import relation_id
 from hopgraph.graphdb.protocols import GraphStore
 from hopgraph.graphdb.store import GraphChange
 from hopgraph.ingest.graph_edits import merge_edits, plan_removal
 from tests.memory_graph import MemoryGraphStore
 from tests.store_scenarios import SCENARIOS
+from tests.store_scenarios import load as _load
 
 from .graph_backends import neo4j_uri  # noqa: F401 - fixture
 
@@ -52,28 +53,6 @@ def test_every_role_leaves_the_fake_and_the_backend_alike(role: str, backend: st
         assert SCENARIOS[role](real) == expected
     finally:
         real.close()
-
-
-def _load(store: GraphStore) -> None:
-    """Documents 1 and 2. Entities A (doc 1), B (both), C (doc 2), Bee (an alias of B, doc 2)."""
-    store.upsert_documents([Document(id=f"doc_{i}", source=f"/src/{i}.txt", content_hash=f"h{i}") for i in (1, 2)],
-                           status="pending")
-    store.set_document_status([("doc_1", "complete", "h1"), ("doc_2", "complete", "h2")])
-    store.upsert_chunks([Chunk(id="c1", document_id="doc_1", text="A knows B.", ord=0),
-                         Chunk(id="c2", document_id="doc_1", text="B works with C.", ord=1),
-                         Chunk(id="c3", document_id="doc_2", text="C met Bee.", ord=0)])
-    store.upsert_entities([Entity(id=x, name=x.upper(), type="PERSON") for x in ("a", "b", "c", "bee")])
-    store.upsert_mentions([Mention(chunk_id="c1", entity_id="a"), Mention(chunk_id="c1", entity_id="b", count=2),
-                           Mention(chunk_id="c2", entity_id="b"), Mention(chunk_id="c2", entity_id="c"),
-                           Mention(chunk_id="c3", entity_id="bee"), Mention(chunk_id="c3", entity_id="c")])
-    store.upsert_relations([
-        Relation(id=relation_id("a", "knows", "b"), source_id="a", target_id="b", type="knows", chunk_ids=["c1"]),
-        Relation(id=relation_id("b", "works", "c"), source_id="b", target_id="c", type="works", chunk_ids=["c2"]),
-        Relation(id=relation_id("c", "met", "bee"), source_id="c", target_id="bee", type="met", chunk_ids=["c3"]),
-        Relation(id=relation_id("b", "is", "bee"), source_id="b", target_id="bee", type="is", chunk_ids=["c3"]),
-    ])
-    store.upsert_communities([Community(id="top", level=0, size=4, member_ids=["a", "b", "c", "bee"]),
-                              Community(id="onlya", level=1, size=1, parent_id="top", member_ids=["a"])])
 
 
 def _state(store: GraphStore) -> dict[str, Any]:
