@@ -123,7 +123,7 @@ def test_the_worker_leaves_when_the_ingest_process_is_killed(tmp_path: Path) -> 
     script.write_text(
         "import sys, time\n"
         "from hopgraph.core.settings import ExtractionSettings\n"
-        "from ingest.extraction_worker import ExtractionWorker\n"
+        "from hopgraph.ingest.extraction_worker import ExtractionWorker\n"
         "if __name__ == '__main__':\n"
         "    w = ExtractionWorker(ExtractionSettings())\n"
         "    w.submit([], {}).result()\n"

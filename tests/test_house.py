@@ -7,6 +7,7 @@ import ast
 import importlib
 import inspect
 import pkgutil
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +27,8 @@ from tests.processes import cli_env
 PACKAGES = ("hopgraph",)
 # the repository's top-level folders, installed and imported as ``hopgraph.<folder>`` (hopgraph/<folder> links them)
 FOLDERS = ("ingest", "graphdb", "vectors", "retrieval", "gpu", "api", "migrations")
+_IMPORT_IN_TEXT = re.compile(rf"(?:^|[;\n])\s*(?:from (?:{'|'.join(FOLDERS)})(?:\.\w+)* import |"
+                             rf"import (?:{'|'.join(FOLDERS)})\b)")
 
 
 def test_every_registered_mode_resolves_to_an_implementation() -> None:
@@ -201,9 +204,13 @@ def test_every_python_subprocess_of_the_tests_turns_stage_caps_off() -> None:
 
 
 def _old_root_imports(path: Path) -> list[str]:
-    """``import X`` / ``from X import`` of a top-level folder by its bare name, at any depth of ``path``."""
+    """``import X`` / ``from X import`` of a top-level folder by its bare name, at any depth of ``path``,
+    and in the code a string holds (a script a test writes, a ``python -c`` line)."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found += [f"{path.relative_to(REPO_ROOT)}:{node.lineno} {m.group(0).strip()}"
+                      for m in _IMPORT_IN_TEXT.finditer(node.value)]
         names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
             [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else []
         found += [f"{path.relative_to(REPO_ROOT)}:{node.lineno} {name}" for name in names
