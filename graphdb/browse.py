@@ -21,6 +21,7 @@ from hopgraph.graphdb.store import (
     IngestRun,
     RelationChunk,
     RelationRef,
+    k_hop_walk,
 )
 
 
@@ -57,24 +58,13 @@ class BrowseMixin:
     def k_hop(self, entity_ids: Sequence[str], hops: int = 2, limit: int = 10000) -> list[str]:
         """Breadth-first, two hops per statement over the de-duplicated frontier (a variable-length
         pattern ``-[*1..k]-`` enumerates every path and is far slower around hubs)."""
-        if not 1 <= hops <= 5:
-            raise ValueError("hops must be between 1 and 5")
-        seen = set(entity_ids)
-        found: list[str] = []
-        frontier = list(dict.fromkeys(entity_ids))
-        left = hops
-        while left > 0 and frontier and len(found) < limit:
+        def rings(frontier: list[str], left: int) -> list[list[str]]:
             if left >= 2:
                 row = self.read(cypher.TWO_HOP_IDS, {"ids": frontier})[0]
-                rings = [row["first"], row["second"]]
-            else:
-                rings = [[r["id"] for r in self.read(cypher.NEIGHBOUR_IDS, {"ids": frontier})]]
-            for ring in rings:
-                frontier = [e for e in ring if e not in seen]
-                seen.update(frontier)
-                found.extend(frontier)
-            left -= len(rings)
-        return found[:limit]
+                return [row["first"], row["second"]]
+            return [[r["id"] for r in self.read(cypher.NEIGHBOUR_IDS, {"ids": frontier})]]
+
+        return k_hop_walk(entity_ids, hops, limit, rings)
 
     def explore(self, query: str, params: Mapping[str, Any] | None = None, row_limit: int = 1000,
                 timeout_s: float = 30.0) -> ExploreResult:

@@ -1,8 +1,10 @@
 """The records the graph store's roles (``graphdb.protocols``) read and write: document states, removal
-facts and plans, the index state's exports, provenance and the log of scheduled runs."""
+facts and plans, the index state's exports, provenance and the log of scheduled runs; and the k-hop
+walk every implementation of the browser shares."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -183,3 +185,24 @@ class LabelVote:
     type: str
     label: str
     count: int
+
+
+def k_hop_walk(entity_ids: Sequence[str], hops: int, limit: int,
+               rings: Callable[[list[str], int], list[list[str]]]) -> list[str]:
+    """Entities within ``hops`` of ``entity_ids``, nearest first, at most ``limit``: breadth-first over the
+    de-duplicated frontier. ``rings(frontier, hops_left)`` returns the next one or more rings of neighbours
+    (an implementation reads as many per call as it can: the Bolt adapter two per statement)."""
+    if not 1 <= hops <= 5:
+        raise ValueError("hops must be between 1 and 5")
+    seen = set(entity_ids)
+    found: list[str] = []
+    frontier = list(dict.fromkeys(entity_ids))
+    left = hops
+    while left > 0 and frontier and len(found) < limit:
+        steps = rings(frontier, left)
+        for ring in steps:
+            frontier = [e for e in ring if e not in seen]
+            seen.update(frontier)
+            found.extend(frontier)
+        left -= len(steps)
+    return found[:limit]

@@ -9,7 +9,15 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from hopgraph.core.records import Chunk, Community, Document, Entity, Relation, Section, SummaryNode
-from hopgraph.graphdb.store import COMPLETE, ChunkRecord, DocumentState, EntityChunk, RelationChunk, RelationRef
+from hopgraph.graphdb.store import (
+    COMPLETE,
+    ChunkRecord,
+    DocumentState,
+    EntityChunk,
+    RelationChunk,
+    RelationRef,
+    k_hop_walk,
+)
 
 
 class _Doc(Protocol):
@@ -107,21 +115,11 @@ class MemoryBrowser:
                                   ((r.source_id, r.target_id), (r.target_id, r.source_id)) if a in frontier))
 
     def k_hop(self, entity_ids: Sequence[str], hops: int = 2, limit: int = 10000) -> list[str]:
-        if not 1 <= hops <= 5:
-            raise ValueError("hops must be between 1 and 5")
-        seen = set(entity_ids)
-        found: list[str] = []
-        frontier = list(dict.fromkeys(entity_ids))
-        left = hops
-        while left > 0 and frontier and len(found) < limit:  # two rings a step, as the adapter reads them
+        def rings(frontier: list[str], left: int) -> list[list[str]]:  # two a step, as the adapter reads them
             first = self._neighbours(frontier)
-            rings = [first, self._neighbours(first)] if left >= 2 else [first]
-            for ring in rings:
-                frontier = [e for e in ring if e not in seen]
-                seen.update(frontier)
-                found.extend(frontier)
-            left -= len(rings)
-        return found[:limit]
+            return [first, self._neighbours(first)] if left >= 2 else [first]
+
+        return k_hop_walk(entity_ids, hops, limit, rings)
 
     def export_nodes(self, label: str) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]]
