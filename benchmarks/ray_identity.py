@@ -100,13 +100,7 @@ def _ids(p: Platform) -> dict[str, list[str]]:
            for label in ("Document", "Chunk", "Entity")}
     ids["RELATED"] = sorted(str(r["id"]) for r in p.graph.export_edges("RELATED"))
     for collection in p.status()["vectors"]:
-        offset, got = None, []
-        while True:
-            page, offset = p.vectors.scroll(collection, limit=1000, offset=offset)
-            got += [str(h.id) for h in page]
-            if offset is None:
-                break
-        ids[f"vectors:{collection}"] = sorted(got)
+        ids[f"vectors:{collection}"] = sorted(p.vectors.export(collection)[0])
     return ids
 
 

@@ -91,13 +91,7 @@ def _state(p: Platform) -> dict[str, Any]:
            for label in ("Document", "Chunk", "Entity")}
     ids["RELATED"] = sorted(r["id"] for r in p.graph.read("MATCH ()-[r:RELATED]->() RETURN r.id AS id"))
     for collection in ("chunks", "entities", "relationships", "sections"):
-        offset, got = None, []
-        while True:
-            page, offset = p.vectors.scroll(collection, limit=500, offset=offset)
-            got += [str(h.id) for h in page]
-            if offset is None:
-                break
-        ids[f"vec_{collection}"] = sorted(got)
+        ids[f"vec_{collection}"] = sorted(p.vectors.export(collection)[0])
     dupes = p.graph.read("MATCH (c:Chunk) WITH c.id AS id, count(*) AS n WHERE n > 1 RETURN count(id) AS d")
     return {"counts": {**st["graph"], **{f"vec_{k}": v for k, v in st["vectors"].items()}}, "ids": ids,
             "doctor": [c.name for c in diagnose(p) if not c.ok], "dupes": dupes[0]["d"]}
