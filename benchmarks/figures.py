@@ -1,0 +1,43 @@
+"""Figures of the benchmark scripts that keep no report file, with their commands (``benchmarks/results.py``
+puts them in RESULTS.md), and the machine most figures were measured on."""
+
+DEV_MACHINE = "2-core x86 VM, CPU only; shipped MiniLM and spaCy models, no LLM"
+
+#: figures of the other benchmark scripts: (what, figure, command, date, machine)
+OTHER_FIGURES: tuple[tuple[str, str, str, str, str], ...] = (
+    ("Full ingest, 2wiki corpus (6,119 documents, 48k entities, 7,446 communities)",
+     "570 s with embedded relationship texts; 375 s with composed relationship vectors (the default); 330 s with "
+     "composed community vectors too", "python -m benchmarks.ingest --corpora ../shared/data/2wiki-corpus",
+     "2026-11-24", DEV_MACHINE),
+    ("Re-ingest after changes, 2wiki corpus", "one changed document 1.5-1.9 s, visible to queries 0.7-0.9 s later; "
+     "1% changed (62 documents) in 4.2% of the full ingest's time", "python -m benchmarks.ingest", "2026-11-24",
+     DEV_MACHINE),
+    ("Ingest stage split, 2wiki corpus", "embed 40%, communities 19%, writes 17%, resolution 11%, extraction 8%",
+     "python -m benchmarks.ingest", "2026-11-24", DEV_MACHINE),
+    ("Extraction workers, podcasts corpus", "ingest 470 s → 390-394 s (extraction 149 s → 66-80 s)",
+     "python -m benchmarks.ingest --corpora ../shared/data/podcasts", "2026-11-24", DEV_MACHINE),
+    ("One extraction worker a batch ahead (extraction.worker, since removed), podcasts corpus",
+     "ingest 470 s without it → 500 s "
+     "with it at the same CPU priority, 485 s at the lowest (the embedder already uses both cores)",
+     "HOPGRAPH_EXTRACTION__WORKER=true python -m benchmarks.ingest --corpora ../shared/data/podcasts",
+     "2026-11-24", DEV_MACHINE),
+    ("Embedding batch size on a CPU", "batches of 8 against 64: 1.31x passages/s, 2.65x titles/s",
+     "python -m benchmarks.embed", "2026-11-23", DEV_MACHINE),
+    ("Index state at scale (1.1M nodes, 22M joint edges)", "full build 5.6 s; served state 2.1 GB RSS; graph pass "
+     "(entity seeds + PPR by push) p50 62 ms (power iteration 700 ms)",
+     "python -m benchmarks.freshness --synthetic 100000:1000000:10000000", "2026-11-24", DEV_MACHINE),
+    ("Refresh after a 100-document delta, same scale", "median 0.76 s (no row moves) and 0.91 s (new chunks and "
+     "entities); without index.pregrow 0.84 s and 1.62 s; process RSS 7.0 GB",
+     "python -m benchmarks.freshness --synthetic 100000:1000000:10000000 [--no-pregrow]", "2026-11-24", DEV_MACHINE),
+    ("Restart of hopgraph serve on the full 2wiki store", "serving 4.7 s after start (median of five)",
+     "python -m benchmarks.freshness", "2026-11-23", DEV_MACHINE),
+    ("Explorer page, hotpotqa-100 store", "POST /query p50 46 ms; drawing the subgraph 14 ms (26 nodes), 23 ms "
+     "(200 nodes)", "python -m benchmarks.explorer_render ../shared/data/hotpotqa-100 --data-dir D", "2026-11-23",
+     DEV_MACHINE + "; headless Chromium"),
+    ("RAPTOR tree build", "34 s for 994 chunks (4 branches, 259 summaries); 110 s for 7,198 chunks (23 branches)",
+     "hopgraph tree", "2026-11-23", DEV_MACHINE),
+    ("PPR on the GPU (1M entities, 10M edges, batch of 32 queries)", "power iteration 34 ms (CPU 3,490 ms); push "
+     "9 ms (CPU 283 ms, top-20 agreement with power 0.994); GNN inference on a 2k-node subgraph 3.1-5.5 ms (CPU "
+     "6.7-8.6 ms); PCST 9-10 ms", "python -m benchmarks.gpu", "2026-11-24",
+     "NVIDIA H100 80GB HBM3, torch 2.11.0+cu130, 16 cores"),
+)
