@@ -26,6 +26,7 @@ from hopgraph.core.errors import StoreUnavailableError
 from hopgraph.core.records import (
     CO_OCCURS,
     CONCEPT,
+    IDENTIFIER,
     Chunk,
     Entity,
     Mention,
@@ -36,6 +37,7 @@ from hopgraph.core.records import (
 )
 from hopgraph.core.settings import ExtractionSettings
 from hopgraph.core.text import normalize_name
+from hopgraph.ingest.identifiers import identifiers, is_identifier
 from hopgraph.ingest.speakers import speakers
 
 log = logging.getLogger(__name__)
@@ -43,6 +45,48 @@ log = logging.getLogger(__name__)
 _SUBJ = {"nsubj", "nsubjpass", "csubj"}
 _OBJ = {"dobj", "attr", "oprd", "dative"}
 _STRIP_POS = {"DET", "PRON", "PUNCT", "NUM", "SYM", "CCONJ", "PART", "ADP", "SPACE", "X", "INTJ"}
+#: entity labels whose names may hold a verb ("Gone with the Wind"); a person, organisation or place
+#: with one is a misread sentence ("Glimmerstore is Ansel Fairweather")
+_TITLE_LABELS = {"WORK_OF_ART", "EVENT", "LAW"}
+
+
+def surface(tokens: Sequence[Any], text: Callable[[Any], str] = lambda t: t.text) -> str:
+    """Tokens joined as they are written: "Calder-Ruiz" and "e-mail" stay whole (spaCy splits at
+    hyphens); tokens that were not next to each other get one space between them."""
+    out = ""
+    for prev, tok in zip([None, *tokens], tokens, strict=False):
+        gap = "" if prev is None else (prev.whitespace_ and " " if tok.i == prev.i + 1 else " ")
+        out += gap + text(tok)
+    return " ".join(out.split())
+
+
+def joining(tok: Any) -> bool:
+    """A hyphen written inside a word ("e-mail", "Calder-Ruiz")."""
+    return tok.text == "-" and not tok.whitespace_ and tok.i > 0 and not tok.doc[tok.i - 1].whitespace_
+
+
+def joined(tokens: list[Any]) -> list[Any]:
+    """``tokens`` without the word-joining hyphens whose word on either side is not among them."""
+    kept = {t.i for t in tokens}
+    return [t for t in tokens if not joining(t) or {t.i - 1, t.i + 1} <= kept]
+
+
+def with_given_names(ent: Any) -> tuple[int, list[Any]]:
+    """An entity's start and tokens, with the capitalised proper nouns right before it that modify it
+    ("Teodor" of "Teodor Vasquez-Lind", where the recognizer found only the surname)."""
+    start = ent.start
+    while start > ent.sent.start:
+        prev = ent.doc[start - 1]
+        if prev.pos_ != "PROPN" or not prev.text[:1].isupper() or prev.ent_type_ or prev.dep_ != "compound" \
+                or not ent.start <= prev.head.i < ent.end:
+            break
+        start -= 1
+    return start, list(ent.doc[start:ent.end])
+
+
+def sentence_like(tokens: Sequence[Any]) -> bool:
+    """Whether a name holds a lower-case verb, as a misread sentence does ("Glimmerstore is Ansel")."""
+    return any(t.pos_ in ("VERB", "AUX") and t.text.islower() for t in tokens)
 
 
 class ExtractionError(StoreUnavailableError):
@@ -143,29 +187,40 @@ class SpacyExtractor:
             if eid and span is not None:
                 spans.append(_Span(span.start, span.end, eid, named=True, label="PERSON"))
                 taken.update(range(span.start, span.end))
+        for found in identifiers(doc.text):  # "INC-2402", "v2.3" (ingest.identifiers)
+            span = doc.char_span(found.start, found.end, alignment_mode="expand")
+            if span is None or taken.intersection(range(span.start, span.end)):
+                continue
+            eid = self._entity(out, found.name, IDENTIFIER, span.sent.text.strip(), chunk_id)
+            if eid:
+                spans.append(_Span(span.start, span.end, eid, named=True, label=IDENTIFIER))
+                taken.update(range(span.start, span.end))
         for ent in doc.ents:
             if ent.label_ not in self.labels or taken.intersection(range(ent.start, ent.end)):
                 continue
-            toks = [t for t in ent if t.pos_ not in ("DET",) and t.text not in ("'s", "\u2019s")]
+            start, toks = with_given_names(ent) if ent.label_ in ("PERSON", "ORG") else (ent.start, list(ent))
+            toks = [t for t in toks if t.pos_ != "DET" and t.text not in ("'s", "\u2019s")]
             while toks and toks[0].pos_ == "INTJ":  # "Hey Li Hua", "Wow Li Hua": the greeting is no part
                 toks = toks[1:]
-            if not toks:
+            if not toks or (ent.label_ not in _TITLE_LABELS and sentence_like(toks)):
                 continue
-            name = " ".join(" ".join(t.text for t in toks).split())
-            eid = self._entity(out, name, ent.label_, ent.sent.text.strip(), chunk_id)
+            name = surface(toks)
+            label = IDENTIFIER if is_identifier(name) else ent.label_
+            eid = self._entity(out, name, label, ent.sent.text.strip(), chunk_id)
             if eid:
-                spans.append(_Span(ent.start, ent.end, eid, named=True, label=ent.label_))
-                taken.update(range(ent.start, ent.end))
+                spans.append(_Span(start, ent.end, eid, named=True, label=label))
+                taken.update(range(start, ent.end))
         if self.cfg.noun_chunks:
             for nc in doc.noun_chunks:
                 if nc.root.i in taken or nc.root.pos_ not in ("NOUN", "PROPN"):
                     continue
                 # the tokens of the phrase that no named entity took: "an American literary periodical"
                 # gives the concept "literary periodical" beside the entity "American"
-                toks = [t for t in nc if t.i not in taken and t.pos_ not in _STRIP_POS and not t.is_stop]
-                if not toks or len(toks) > self.cfg.max_concept_tokens:
+                toks = joined([t for t in nc if t.i not in taken and (t.pos_ not in _STRIP_POS or joining(t))
+                               and not t.is_stop])
+                name = surface(toks, lambda t: t.lemma_.lower() if t.pos_ == "NOUN" and not joining(t) else t.text)
+                if not toks or len(name.split()) > self.cfg.max_concept_tokens:
                     continue
-                name = " ".join(t.lemma_.lower() if t.pos_ == "NOUN" else t.text for t in toks)
                 if len(name) < self.cfg.min_concept_chars:
                     continue
                 eid = self._entity(out, name, CONCEPT, nc.sent.text.strip(), chunk_id)

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hopgraph.core.records import CO_OCCURS, CONCEPT
-from hopgraph.core.text import WORD, ngrams
+from hopgraph.core.records import CO_OCCURS, CONCEPT, IDENTIFIER
+from hopgraph.core.text import WORD, ngrams, normalize_name
 from hopgraph.core.weights import corpus_share_damping, seed_specificity
 from hopgraph.retrieval.index.links import titles_in
 from hopgraph.retrieval.keyword import KeywordIndex
@@ -100,9 +100,12 @@ def entity_similarity(snap: Snapshot, qvec: np.ndarray) -> np.ndarray:
 def seed_entities(snap: Snapshot, query: str, sims: np.ndarray, k: int, min_sim: float) -> Seeds:
     """Entities named in the query (n-gram match on normalized names) and the nearest entity vectors."""
     seeds = Seeds()
-    for n, gram in ngrams(WORD.findall(query), 5):
+    words = WORD.findall(query)
+    plain = common_words(words)
+    for n, gram in ngrams(words, 5):
         for e in snap.name_index.get(gram, []):
-            if snap.entity_types[e] != CONCEPT or n > 1:
+            kind = snap.entity_types[e]
+            if n > 1 or kind == IDENTIFIER or (kind != CONCEPT and gram not in plain):
                 seeds.add(e, 1.0, NAMED)
     if sims.size:
         top = np.argpartition(-sims, k - 1)[:k] if k < sims.size else np.arange(sims.size)
@@ -110,6 +113,16 @@ def seed_entities(snap: Snapshot, query: str, sims: np.ndarray, k: int, min_sim:
             if sims[e] >= min_sim:
                 seeds.add(int(e), float(sims[e]), "similar to query")
     return seeds
+
+
+def common_words(words: list[str]) -> set[str]:
+    """The words a query writes in lower case only, where it capitalises some names (a query all in
+    lower case names any): "service" or "record" there is a common noun, whatever type an entity of
+    that name got elsewhere, and never a name the query gives."""
+    if not any(w[:1].isupper() for w in words[1:]):
+        return set()
+    cased = {normalize_name(w) for w in words if not w.islower()}
+    return {key for key in (normalize_name(w) for w in words if w.islower()) if key not in cased}
 
 
 def drop_generic(snap: Snapshot, seeds: Seeds) -> list[str]:

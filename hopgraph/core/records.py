@@ -120,6 +120,8 @@ class Mention(BaseModel):
 
 #: the type of noun-phrase concepts (a named-entity label beats it on a tied vote)
 CONCEPT = "CONCEPT"
+#: the type of identifiers ("INC-2402", "v2.3"; ``ingest.identifiers``)
+IDENTIFIER = "IDENTIFIER"
 
 
 def majority_label(votes: Mapping[str, int]) -> str:
