@@ -48,6 +48,13 @@ _STRIP_POS = {"DET", "PRON", "PUNCT", "NUM", "SYM", "CCONJ", "PART", "ADP", "SPA
 #: entity labels whose names may hold a verb ("Gone with the Wind"); a person, organisation or place
 #: with one is a misread sentence ("Glimmerstore is Ansel Fairweather")
 _TITLE_LABELS = {"WORK_OF_ART", "EVENT", "LAW"}
+#: words before a name that are no part of it: "Mr Scrooge" is Scrooge (a name's variants then stay
+#: one entity), "Old Marley" is Marley
+_HONORIFICS = {"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "professor", "doctor", "sir", "dame", "madam", "lady",
+               "lord", "master", "mister", "old", "young", "little", "saint", "st", "king", "queen", "prince",
+               "princess", "president", "uncle", "aunt", "auntie", "captain", "general", "colonel", "father", "mother",
+               "brother", "sister", "judge", "senator", "governor", "mayor", "officer", "detective", "agent", "coach",
+               "pastor", "reverend", "rev", "hey", "hi", "hello", "dear", "thanks", "congrats"}
 
 
 def surface(tokens: Sequence[Any], text: Callable[[Any], str] = lambda t: t.text) -> str:
@@ -78,7 +85,8 @@ def with_given_names(ent: Any) -> tuple[int, list[Any]]:
     while start > ent.sent.start:
         prev = ent.doc[start - 1]
         if prev.pos_ != "PROPN" or not prev.text[:1].isupper() or prev.ent_type_ or prev.dep_ != "compound" \
-                or not ent.start <= prev.head.i < ent.end:
+                or not ent.start <= prev.head.i < ent.end or prev.text.endswith(".") \
+                or prev.text.lower() in _HONORIFICS:
             break
         start -= 1
     return start, list(ent.doc[start:ent.end])
