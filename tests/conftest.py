@@ -3,12 +3,14 @@ the real MiniLM embedder and spaCy model, and qdrant-edge in a temporary directo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -47,14 +49,37 @@ def embedder() -> SentenceTransformerEmbedder:
 NO_CAPS = RetrievalSettings(stage_cap_ms=None)
 
 
+#: the databases ``settings_for`` named in the running module (see ``_drop_module_databases``)
+_MADE: list[tuple[ServerInfo, str]] = []
+
+
 def settings_for(info: ServerInfo, data_dir: Path, database: str | None = None, **extra: object) -> Settings:
     """Settings that use the session's server, a fresh database and a fresh data dir, no stage caps."""
     graph = GraphSettings(
         uri=info.uri, password=info.password, http_port=info.http_port,  # type: ignore[arg-type]
         database=database or f"t{uuid.uuid4().hex[:12]}",
     )
+    _MADE.append((info, graph.database))
     extra.setdefault("retrieval", NO_CAPS)
     return Settings(data_dir=data_dir, graph=graph, **extra)  # type: ignore[arg-type]
+
+
+def drop_database(info: ServerInfo, name: str) -> None:
+    """Drop a database of a running ArcadeDB server (nothing if it or the server is gone)."""
+    with contextlib.suppress(httpx.HTTPError):  # a server a test started and stopped itself
+        httpx.post(f"http://{info.host}:{info.http_port}/api/v1/server", auth=("root", info.password),
+                   json={"command": f"drop database {name}"}, timeout=30.0)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _drop_module_databases() -> Iterator[None]:
+    """Each module's databases are dropped when it ends: the session's one server would otherwise keep
+    every test's database open (some 55 files, its caches and schema each) to the end of the run."""
+    start = len(_MADE)
+    yield
+    made, _MADE[start:] = _MADE[start:], []
+    for info, name in dict.fromkeys(made):
+        drop_database(info, name)
 
 
 @pytest.fixture
