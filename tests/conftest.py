@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -109,3 +110,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         module = item.nodeid.split("::")[0].rsplit("/", 1)[-1].removesuffix(".py")
         if module in ENGINE_MODULES or ENGINE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.integration)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """A failure's test and error, printed the moment it fails: a run that dies later (a crashed native
+    library, a killed CI job) still says what failed before."""
+    if report.failed:
+        lines = str(report.longrepr).strip().splitlines() or ["?"]
+        error = next((line for line in reversed(lines) if line.startswith("E ")), lines[-1])
+        sys.stderr.write(f"\n{report.when.upper()} FAILED {report.nodeid}: {error.strip()[:300]}\n")
+        sys.stderr.flush()
