@@ -216,7 +216,7 @@ class Registry:
 
 
 #: settings of the modes that seed entities, and of graph mode's pass (pcst and gnn build on it)
-_SEEDS = ("entity_k", "min_entity_score")
+_SEEDS = ("entity_k", "min_entity_score", "cased_names")
 _WEIGHTS = ("weights", "homogeneity_floor", "homogeneity_slope", "homogeneity_min_chunks", "homogeneity_min_share")
 _GRAPH = (*_SEEDS, "enrichment", "enrich_chunks", "enrich_entities_per_chunk", "enrich_weight", "drop_generic",
           "expansion", "damping", "ppr_solver", "passage_weight", "title_weight", "bridge_weight", "bridge_sources",
@@ -236,7 +236,8 @@ REGISTRY = Registry([
                          "graph-no-title-bridges": {"bridge_weight": 0.0},
                          "graph-no-entity-bridges": {"entity_bridge_weight": 0.0},
                          "graph-beam": {"expansion": "beam"}, "graph+rerank": {"rerank": True},
-                         "graph-no-parts": {"decompose": False}, "graph-fixed-weights": {"homogeneity_slope": 0.0}},
+                         "graph-no-parts": {"decompose": False}, "graph-fixed-weights": {"homogeneity_slope": 0.0},
+                         "graph-any-case-names": {"cased_names": False}},
               evaluated_on=frozenset({TEXT})),
     ModeEntry("auto", "picks graph, rrf, mix, raptor or global per query from its features (a search for an "
               "exact phrase or identifier, a connection question, an overview or a thematic question naming "

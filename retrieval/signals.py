@@ -76,7 +76,7 @@ def seeds_of(run: Run) -> tuple[Seeds, np.ndarray]:
     """Entities named in or similar to the query, and the query's cosine with every entity."""
     t = time.perf_counter()
     sims = entity_similarity(run.snap, run.qvec)
-    seeds = seed_entities(run.snap, run.text, sims, run.cfg.entity_k, run.cfg.min_entity_score)
+    seeds = seed_entities(run.snap, run.text, sims, run.cfg.entity_k, run.cfg.min_entity_score, run.cfg.cased_names)
     run.stage("seeds", t)
     return seeds, sims
 
@@ -97,11 +97,12 @@ def entity_similarity(snap: Snapshot, qvec: np.ndarray) -> np.ndarray:
     return (half @ torch.from_numpy(np.asarray(qvec, dtype=np.float16))).float().numpy()
 
 
-def seed_entities(snap: Snapshot, query: str, sims: np.ndarray, k: int, min_sim: float) -> Seeds:
-    """Entities named in the query (n-gram match on normalized names) and the nearest entity vectors."""
+def seed_entities(snap: Snapshot, query: str, sims: np.ndarray, k: int, min_sim: float, cased: bool = True) -> Seeds:
+    """Entities named in the query (n-gram match on normalized names; with ``cased``, no single word the
+    query writes in lower case, see ``common_words``) and the nearest entity vectors."""
     seeds = Seeds()
     words = WORD.findall(query)
-    plain = common_words(words)
+    plain = common_words(words) if cased else set()
     for n, gram in ngrams(words, 5):
         for e in snap.name_index.get(gram, []):
             kind = snap.entity_types[e]
