@@ -15,12 +15,13 @@ from __future__ import annotations
 import json
 import logging
 import math
-import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+
+from hopgraph.core.text import with_handles_split
 
 log = logging.getLogger(__name__)
 
@@ -29,17 +30,6 @@ K1, B = 1.5, 0.75
 #: terms that no text holds any more, above this fraction of the vocabulary: renumber the terms
 _DEAD_TERMS = 0.5
 _FILES = ("tf_data.npy", "tf_indices.npy", "tf_indptr.npy", "terms.json")
-
-
-#: a CamelCase handle ("WolfgangSchulz:", "LiHua"): two or more capitalized words written together
-_CAMEL = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b")
-_CAMEL_PART = re.compile(r"[A-Z][a-z]+")
-
-
-def with_handles_split(text: str) -> str:
-    """The text with each CamelCase handle followed by its words ("WolfgangSchulz" -> "WolfgangSchulz
-    Wolfgang Schulz"): a chat's speaker tag then matches a question that names the person."""
-    return _CAMEL.sub(lambda m: f"{m.group(0)} {' '.join(_CAMEL_PART.findall(m.group(0)))}", text)
 
 
 def _tokenize(texts: list[str]) -> tuple[list[list[int]], dict[str, int]]:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from hopgraph.core.records import CO_OCCURS, CONCEPT, IDENTIFIER
-from hopgraph.core.text import WORD, ngrams, normalize_name
+from hopgraph.core.text import WORD, ngrams, normalize_name, with_handles_split
 from hopgraph.core.weights import corpus_share_damping, seed_specificity
 from hopgraph.retrieval.index.links import titles_in
 from hopgraph.retrieval.keyword import KeywordIndex
@@ -101,7 +101,7 @@ def seed_entities(snap: Snapshot, query: str, sims: np.ndarray, k: int, min_sim:
     """Entities named in the query (n-gram match on normalized names; with ``cased``, no single word the
     query writes in lower case, see ``common_words``) and the nearest entity vectors."""
     seeds = Seeds()
-    words = WORD.findall(query)
+    words = WORD.findall(with_handles_split(query))  # "LiHua" also names Li Hua
     plain = common_words(words) if cased else set()
     for n, gram in ngrams(words, 5):
         for e in snap.name_index.get(gram, []):

@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 from hopgraph.core.settings import RetrievalSettings
+from hopgraph.core.text import with_handles_split
 from hopgraph.retrieval.decompose import split_question
 from hopgraph.retrieval.first_pass import first_pass_weights, homogeneity
-from hopgraph.retrieval.keyword import KeywordIndex, with_handles_split
+from hopgraph.retrieval.keyword import KeywordIndex
 
 
 @pytest.mark.parametrize("question, parts", [

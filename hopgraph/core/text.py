@@ -18,6 +18,15 @@ _SENTENCE_END = re.compile(r"[.!?][\"'\u201d)]*(?=\s+[A-Z0-9\"'\u201c(])")
 SECTION_MARK = "\ue000"  # a private-use character: never whitespace, never in real text
 #: words -> tokens, for budgets (MiniLM word-pieces per English word, roughly)
 TOKENS_PER_WORD = 1.3
+#: a CamelCase handle ("WolfgangSchulz:", "LiHua"): two or more capitalized words written together
+_CAMEL = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b")
+_CAMEL_PART = re.compile(r"[A-Z][a-z]+")
+
+
+def with_handles_split(text: str) -> str:
+    """The text with each CamelCase handle followed by its words ("WolfgangSchulz" -> "WolfgangSchulz
+    Wolfgang Schulz"): a chat's speaker tag, or a question that writes the handle, then matches the person."""
+    return _CAMEL.sub(lambda m: f"{m.group(0)} {' '.join(_CAMEL_PART.findall(m.group(0)))}", text)
 
 
 def normalize_name(name: str) -> str:
