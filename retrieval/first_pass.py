@@ -52,3 +52,10 @@ def first_pass_weights(cfg: RetrievalSettings, corpus_homogeneity: float, n_chun
     weights["dense"] = dense * keep
     weights["bm25"] = bm25 + dense * (1.0 - keep)
     return weights
+
+
+def first_pass_scales(cfg: RetrievalSettings, corpus_homogeneity: float, n_chunks: int) -> dict[str, float]:
+    """How much ``first_pass_weights`` scales the dense and BM25 weights on this corpus (1 and 1 where it
+    keeps the configured ones): the weights of a rank fusion of the two that should lean as the first pass."""
+    adapted = first_pass_weights(cfg, corpus_homogeneity, n_chunks)
+    return {name: adapted[name] / cfg.weights[name] if cfg.weights.get(name) else 1.0 for name in ("dense", "bm25")}

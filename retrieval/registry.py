@@ -221,7 +221,7 @@ _WEIGHTS = ("weights", "homogeneity_floor", "homogeneity_slope", "homogeneity_mi
 _GRAPH = (*_SEEDS, "enrichment", "enrich_chunks", "enrich_entities_per_chunk", "enrich_weight", "drop_generic",
           "expansion", "damping", "ppr_solver", "passage_weight", "title_weight", "bridge_weight", "bridge_sources",
           "bridge_per_source", "entity_bridge_weight", "entity_bridge_sources", "hops", "beam", "decay",
-          "type_weights", "fusion", *_WEIGHTS, "decompose", "part_slots")
+          "type_weights", "fusion", *_WEIGHTS, "decompose")
 _BOTH = frozenset({TEXT, IMAGE})
 
 REGISTRY = Registry([
@@ -237,7 +237,7 @@ REGISTRY = Registry([
                          "graph-no-entity-bridges": {"entity_bridge_weight": 0.0},
                          "graph-beam": {"expansion": "beam"}, "graph+rerank": {"rerank": True},
                          "graph-no-parts": {"decompose": False}, "graph-fixed-weights": {"homogeneity_slope": 0.0},
-                         "graph-any-case-names": {"cased_names": False}, "graph-no-part-slots": {"part_slots": 0}},
+                         "graph-any-case-names": {"cased_names": False}},
               evaluated_on=frozenset({TEXT})),
     ModeEntry("auto", "picks graph, rrf, mix, raptor or global per query from its features (a search for an "
               "exact phrase or identifier, a connection question, an overview or a thematic question naming "

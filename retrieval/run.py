@@ -74,15 +74,6 @@ class Run:
 
 
 @dataclass
-class Parts:
-    """The parts signal (``retrieval.parts``): chunk -> its best part's normalized score, and each part's
-    best chunk."""
-
-    scores: dict[str, float] = field(default_factory=dict)
-    tops: list[str] = field(default_factory=list)
-
-
-@dataclass
 class GraphPass:
     """graph mode's intermediate signals, which the pcst and gnn modes build on."""
 
@@ -93,4 +84,4 @@ class GraphPass:
     sims: np.ndarray = field(default_factory=lambda: np.zeros(0))
     entity_mass: np.ndarray = field(default_factory=lambda: np.zeros(0))
     graph: dict[str, float] | None = None          # None: degraded before expansion
-    parts: Parts = field(default_factory=Parts)  # the question's parts searched one by one (empty: one part)
+    parts: dict[str, float] = field(default_factory=dict)  # the question's parts searched one by one ({}: one part)

@@ -66,14 +66,3 @@ def test_bm25_matches_a_camelcase_speaker_tag_by_its_words() -> None:
     rows, _ = index.search("Did Wolfgang mention the concert?", 2)
     assert rows.tolist()[0] == 0
     assert index.search("wolfgang", 2)[0].tolist() == [0]
-
-
-def test_each_parts_best_passage_is_given_a_slot() -> None:
-    from hopgraph.retrieval.parts import cover
-
-    scores = {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6, "e": 0.5, "f": 0.4}
-    assert list(cover(scores, ["f"], 4)) == ["a", "b", "c", "f", "d", "e"]  # the last free slot
-    assert cover(scores, ["f"], 4)["f"] == 0.6 and sorted(cover(scores, ["f"], 4).values()) == sorted(scores.values())
-    assert list(cover(scores, ["e", "f"], 4)) == ["a", "b", "e", "f", "c", "d"]
-    assert cover(scores, ["b", "zz"], 4) == scores  # already in place; a chunk outside the pool is ignored
-    assert cover(scores, ["e", "f"], 2) == scores  # no place left for the others

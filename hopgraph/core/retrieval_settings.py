@@ -111,8 +111,6 @@ class RetrievalSettings(BaseModel):
     decompose: bool = Field(default=True, description="Graph modes search each part of a question with several "
                             "('did X happen before Y?', 'which came first, A or B?') on its own as well "
                             "(``retrieval.decompose``), so the passages of every part reach the top.")
-    part_slots: int = Field(default=4, ge=0, le=100, description="Graph mode: each part's best passage of a "
-                            "question with several parts is among this many first results (0 = off).")
     cased_names: bool = Field(default=True, description="A single word a question writes in lower case, where "
                               "it capitalises others, is a common noun there and never seeds as a name it gives.")
     rrf_k: int = Field(default=60, ge=1, description="The k of reciprocal-rank fusion: 1 / (k + rank).")

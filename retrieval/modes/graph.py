@@ -16,7 +16,7 @@ from hopgraph.retrieval.entity_bridges import entity_bridge
 from hopgraph.retrieval.explain_paths import expansion_paths
 from hopgraph.retrieval.first_pass import first_pass_weights, state_homogeneity
 from hopgraph.retrieval.fusion import ranked, rrf, weighted
-from hopgraph.retrieval.parts import cover, part_scores
+from hopgraph.retrieval.parts import part_scores
 from hopgraph.retrieval.resources import Resources
 from hopgraph.retrieval.run import GraphPass, Run
 from hopgraph.retrieval.signals import NAMED
@@ -93,8 +93,8 @@ def fuse(run: Run, res: Resources, gp: GraphPass, extra: dict[str, dict[str, flo
     if gp.graph is None:  # degraded before expansion
         return rrf({"dense": ranked(gp.dense), "bm25": ranked(gp.bm25)}, k=cfg.rrf_k)
     named = {"dense": gp.dense, "bm25": gp.bm25, "graph": gp.graph, **extra}
-    if gp.parts.scores:
-        named["parts"] = gp.parts.scores
+    if gp.parts:
+        named["parts"] = gp.parts
     pool = set(gp.first[: cfg.candidate_k])
     for name in named.keys() - {"dense", "bm25"}:
         pool |= set(ranked(named[name])[: cfg.candidate_k])
@@ -106,8 +106,6 @@ def fuse(run: Run, res: Resources, gp: GraphPass, extra: dict[str, dict[str, flo
     else:
         fused = weighted(sig, weights)
     final = with_bridges(run, gp, fused)
-    if gp.parts.tops and cfg.part_slots:
-        final = cover(final, gp.parts.tops, cfg.part_slots)
     if run.explaining and cfg.expansion != "beam":  # beam expansion lists the paths it walked itself
         run.explain["paths"] = expansion_paths(run.snap, ranked(final)[: run.k], gp.seeds.weights, gp.entity_mass,
                                                cfg.damping)
