@@ -9,7 +9,7 @@ import pytest
 from hopgraph.core.settings import RetrievalSettings
 from hopgraph.core.text import with_handles_split
 from hopgraph.retrieval.decompose import split_question
-from hopgraph.retrieval.first_pass import first_pass_weights, homogeneity
+from hopgraph.retrieval.first_pass import first_pass_scales, first_pass_weights, homogeneity
 from hopgraph.retrieval.keyword import KeywordIndex
 
 
@@ -58,6 +58,11 @@ def test_a_homogeneous_corpus_moves_dense_weight_to_bm25() -> None:
     assert moved["dense"] == pytest.approx(dense * cfg.homogeneity_min_share)
     assert moved["dense"] + moved["bm25"] == pytest.approx(dense + bm25)  # the total is kept
     assert first_pass_weights(cfg.model_copy(update={"homogeneity_slope": 0.0}), 0.3, 1000) == cfg.weights
+    # the question parts' rank fusion leans the same way, by the same factors
+    assert first_pass_scales(cfg, 0.03, 1000) == {"dense": 1.0, "bm25": 1.0}
+    scales = first_pass_scales(cfg, 0.3, 1000)
+    assert scales["dense"] == pytest.approx(cfg.homogeneity_min_share)
+    assert scales["bm25"] == pytest.approx(moved["bm25"] / bm25) and scales["bm25"] > 1
 
 
 def test_bm25_matches_a_camelcase_speaker_tag_by_its_words() -> None:
