@@ -117,6 +117,6 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     library, a killed CI job) still says what failed before."""
     if report.failed:
         lines = str(report.longrepr).strip().splitlines() or ["?"]
-        error = next((line for line in reversed(lines) if line.startswith("E ")), lines[-1])
+        error = next((line for line in lines if line.startswith("E ")), lines[-1])
         sys.stderr.write(f"\n{report.when.upper()} FAILED {report.nodeid}: {error.strip()[:300]}\n")
         sys.stderr.flush()
