@@ -148,7 +148,7 @@ def test_a_runaway_statement_is_stopped_on_the_server(tmp_path: Path) -> None:
         t0 = time.monotonic()
         with pytest.raises(TimeLimitError, match="1 s limit"):
             store.explore(cross, timeout_s=1.0)
-        assert time.monotonic() - t0 < 10.0  # stopped at the limit, not when the statement would end
+        assert time.monotonic() - t0 < 120  # stopped at the limit, not hours later when the statement would end
         assert idle_after() < 50
         with pytest.raises(neo4j.exceptions.ClientError, match=r"arcadedb\.command\.timeout"):
             store.read(cross)  # not exploration: the server's backstop stops it at 3 s

@@ -81,7 +81,7 @@ def test_a_polling_keeper_serves_the_old_state_until_the_new_one_is_ready(
     # a write the platform is not told about (as another replica's would be): only the poller sees it
     platform._ingestor().ingest_paths([corpus / "vexmoor.txt"])
     target = platform.graph.version()
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 300  # a guard against a hang, however busy the machine
     while (res := platform.query("Who founded the Vexmoor Observatory?", top_k=1)).index_version != target:
         assert v1 <= res.index_version < target  # an older state answers meanwhile
         assert time.monotonic() < deadline, "the poller never served the new version"
