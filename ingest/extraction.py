@@ -78,14 +78,15 @@ def joined(tokens: list[Any]) -> list[Any]:
     return [t for t in tokens if not joining(t) or {t.i - 1, t.i + 1} <= kept]
 
 
-def with_given_names(ent: Any) -> tuple[int, list[Any]]:
+def with_given_names(ent: Any, taken: set[int]) -> tuple[int, list[Any]]:
     """An entity's start and tokens, with the capitalised proper nouns right before it that modify it
-    ("Teodor" of "Teodor Vasquez-Lind", where the recognizer found only the surname)."""
+    ("Teodor" of "Teodor Vasquez-Lind", where the recognizer found only the surname) and that no other
+    span has ``taken``."""
     start = ent.start
     while start > ent.sent.start:
         prev = ent.doc[start - 1]
         if prev.pos_ != "PROPN" or not prev.text[:1].isupper() or prev.ent_type_ or prev.dep_ != "compound" \
-                or not ent.start <= prev.head.i < ent.end or prev.text.endswith(".") \
+                or not ent.start <= prev.head.i < ent.end or prev.text.endswith(".") or prev.i in taken \
                 or prev.text.lower() in _HONORIFICS:
             break
         start -= 1
@@ -206,7 +207,7 @@ class SpacyExtractor:
         for ent in doc.ents:
             if ent.label_ not in self.labels or taken.intersection(range(ent.start, ent.end)):
                 continue
-            start, toks = with_given_names(ent) if ent.label_ in ("PERSON", "ORG") else (ent.start, list(ent))
+            start, toks = with_given_names(ent, taken) if ent.label_ in ("PERSON", "ORG") else (ent.start, list(ent))
             toks = [t for t in toks if t.pos_ != "DET" and t.text not in ("'s", "\u2019s")]
             while toks and toks[0].pos_ == "INTJ":  # "Hey Li Hua", "Wow Li Hua": the greeting is no part
                 toks = toks[1:]
