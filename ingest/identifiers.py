@@ -12,7 +12,6 @@ from dataclasses import dataclass
 _CODE = r"[A-Z][A-Za-z]{0,11}[-_]\d[\dA-Za-z]*(?:[-_][\dA-Za-z]+)*"
 _VERSION = r"[vV]\d+(?:\.\d+)+"
 _ID = re.compile(rf"(?<![\w.\-])(?:{_CODE}|{_VERSION})(?![\w\-]|\.\d)")
-_WHOLE = re.compile(rf"(?:{_CODE}|{_VERSION})")
 
 
 @dataclass(frozen=True)
@@ -31,4 +30,4 @@ def identifiers(text: str) -> list[Found]:
 
 def is_identifier(name: str) -> bool:
     """Whether a whole name is one identifier ("INC-2402", "v2.3")."""
-    return _WHOLE.fullmatch(name.strip()) is not None
+    return _ID.fullmatch(name.strip()) is not None
