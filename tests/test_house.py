@@ -220,11 +220,14 @@ def _old_root_imports(path: Path) -> list[str]:
 
 def test_everything_imports_through_one_root() -> None:
     """The wheel installs only ``hopgraph``: an import of ``ingest`` or ``api`` by its bare name works in a
-    checkout but not installed, so none may exist (the links under ``hopgraph/`` are the way in)."""
-    roots = [REPO_ROOT / name for name in (*FOLDERS, "hopgraph", "tests", "benchmarks", "docs")]
+    checkout but not installed, so none may exist. Every module is a real file under ``hopgraph/``; the
+    top-level part names are links into it (the user's layout), never the other way round."""
+    roots = [REPO_ROOT / name for name in ("hopgraph", "tests", "benchmarks", "docs")]
     files = [f for root in roots for f in root.rglob("*.py") if not any(p.is_symlink() for p in f.parents)]
     assert len(files) > 100
     assert [hit for f in files for hit in _old_root_imports(f)] == []
     for folder in FOLDERS:
-        link = REPO_ROOT / "hopgraph" / folder
-        assert link.is_symlink() and link.resolve() == (REPO_ROOT / folder).resolve(), folder
+        real, link = REPO_ROOT / "hopgraph" / folder, REPO_ROOT / folder
+        assert real.is_dir() and not real.is_symlink(), folder
+        assert link.is_symlink() and link.resolve() == real.resolve(), folder
+        assert any(real.iterdir()), folder
