@@ -127,6 +127,11 @@ class RetrievalSettings(BaseModel):
         default=150.0, gt=0, description="A stage over this degrades the mode to a cheaper one (saying so); "
         "None = never degrade (rankings then never depend on the machine's load: evaluation, tests).")
     token_budget: int = Field(default=1200, ge=50, description="Tokens of cited context returned.")
+    query_memory_mb: float = Field(
+        default=1024.0, gt=0, description="The most memory one query's own work may take (MB), beyond the index "
+        "state every query shares; a query that would need more is refused with an error naming this setting "
+        "(and one the host lacks the memory for right now, with 'try again later'). Fixed by the server: a "
+        "query cannot raise it.")
     image: ImageRetrievalSettings = Field(default_factory=ImageRetrievalSettings)
     modes: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="Settings of the modes that declare their own (``[retrieval.modes.<mode>]``, "

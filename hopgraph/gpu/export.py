@@ -8,17 +8,16 @@ both directions with ``edge_weight`` and ``edge_attr``:
 - ``co_occurs``: sentence co-occurrences; ``edge_attr`` = ``log1p(weight)``;
 - ``similar``: each entity's nearest entities by embedding (cosine >= ``similar_min``); ``edge_attr`` = cosine.
 
-``ExportCache`` keeps one export per graph version and refreshes it incrementally: feature rows of
-entities that survive a write are reused on the device (only new rows cross from the host), and
-similarity edges are computed only for new entities (kept entities keep theirs).
+Retrieval exports the graph induced on one query's candidates; a whole graph can be exported too, and
+refreshed incrementally from its previous export (``previous``): feature rows of entities that survive a
+write are reused on the device (only new rows cross from the host), and similarity edges are computed only
+for new entities (kept entities keep theirs). Similarity is an exact kNN: quadratic in the entities.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -185,21 +184,3 @@ def export(graph: EntityGraph, device: torch.device, similar_k: int = 5, similar
                       time.perf_counter() - t0, stats)
     log.info("PyG export v%d on %s: %s in %.2fs", graph.version, device, stats, out.seconds)
     return out
-
-
-class ExportCache:
-    """One export per graph version, refreshed incrementally from the previous one (thread-safe)."""
-
-    def __init__(self, device: torch.device, similar_k: int = 5, similar_min: float = 0.75) -> None:
-        self.device = device
-        self.similar_k = similar_k
-        self.similar_min = similar_min
-        self._export: GraphExport | None = None
-        self._lock = threading.Lock()
-
-    def get(self, version: int, build: Callable[[], EntityGraph]) -> GraphExport:
-        """The export of ``version``; ``build()`` returns its EntityGraph when a refresh is needed."""
-        with self._lock:
-            if self._export is None or self._export.version != version:
-                self._export = export(build(), self.device, self.similar_k, self.similar_min, self._export)
-            return self._export

@@ -36,7 +36,8 @@ TEXT, IMAGE = "text", "image"
 #: settings the retriever itself reads for every mode (result count, candidate pools, reranking,
 #: diversity, NLI clusters, confidence, stage caps, context budget)
 SHARED_SETTINGS = ("top_k", "candidate_k", "rrf_k", "rerank", "rerank_k", "reranker", "mmr_lambda", "mmr_pool",
-                   "nli", "confidence", "stage_cap_ms", "token_budget")
+                   "nli", "confidence", "stage_cap_ms", "token_budget",
+                   "query_memory_mb")
 #: settings the index state (snapshot) is built with, fixed per retriever
 INDEX_SETTINGS = ("typed_weight", "about_weight")
 

@@ -82,6 +82,9 @@ class Retriever:
             if getattr(cfg, name) != getattr(self.cfg, name):
                 raise QueryError(f"retrieval.{name} is fixed when the graph snapshot is built; it cannot be "
                                  "changed per query (set it in the settings instead)")
+        if cfg.query_memory_mb > self.cfg.query_memory_mb:
+            raise QueryError("retrieval.query_memory_mb is the server's bound on one query's memory; a query may "
+                             f"lower it but not raise it (the server's: {self.cfg.query_memory_mb:g} MB)")
         return cfg
 
     def query(self, text: str, mode: str = "graph", top_k: int | None = None, explain: bool = False,

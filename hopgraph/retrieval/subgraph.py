@@ -1,7 +1,9 @@
-"""The bridge from the retrieval snapshot to gpu/: the entity graph export, the candidate subgraph of
-a query (its expansion candidates), the GNN's per-entity features and training labels.
+"""The bridge from the retrieval snapshot to gpu/: the candidate subgraph of a query (its expansion
+candidates, exported to PyTorch Geometric), the GNN's per-entity features and training labels.
 
-Candidates: the seeds plus the entities with the most PPR mass, at most ``gpu.candidates``.
+Candidates: the seeds plus the entities with the most PPR mass, at most ``gpu.candidates``. Only the
+graph induced on them is exported, with the relation embeddings of its typed edges and similarity edges
+among them: a query's memory follows ``gpu.candidates``, never the size of the corpus.
 Features (``gpu.gnn.FEATURES``): PPR mass (relative to the best candidate), seed weight, cosine to the
 query, specificity of ``df + 1`` (``hopgraph.core.weights``) and ``log(1 + df)``.
 """
@@ -9,6 +11,7 @@ query, specificity of ``df + 1`` (``hopgraph.core.weights``) and ``log(1 + df)``
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
+from hopgraph.core.budget import check_budget
 from hopgraph.core.gpu_settings import GpuSettings
 from hopgraph.core.weights import specificity
 from hopgraph.retrieval.ppr import JointWalk
@@ -27,42 +31,72 @@ if TYPE_CHECKING:  # torch (1 s) and PyTorch Geometric (2 s) are imported when a
     import torch
     from torch_geometric.data import HeteroData
 
-    from hopgraph.gpu.export import EntityGraph, ExportCache, GraphExport
+    from hopgraph.gpu.export import EntityGraph
     from hopgraph.gpu.gnn import CheckpointMeta, GnnScorer
     from hopgraph.gpu.ppr import TorchPPR
 
 log = logging.getLogger(__name__)
 
 
-def entity_graph(snap: Snapshot, relation_vectors: dict[str, np.ndarray]) -> EntityGraph:
-    """The snapshot's entity graph as arrays: typed relations (with their embeddings) and
-    co-occurrence pairs (the remaining adjacency), weights from the snapshot's adjacency."""
+@dataclass
+class Induced:
+    """The edges of the entity graph among a query's candidates, in local indices: each stored direction
+    of a typed relation (``typed``: source, target, type, relation id) and the other pairs (co-occurrences)."""
+
+    nodes: np.ndarray
+    upper: sp.coo_matrix
+    typed: list[tuple[int, int, str, str]]
+    co: np.ndarray  # over ``upper``'s entries: True where the pair has no typed relation
+
+
+def induced(snap: Snapshot, nodes: np.ndarray) -> Induced:
+    """The adjacency induced on ``nodes`` (its size follows the candidates, never the corpus)."""
+    upper = sp.triu(snap.adjacency[nodes][:, nodes], k=1).tocoo()
+    typed: list[tuple[int, int, str, str]] = []
+    co = np.ones(upper.nnz, dtype=bool)
+    for e, (a, b) in enumerate(zip(upper.row.tolist(), upper.col.tolist(), strict=True)):
+        u, v = int(nodes[a]), int(nodes[b])
+        for s, d, pair in ((a, b, (u, v)), (b, a, (v, u))):
+            rid = snap.relation_ids.get(pair)
+            if rid is not None:
+                typed.append((s, d, snap.edge_types[pair], rid))
+                co[e] = False
+    return Induced(nodes, upper, typed, co)
+
+
+def subgraph_bytes(found: Induced, dim: int, similar_k: int) -> int:
+    """About the bytes a pcst/gnn query's candidate subgraph takes: the candidates' similarity block,
+    and for every edge in both directions its index, weight and ``dim``-wide attribute, counted three
+    times (the export, the PCST fold's edge features and their normalized copy)."""
+    n = len(found.nodes)
+    edges = 2 * (len(found.typed) + int(found.co.sum()) + n * similar_k)
+    return 4 * n * n + 3 * edges * (4 * dim + 20) + 3 * 4 * n * dim
+
+
+def candidate_graph(snap: Snapshot, found: Induced, relation_vectors: Mapping[str, np.ndarray]) -> EntityGraph:
+    """The entity graph induced on the candidates (local indices): typed relations with their
+    embeddings (zero where none is stored) and co-occurrence pairs, weights from the adjacency."""
     from hopgraph.gpu.export import EntityGraph
 
-    adj = snap.adjacency
-    pairs = list(snap.relation_ids)
-    types = sorted({snap.edge_types[p] for p in pairs})
+    nodes, upper = found.nodes, found.upper
+    types = sorted({t for _, _, t, _ in found.typed})
     type_index = {t: i for i, t in enumerate(types)}
-    ts = np.asarray([p[0] for p in pairs], dtype=np.int64)
-    td = np.asarray([p[1] for p in pairs], dtype=np.int64)
     dim = snap.entity_vectors.shape[1]
-    attr = np.zeros((len(pairs), dim), dtype=np.float32)
-    for k, p in enumerate(pairs):
-        v = relation_vectors.get(snap.relation_ids[p])
+    attr = np.zeros((len(found.typed), dim), dtype=np.float32)
+    for r, (_, _, _, rid) in enumerate(found.typed):
+        v = relation_vectors.get(rid)
         if v is not None and v.shape[0] == dim:
-            attr[k] = v
-    tw = np.asarray(adj[ts, td]).ravel() if pairs else np.zeros(0)
-    upper = sp.triu(adj, k=1).tocoo()
-    n = max(snap.n_entities, 1)
-    typed_keys = np.minimum(ts, td) * n + np.maximum(ts, td)
-    co = ~np.isin(upper.row.astype(np.int64) * n + upper.col, typed_keys)
+            attr[r] = v
+    src = np.asarray([t[0] for t in found.typed], dtype=np.int64)
+    dst = np.asarray([t[1] for t in found.typed], dtype=np.int64)
+    weight = (np.asarray(snap.adjacency[nodes[src], nodes[dst]], dtype=np.float32).ravel() if len(src)
+              else np.zeros(0, np.float32))
     return EntityGraph(
-        version=snap.version, entity_ids=snap.entity_ids, x=np.asarray(snap.entity_vectors, dtype=np.float32),
-        typed_src=ts, typed_dst=td, typed_type=np.asarray([type_index[snap.edge_types[p]] for p in pairs],
-                                                          dtype=np.int64),
-        type_names=types, typed_weight=tw.astype(np.float32), typed_attr=attr,
-        co_src=upper.row[co].astype(np.int64), co_dst=upper.col[co].astype(np.int64),
-        co_weight=upper.data[co].astype(np.float32))
+        version=snap.version, entity_ids=[snap.entity_ids[int(i)] for i in nodes],
+        x=np.asarray(snap.entity_vectors[nodes], dtype=np.float32), typed_src=src, typed_dst=dst,
+        typed_type=np.asarray([type_index[t] for _, _, t, _ in found.typed], dtype=np.int64), type_names=types,
+        typed_weight=weight, typed_attr=attr, co_src=upper.row[found.co].astype(np.int64),
+        co_dst=upper.col[found.co].astype(np.int64), co_weight=upper.data[found.co].astype(np.float32))
 
 
 @dataclass
@@ -70,8 +104,9 @@ class Candidates:
     """One query's candidate subgraph and the GNN inputs of its entities."""
 
     nodes: torch.Tensor          # entity indices of the full graph
-    sub: HeteroData
+    sub: HeteroData              # local indices; ``sub["entity"].node_idx`` maps back to the graph
     scalars: torch.Tensor        # (len(nodes), len(FEATURES))
+    relation_types: list[str]    # ``sub``'s related edges' ``edge_type`` indexes this list
 
 
 def candidate_nodes(snap: Snapshot, entity_mass: np.ndarray, seeds: Seeds, limit: int) -> np.ndarray:
@@ -113,8 +148,8 @@ def gold_labels(snap: Snapshot, nodes: np.ndarray, gold_chunks: list[int]) -> to
 
 
 class GpuParts:
-    """What the pcst and gnn modes (and torch PPR) keep between queries: the export cache, the PPR
-    engine of the current snapshot and the GNN scorer, all on the configured device."""
+    """What the pcst and gnn modes (and torch PPR) keep between queries: the PPR engine of the current
+    snapshot and the GNN scorer, on the configured device."""
 
     def __init__(self, cfg: GpuSettings, vectors: VectorStore, embedder_name: str, checkpoint: Path | None
                  ) -> None:
@@ -123,7 +158,6 @@ class GpuParts:
         self.embedder_name = embedder_name
         self.checkpoint = checkpoint
         self._device: torch.device | None = None
-        self._exports: ExportCache | None = None
         self._ppr: tuple[JointWalk, TorchPPR] | None = None
         self._scorer: tuple[int, GnnScorer] | None = None
 
@@ -135,21 +169,6 @@ class GpuParts:
 
             self._device = resolve(self.cfg.device)
         return self._device
-
-    @property
-    def exports(self) -> ExportCache:
-        """The export cache (created on first use)."""
-        if self._exports is None:
-            from hopgraph.gpu.export import ExportCache
-
-            self._exports = ExportCache(self.device, self.cfg.similar_k, self.cfg.similar_min)
-        return self._exports
-
-    def export(self, snap: Snapshot) -> GraphExport:
-        def build() -> EntityGraph:
-            ids, mat = self.vectors.export("relationships")
-            return entity_graph(snap, dict(zip(ids, mat, strict=True)))
-        return self.exports.get(snap.version, build)
 
     def ppr_engine(self, walk: JointWalk) -> TorchPPR | None:
         """The torch PPR engine when ``gpu.ppr_backend`` asks for it (auto: on cuda)."""
@@ -175,13 +194,25 @@ class GpuParts:
             self._scorer = (snap.version, GnnScorer(model, meta, self.device, self.cfg.mixed_precision))
         return self._scorer[1]
 
-    def candidates(self, snap: Snapshot, entity_mass: np.ndarray, seeds: Seeds, sims: np.ndarray) -> Candidates:
+    def candidates(self, snap: Snapshot, entity_mass: np.ndarray, seeds: Seeds, sims: np.ndarray,
+                   budget_mb: float | None = None) -> Candidates:
+        """The query's candidate subgraph on the device. ``budget_mb``: a subgraph whose working set
+        would exceed it is refused (``QueryMemoryError``) before it is built."""
         import torch
 
+        from hopgraph.gpu.export import ENTITY, export
+
         nodes = candidate_nodes(snap, entity_mass, seeds, self.cfg.candidates)
-        export = self.export(snap)
-        sub = export.subgraph(torch.from_numpy(nodes))
-        return Candidates(torch.from_numpy(nodes), sub, features(snap, nodes, entity_mass, seeds, sims))
+        found = induced(snap, nodes)
+        if budget_mb is not None:
+            check_budget(subgraph_bytes(found, snap.entity_vectors.shape[1], self.cfg.similar_k), budget_mb,
+                         f"the PCST/GNN subgraph of {len(nodes)} candidates (gpu.candidates)")
+        ids = [rid for _, _, _, rid in found.typed]
+        graph = candidate_graph(snap, found, self.vectors.vectors("relationships", ids) if ids else {})
+        sub = export(graph, self.device, self.cfg.similar_k, self.cfg.similar_min).data
+        sub[ENTITY].node_idx = torch.from_numpy(nodes).to(self.device)
+        return Candidates(torch.from_numpy(nodes), sub, features(snap, nodes, entity_mass, seeds, sims),
+                          graph.type_names)
 
     @property
     def checkpoint_meta(self) -> CheckpointMeta | None:

@@ -68,6 +68,14 @@ class IndexKeeper:
         self._pregrow = 0.0
         self._grower: threading.Thread | None = None
 
+    @classmethod
+    def serving(cls, state: IndexState, graph: IndexSource, vectors: VectorStore, dim: int) -> IndexKeeper:
+        """A keeper that serves ``state`` as it is (built elsewhere, e.g. from generated tables): reads do
+        not ask the graph for a newer version; ``refresh()`` still would."""
+        keeper = cls(graph, vectors, state.settings, dim, fresh_reads=False)
+        keeper._state = state
+        return keeper
+
     # -- reading -------------------------------------------------------------------------------
     def current(self) -> IndexState:
         """The served state (loaded or built on the very first call)."""

@@ -28,9 +28,8 @@ def pcst_signal(run: Run, gp: GraphPass, res: Resources) -> dict[str, float]:
     """PCST over the candidate subgraph; the tree's entities score the chunks that mention them."""
     snap, parts = run.snap, res.gpu
     g = parts.cfg
-    cand = parts.candidates(snap, gp.entity_mass, gp.seeds, gp.sims)
-    export = parts.export(snap)
-    tree = pcst.extract(cand.sub, export.relation_types, run.qvec, g.pcst_topk,
+    cand = parts.candidates(snap, gp.entity_mass, gp.seeds, gp.sims, run.cfg.query_memory_mb)
+    tree = pcst.extract(cand.sub, cand.relation_types, run.qvec, g.pcst_topk,
                         g.pcst_topk_edges, g.pcst_edge_cost)
     run.relations = [f"{snap.entity_names[t.source]} {t.relation.replace('_', ' ')} {snap.entity_names[t.target]}"
                      for t in sorted(tree.triples, key=lambda t: -t.weight)]
@@ -47,15 +46,14 @@ def gnn_signal(run: Run, gp: GraphPass, res: Resources) -> dict[str, float]:
         scorer = parts.scorer(snap)
     except CheckpointError as exc:
         raise QueryError(str(exc)) from exc
-    cand = parts.candidates(snap, gp.entity_mass, gp.seeds, gp.sims)
+    cand = parts.candidates(snap, gp.entity_mass, gp.seeds, gp.sims, run.cfg.query_memory_mb)
     probs, attn = scorer.score(cand.sub, torch.from_numpy(np.asarray(run.qvec, dtype=np.float32)), cand.scalars,
                                attention=True)
     probs = probs.cpu()
     nodes = cand.nodes.numpy()
     weights = {int(nodes[i]): float(p) for i, p in enumerate(probs.tolist()) if p > 0.01}
-    export = parts.export(snap)
     types = cand.sub[RELATED].edge_type.cpu().tolist()
-    labels = {k: export.relation_types[t] for k, t in enumerate(types)}
+    labels = {k: cand.relation_types[t] for k, t in enumerate(types)}
     attn_cpu = {et: [(ei.cpu(), a.cpu()) for ei, a in layers] for et, layers in attn.items()}
     triples = verbalize.ranked_triples(attn_cpu, probs, snap.entity_names, labels, run.cfg.token_budget // 3,
                                        node_idx=cand.nodes)
