@@ -88,8 +88,10 @@ def _table(head: list[str], rows: list[list[str]]) -> str:
 
 
 def report_html(report: Mapping[str, Any]) -> str:
-    """The page of one ``hopgraph eval --out`` report (its JSON as a dict)."""
-    modes: Mapping[str, Any] = report["modes"]
+    """The page of one ``hopgraph eval --out`` report (its JSON as a dict); a failed mode (``{"error":
+    ...}``) is listed with its error and left out of the table and plots."""
+    modes: Mapping[str, Any] = {name: m for name, m in report["modes"].items() if "error" not in m}
+    failed = {name: str(m["error"]) for name, m in report["modes"].items() if "error" in m}
     cols = [c for c in ("R@1", "R@2", "R@5", "R@10", "nDCG@10", "MRR@10")
             if all(c in m["metrics"] for m in modes.values())]
     rows = [[name, *(f"{m['metrics'][c]:.1f}" for c in cols), f"{m['latency_ms']['p50']:.1f}",
@@ -97,9 +99,14 @@ def report_html(report: Mapping[str, Any]) -> str:
             for name, m in modes.items()]
     parts = [f"<h1>{html.escape(str(report.get('dataset', 'evaluation')))}</h1>",
              f"<p>{report.get('queries_evaluated', '?')} queries; every mode over the same index.</p>",
-             _table(["mode", *cols, "p50 ms", "p95 ms", "div@5"], rows),
-             '<figure class="plot" id="recall">' + recall_curves(modes) + "</figure>",
-             '<figure class="plot" id="latency">' + latency_boxes(report["queries"]) + "</figure>"]
+             _table(["mode", *cols, "p50 ms", "p95 ms", "div@5"], rows)]
+    if failed:
+        parts.append('<h2 id="failed">Failed modes</h2>' + _table(["mode", "error"], [[n, e] for n, e in
+                                                                                   failed.items()]))
+    if modes:
+        queries = {name: q for name, q in report["queries"].items() if name in modes}
+        parts += ['<figure class="plot" id="recall">' + recall_curves(modes) + "</figure>",
+                  '<figure class="plot" id="latency">' + latency_boxes(queries) + "</figure>"]
     gains = report.get("gains") or []
     if gains:
         parts.append("<h2>Gain over the best baseline (points, 95% bootstrap interval)</h2>" + _table(
@@ -116,6 +123,6 @@ def report_html(report: Mapping[str, Any]) -> str:
         parts.append('<figure class="plot" id="types">' + type_bars(report["r5_by_type"]) + "</figure>")
     style = ("body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#212121}table{border-collapse:collapse;"
              "margin:1rem 0}td,th{padding:.25rem .6rem;border-bottom:1px solid #eee;text-align:right}"
-             "td:first-child,th:first-child{text-align:left}figure{margin:1.5rem 0}")
+             "td:first-child,th:first-child,#failed+table td{text-align:left}figure{margin:1.5rem 0}")
     return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>hopgraph evaluation</title>"
             f"<style>{style}</style></head><body>{''.join(parts)}</body></html>")

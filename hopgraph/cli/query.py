@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -16,7 +16,13 @@ from hopgraph.cli.gnn import eval_settings, holdout_queries
 from hopgraph.core.errors import BadInputError, NotFoundError
 from hopgraph.core.limits import TOP_K_MAX
 from hopgraph.core.records import QueryResult
+from hopgraph.retrieval import eval_report
+from hopgraph.retrieval.eval_report import ModeReport
 from hopgraph.retrieval.registry import REGISTRY
+
+if TYPE_CHECKING:
+    from hopgraph.core.settings import Settings
+    from hopgraph.retrieval.evaluation import Dataset
 
 
 def query(
@@ -116,7 +122,8 @@ def eval_cmd(
     dataset: Annotated[Path, typer.Argument(help="A BEIR-layout folder: corpus.jsonl, queries.jsonl, qrels/test.tsv.")],
     modes: Annotated[str, typer.Option(help="Comma-separated modes and ablations (default: every mode and "
                                             f"ablation: {', '.join(REGISTRY.evaluated(images=False))}).")] = "",
-    out: Annotated[Path | None, typer.Option(help="Write the per-query JSON report here.")] = None,
+    out: Annotated[Path | None, typer.Option(help="Write the per-query JSON report here, after every mode "
+                                                  "(default: <data_dir>/eval/<set>/report.json).")] = None,
     limit: Annotated[int, typer.Option(min=0, help="Only the first N queries (0 = all).")] = 0,
     holdout: Annotated[bool, typer.Option(help="Only the test queries of the GNN checkpoint (never trained on).")
                        ] = False,
@@ -127,12 +134,15 @@ def eval_cmd(
                                                                  "(diversify each top-k).")] = None,
     html: Annotated[Path | None, typer.Option(help="Also write the report as one self-contained HTML page with "
                                                    "plots (R@k curves, latencies, R@5 by question type).")] = None,
+    resume: Annotated[bool, typer.Option(help="Keep the modes the --out report already finished and run only the "
+                                              "others (after a run that died); refused for another dataset, "
+                                              "query set or --mmr/--stage-caps.")] = False,
 ) -> None:
     """Ingest a BEIR corpus (once; reruns reuse it) and report R@2/5/10, nDCG@10, MRR@10 and latency
-    for every mode, the BM25/dense/RRF baselines and the ablations of graph mode, in one run."""
-    from hopgraph.app.platform import Platform
-    from hopgraph.retrieval.decompose import split_question
-    from hopgraph.retrieval.evaluation import evaluate, is_image_corpus, load_dataset, write_report
+    for every mode, the BM25/dense/RRF baselines and the ablations of graph mode, in one run. The report
+    is saved after every mode; a mode that fails is recorded with its error and the others go on (exit
+    code 1 at the end)."""
+    from hopgraph.retrieval.evaluation import is_image_corpus, load_dataset
 
     with reported():
         ds = load_dataset(dataset)
@@ -152,11 +162,82 @@ def eval_cmd(
         raise fail(BadInputError("no queries to evaluate"))
     if not modes and not images and s.gnn_checkpoint_path.is_file():
         chosen.append("gnn")
+    assert s.index.path is not None  # eval_settings: <data_dir>/eval/<set>/index
+    out = out or s.index.path.parent / "report.json"  # this set's folder: a run that dies still leaves it
+    identity = eval_report.run_identity(dataset, ds.queries, limit, mmr=mmr, stage_caps=stage_caps)
+    previous: list[ModeReport] = []
+    if resume:
+        with reported():
+            found = eval_report.load_report(out)
+            if found is not None:
+                eval_report.check_resumable(found, identity, out)
+                previous = eval_report.reports_from(found)
+    todo = eval_report.to_run(chosen, previous) if resume else chosen
+    if resume:
+        kept = [m for m in chosen if m not in todo]
+        console.print(f"--resume: {len(kept)} mode(s) already in {out} ({', '.join(kept) or 'none'}), "
+                      f"{len(todo)} to run ({', '.join(todo) or 'none'})")
+    console.print(f"per-query report: {out} (saved after every mode)")
+    saver = _ReportSaver(out, html, dataset, previous,
+                         {"queries_evaluated": len(ds.queries), eval_report.RUN_KEY: identity})
+    reps = _run_modes(s, ds, todo, stage_caps, mmr, saver) if todo else []
+    merged = eval_report.merge(previous, reps)
+    ok = [r for r in merged if r.error is None]
+    _print_tables(ok, str(dataset), images)
+    saver.save(reps, _print_stats(ok, ds.groups, images))
+    console.print(f"per-query report: {out}" + (f"; HTML report: {html}" if html else ""))
+    failed = [r for r in merged if r.error is not None and r.mode in chosen]
+    if failed:
+        raise fail(eval_report.EvaluationIncomplete(
+            f"{len(failed)} of {len(chosen)} mode(s) failed: "
+            + "; ".join(f"{r.mode} ({r.error})" for r in failed)
+            + f". The report {out} has the others; rerun with --resume to run only the failed ones"))
+
+
+class _ReportSaver:
+    """Writes the report (JSON, and HTML when asked) atomically: the modes of the resumed report merged with
+    this run's."""
+
+    def __init__(self, out: Path, html: Path | None, dataset: Path, previous: list[ModeReport],
+                 extra: dict[str, Any]) -> None:
+        self.out, self.html, self.dataset, self.previous, self.extra = out, html, dataset, previous, extra
+
+    def save(self, reps: list[ModeReport], extra: dict[str, Any] | None = None) -> None:
+        data = eval_report.report_data(self.dataset, eval_report.merge(self.previous, reps),
+                                       {**self.extra, **(extra or {})})
+        try:
+            eval_report.write_atomic(self.out, json.dumps(data, indent=1))
+            if self.html is not None:
+                from hopgraph.app.eval_html import report_html
+
+                eval_report.write_atomic(self.html, report_html(data))
+        except OSError as exc:
+            raise fail(BadInputError(f"cannot write the report: {exc}")) from exc
+
+    def after_mode(self, reps: list[ModeReport]) -> None:
+        """``evaluate``'s callback: say how the mode ended, and save."""
+        last = reps[-1]
+        self.save(reps)
+        if last.error is not None:
+            console.print(f"[bold red]mode {escape(last.mode)} failed:[/] {escape(last.error)} "
+                          f"(recorded; the other modes go on); saved {escape(str(self.out))}")
+        else:
+            console.print(f"mode {escape(last.mode)}: R@5 {last.metrics.get('R@5', 0):.1f}, "
+                          f"p50 {last.latency_ms['p50']:.1f} ms; saved {escape(str(self.out))}")
+
+
+def _run_modes(s: Settings, ds: Dataset, todo: list[str], stage_caps: bool, mmr: float | None,
+               saver: _ReportSaver) -> list[ModeReport]:
+    """Ingest the set (reruns reuse it) and evaluate the modes of ``todo``, saving after each."""
+    from hopgraph.app.platform import Platform
+    from hopgraph.retrieval.decompose import split_question
+    from hopgraph.retrieval.evaluation import evaluate
+
     with reported(), Platform(s) as p:
         report = p.ingest([ds.corpus], progress=True)
         console.print(f"corpus: {report.documents_ingested} ingested, {report.documents_unchanged} unchanged "
                       f"({report.seconds:.0f}s); {len(ds.queries)} queries")
-        if any(REGISTRY.settings_for(m, s.retrieval)[0] == "raptor" for m in chosen):
+        if any(REGISTRY.settings_for(m, s.retrieval)[0] == "raptor" for m in todo):
             tree = p.update_tree(progress=True)
             console.print(f"RAPTOR tree: {tree.branches} branch(es), {tree.built} built ({tree.seconds:.0f}s)")
         ids = p.corpus_ids()
@@ -170,11 +251,15 @@ def eval_cmd(
         base = s.retrieval if stage_caps else s.retrieval.model_copy(update={"stage_cap_ms": None})
         if mmr is not None:
             base = base.model_copy(update={"mmr_lambda": mmr})
-        reps = evaluate(lambda q, m, c: p.query(q, mode=m, retrieval=c), ids, ds, chosen, base, progress=True,
+        return evaluate(lambda q, m, c: p.query(q, mode=m, retrieval=c), ids, ds, todo, base, progress=True,
                         vectors=lambda chunk_ids: p.vectors.vectors("chunks", chunk_ids),
-                        section_of=p.graph.chunk_sections() if ds.sections else None)
+                        section_of=p.graph.chunk_sections() if ds.sections else None, on_mode=saver.after_mode)
+
+
+def _print_tables(reps: list[ModeReport], title: str, images: bool) -> None:
+    """The metric tables of the finished modes."""
     cols = ("R@1", "R@5", "R@10", "MRR@10") if images else ("R@2", "R@5", "R@10", "nDCG@10", "MRR@10")
-    table = Table("mode", *cols, "p50 ms", "p95 ms", "div@5", "ILD@5", title=str(dataset))
+    table = Table("mode", *cols, "p50 ms", "p95 ms", "div@5", "ILD@5", title=title)
     for r in reps:
         m, d = r.metrics, r.diversity
         table.add_row(r.mode, *(f"{m[k]:.1f}" for k in cols), f"{r.latency_ms['p50']:.1f}",
@@ -193,19 +278,7 @@ def eval_cmd(
         for r in reps:
             sel.add_row(r.mode, *(f"{c['precision']:.1f} (H≤{c['max_entropy']:.2f})" for c in r.selective))
         console.print(sel)
-    extra = _print_stats(reps, ds.groups, images)
     by_mode = {r.mode: r for r in reps}
     if "image" in by_mode and "dense" in by_mode:
         added = by_mode["image"].latency_ms["p50"] - by_mode["dense"].latency_ms["p50"]
         console.print(f"graph work adds {added:.1f} ms (p50) over caption-embedding-only retrieval")
-    if out:
-        write_report(out, dataset, reps, {"queries_evaluated": len(ds.queries), **extra})
-        console.print(f"per-query report: {out}")
-    if html:
-        from hopgraph.app.eval_html import report_html
-        from hopgraph.retrieval.evaluation import report_data
-
-        html.parent.mkdir(parents=True, exist_ok=True)
-        html.write_text(report_html(report_data(dataset, reps, {"queries_evaluated": len(ds.queries), **extra})),
-                        encoding="utf-8")
-        console.print(f"HTML report: {html}")

@@ -10,27 +10,32 @@ with bootstrap intervals, and the figures per question type.
 from __future__ import annotations
 
 import json
+import logging
 import math
 import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from hopgraph.core.errors import BadInputError
+from hopgraph.core.errors import BadInputError, HopgraphError
 from hopgraph.core.records import QueryResult
 from hopgraph.core.settings import RetrievalSettings
 from hopgraph.retrieval import confidence
 from hopgraph.retrieval.diversity import diversity_ratio, intra_list_diversity
+from hopgraph.retrieval.eval_report import ModeReport, error_text
+from hopgraph.retrieval.eval_report import report_data as report_data
+from hopgraph.retrieval.eval_report import write_report as write_report
 from hopgraph.retrieval.eval_stats import group_of
 from hopgraph.retrieval.registry import REGISTRY
 from hopgraph.retrieval.section_eval import load_section_qrels, ranked_sections, section_metrics
 
 #: the top of each list whose diversity is measured
 DIVERSITY_K = 5
+
+log = logging.getLogger(__name__)
 
 
 def is_image_corpus(corpus: Path) -> bool:
@@ -102,17 +107,6 @@ def metrics(ranked_docs: Sequence[str], relevant: dict[str, int]) -> dict[str, f
     return out
 
 
-@dataclass
-class ModeReport:
-    mode: str
-    metrics: dict[str, float] = field(default_factory=dict)
-    latency_ms: dict[str, float] = field(default_factory=dict)
-    per_query: list[dict[str, Any]] = field(default_factory=list)
-    notes: int = 0
-    diversity: dict[str, float] = field(default_factory=dict)  # ratio@5 over the query set, mean ILD@5
-    selective: list[dict[str, float]] = field(default_factory=list)  # precision@1 when answering the surest share
-
-
 def ranked_documents(result: QueryResult, corpus_ids: dict[str, str]) -> list[str]:
     out: list[str] = []
     for r in result.results:
@@ -125,67 +119,69 @@ def ranked_documents(result: QueryResult, corpus_ids: dict[str, str]) -> list[st
 def evaluate(query: Callable[[str, str, RetrievalSettings], QueryResult], corpus_ids: dict[str, str],
              ds: Dataset, modes: Sequence[str], base: RetrievalSettings, progress: bool = False,
              vectors: Callable[[Sequence[str]], Mapping[str, np.ndarray]] | None = None,
-             section_of: Mapping[str, int] | None = None) -> list[ModeReport]:
+             section_of: Mapping[str, int] | None = None,
+             on_mode: Callable[[list[ModeReport]], None] | None = None) -> list[ModeReport]:
     """Run every query in every mode (and ablation) and aggregate; with ``vectors`` (chunk id ->
     vector), also the intra-list diversity of each top 5; with section judgements and ``section_of``
-    (chunk id -> its section number), document and document+section recall."""
-    from tqdm import tqdm
-
+    (chunk id -> its section number), document and document+section recall. A mode that raises is
+    logged and reported with its ``error``, and the others still run; ``on_mode`` gets the reports so
+    far after each mode (to save them)."""
     reports = []
     for mode in modes:
-        real, cfg = REGISTRY.settings_for(mode, base, top_k=20)
-        query(next(iter(ds.queries.values())), real, cfg)  # warm-up (caches, derived indexes): not timed
-        rep = ModeReport(mode)
-        sums: dict[str, float] = {}
-        lat: list[float] = []
-        tops: list[list[str]] = []
-        for qid, text in tqdm(ds.queries.items(), desc=mode, disable=not progress, leave=False):
-            t = time.perf_counter()
-            res = query(text, real, cfg)
-            lat.append((time.perf_counter() - t) * 1000)
-            docs = ranked_documents(res, corpus_ids)
-            tops.append([r.citation.chunk_id for r in res.results[:DIVERSITY_K]])
-            m = metrics(docs, ds.qrels[qid])
-            if ds.sections.get(qid) and section_of is not None:
-                m |= section_metrics(ranked_sections([r.citation.chunk_id for r in res.results], corpus_ids,
-                                                     section_of), ds.sections[qid])
-            for k, v in m.items():
-                sums[k] = sums.get(k, 0.0) + v
-            rep.notes += bool(res.notes)
-            spread = confidence.entropy(confidence.distribution([r.score for r in res.results[: base.confidence.top_m]],
-                                                                base.confidence.temperature))
-            rep.per_query.append({"id": qid, "query": text, "ranked": docs[:10], "relevant": sorted(ds.qrels[qid]),
-                                  "metrics": m, "latency_ms": round(lat[-1], 2), "notes": res.notes,
-                                  "entropy": round(spread, 4)})
-        n = len(ds.queries)
-        rep.metrics = {k: round(100 * v / n, 1) for k, v in sums.items()}
-        ordered = sorted(lat)
-        rep.latency_ms = {"p50": round(statistics.median(ordered), 1),
-                          "p95": round(ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))], 1)}
-        rep.diversity = {f"ratio@{DIVERSITY_K}": round(diversity_ratio(tops, DIVERSITY_K), 4)}
-        rep.selective = confidence.selective_curve([q["entropy"] for q in rep.per_query],
-                                                   [q["metrics"]["R@1"] > 0 for q in rep.per_query])
-        if vectors is not None:
-            ild = []
-            for top in tops:
-                found = vectors(top)
-                ild.append(intra_list_diversity([found[c] for c in top if c in found]))
-            rep.diversity[f"ild@{DIVERSITY_K}"] = round(float(np.mean(ild)) if ild else 0.0, 4)
+        try:
+            rep = evaluate_mode(query, corpus_ids, ds, mode, base, progress, vectors, section_of)
+        except Exception as exc:  # one mode's failure must not lose the others
+            rep = ModeReport(mode, error=error_text(exc))
+            log.error("mode %s failed: %s", mode, rep.error, exc_info=not isinstance(exc, HopgraphError))
         reports.append(rep)
+        if on_mode is not None:
+            on_mode(list(reports))
     return reports
 
 
-def report_data(dataset: Path, reports: list[ModeReport], extra: dict[str, Any]) -> dict[str, Any]:
-    """The report of one evaluation run, as ``--out`` writes it and ``--html`` draws it."""
-    return {
-        "dataset": str(dataset), **extra,
-        "modes": {r.mode: {"metrics": r.metrics, "latency_ms": r.latency_ms, "degraded_queries": r.notes,
-                           "diversity": r.diversity, "selective": r.selective}
-                  for r in reports},
-        "queries": {r.mode: r.per_query for r in reports},
-    }
+def evaluate_mode(query: Callable[[str, str, RetrievalSettings], QueryResult], corpus_ids: dict[str, str],
+                  ds: Dataset, mode: str, base: RetrievalSettings, progress: bool = False,
+                  vectors: Callable[[Sequence[str]], Mapping[str, np.ndarray]] | None = None,
+                  section_of: Mapping[str, int] | None = None) -> ModeReport:
+    """Every query of ``ds`` in one mode (or ablation), aggregated (see ``evaluate``)."""
+    from tqdm import tqdm
 
-
-def write_report(path: Path, dataset: Path, reports: list[ModeReport], extra: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(report_data(dataset, reports, extra), indent=1))
+    real, cfg = REGISTRY.settings_for(mode, base, top_k=20)
+    query(next(iter(ds.queries.values())), real, cfg)  # warm-up (caches, derived indexes): not timed
+    rep = ModeReport(mode)
+    sums: dict[str, float] = {}
+    lat: list[float] = []
+    tops: list[list[str]] = []
+    for qid, text in tqdm(ds.queries.items(), desc=mode, disable=not progress, leave=False):
+        t = time.perf_counter()
+        res = query(text, real, cfg)
+        lat.append((time.perf_counter() - t) * 1000)
+        docs = ranked_documents(res, corpus_ids)
+        tops.append([r.citation.chunk_id for r in res.results[:DIVERSITY_K]])
+        m = metrics(docs, ds.qrels[qid])
+        if ds.sections.get(qid) and section_of is not None:
+            m |= section_metrics(ranked_sections([r.citation.chunk_id for r in res.results], corpus_ids,
+                                                 section_of), ds.sections[qid])
+        for k, v in m.items():
+            sums[k] = sums.get(k, 0.0) + v
+        rep.notes += bool(res.notes)
+        spread = confidence.entropy(confidence.distribution([r.score for r in res.results[: base.confidence.top_m]],
+                                                            base.confidence.temperature))
+        rep.per_query.append({"id": qid, "query": text, "ranked": docs[:10], "relevant": sorted(ds.qrels[qid]),
+                              "metrics": m, "latency_ms": round(lat[-1], 2), "notes": res.notes,
+                              "entropy": round(spread, 4)})
+    n = len(ds.queries)
+    rep.metrics = {k: round(100 * v / n, 1) for k, v in sums.items()}
+    ordered = sorted(lat)
+    rep.latency_ms = {"p50": round(statistics.median(ordered), 1),
+                      "p95": round(ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))], 1)}
+    rep.diversity = {f"ratio@{DIVERSITY_K}": round(diversity_ratio(tops, DIVERSITY_K), 4)}
+    rep.selective = confidence.selective_curve([q["entropy"] for q in rep.per_query],
+                                               [q["metrics"]["R@1"] > 0 for q in rep.per_query])
+    if vectors is not None:
+        ild = []
+        for top in tops:
+            found = vectors(top)
+            ild.append(intra_list_diversity([found[c] for c in top if c in found]))
+        rep.diversity[f"ild@{DIVERSITY_K}"] = round(float(np.mean(ild)) if ild else 0.0, 4)
+    return rep
