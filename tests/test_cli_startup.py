@@ -40,7 +40,8 @@ def test_commands_that_need_no_model_load_none(args: list[str], code: int) -> No
 def test_the_platform_and_the_bm25_path_import_no_model_library() -> None:
     """``status``, ``doctor`` and ``query --mode bm25`` open the platform and the retriever: neither
     imports torch or a model library until a mode needs one."""
-    probe = ("import json, sys, hopgraph.app.platform, retrieval.retriever, retrieval.modes.baseline; "
+    probe = ("import json, sys, hopgraph.app.platform, hopgraph.retrieval.retriever, "
+             "hopgraph.retrieval.modes.baseline; "
              f"print(json.dumps([m for m in {list(HEAVY_MODELS)!r} if m in sys.modules]))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True,
                          env=cli_env())
