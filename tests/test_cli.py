@@ -32,6 +32,8 @@ def test_bad_input_gets_a_clear_error(tmp_path: Path) -> None:
     assert out.returncode == 2 and "unknown mode 'telepathy'" in out.stderr  # bad input
     out = _run(["ingest", str(tmp_path / "missing")])
     assert out.returncode == 4 and "no such file or directory" in out.stderr  # not found
+    out = _run(["ingest", str(tmp_path / "nothing*.txt")])
+    assert out.returncode == 4 and "nothing*.txt" in out.stderr  # a glob that matches nothing
     bad = tmp_path / "bad.toml"
     for toml, says in (("[retreival]\ntop_k = 3\n", "did you mean 'retrieval'"),
                        ('[retrieval]\ntop_k = "many"\n', "retrieval.top_k: Input should be a valid integer"),
@@ -53,7 +55,7 @@ def test_ingest_query_status_delete(arcadedb: ServerInfo, tmp_path: Path) -> Non
         "HOPGRAPH_GRAPH__PASSWORD": arcadedb.password, "HOPGRAPH_GRAPH__HTTP_PORT": str(arcadedb.http_port),
         "HOPGRAPH_GRAPH__DATABASE": "clitest", "HOPGRAPH_CONFIG": empty_config(tmp_path),
     }
-    out = _run(["ingest", "--no-progress", str(corpus)], env)
+    out = _run(["ingest", "--no-progress", str(corpus / "*.txt")], env)  # a glob, as a user quotes it
     assert out.returncode == 0, out.stderr
     assert "1 ingested" in out.stdout and "binary file" in out.stdout
     out = _run(["query", "Who founded Vexmoor?", "--mode", "local"], env)
@@ -140,3 +142,13 @@ def test_eval_writes_json_and_html_reports_and_tree_builds_the_raptor_tree(arcad
     assert out.returncode == 0 and "1 built" in out.stdout, out.stderr
     out = _run(["tree"], env)  # nothing changed: nothing rebuilt
     assert out.returncode == 0 and "0 built" in out.stdout and "1 unchanged" in out.stdout, out.stdout
+
+
+def test_ingest_expands_globs(tmp_path: Path) -> None:
+    from hopgraph.cli.documents import expand_globs
+
+    (tmp_path / "a").mkdir()
+    for name in ("a/one.md", "a/two.txt", "three.md"):
+        (tmp_path / name).write_text("x")
+    found = expand_globs([tmp_path / "**" / "*.md", tmp_path / "a", tmp_path / "none*.md"])
+    assert found == [tmp_path / "a" / "one.md", tmp_path / "three.md", tmp_path / "a", tmp_path / "none*.md"]

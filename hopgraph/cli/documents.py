@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import json
 import warnings
 from pathlib import Path
@@ -22,8 +23,19 @@ with warnings.catch_warnings():  # typer deprecates is_flag/flag_value, still it
              "after the paths, or --ray=ADDRESS), else ingest.ray_address, RAY_ADDRESS or a private local instance.")
 
 
+def expand_globs(paths: list[Path]) -> list[Path]:
+    """Each path with a wildcard replaced by what it matches (``**`` across folders); one matching
+    nothing stays as given, so it is reported missing."""
+    out: list[Path] = []
+    for p in paths:
+        found = sorted(glob.glob(str(p), recursive=True)) if glob.has_magic(str(p)) else []
+        out += [Path(f) for f in found] or [p]
+    return out
+
+
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="Text files, or directories searched recursively.")],
+    paths: Annotated[list[Path], typer.Argument(help="Text files, directories searched recursively, or globs "
+                                                     "over them ('notes/**/*.md', quoted so the shell leaves it).")],
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
     ray: Annotated[str | None, _RAY] = None,
 ) -> None:
@@ -32,6 +44,7 @@ def ingest(
     server ingests the paths (a job; key from HOPGRAPH_API_KEY)."""
     from hopgraph.app.ownership import embedded_owner
 
+    paths = expand_globs(paths)
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise fail(NotFoundError(f"no such file or directory: {', '.join(missing)}"))
