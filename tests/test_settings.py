@@ -54,8 +54,26 @@ def test_misspelled_sections_and_keys_name_the_closest_valid_one(tmp_path: Path,
     monkeypatch.setenv("HOPGRAPH_PORT", "8000")  # docker compose's own variable: not a setting, not an error
     assert _strict(tmp_path, monkeypatch, "").retrieval.top_k == 5
     monkeypatch.setenv("HOPGRAPH_RETRIEVAL__TOPK", "3")
-    with pytest.raises(SettingsError, match=r"environment.*'retrieval.topk'; did you mean 'retrieval.top_k'"):
+    with pytest.raises(SettingsError, match=r"environment HOPGRAPH_RETRIEVAL__TOPK: unknown setting "
+                                            r"'retrieval.topk'; did you mean 'retrieval.top_k'"):
         _strict(tmp_path, monkeypatch, "")
+
+
+def test_a_list_setting_from_the_environment_must_be_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hopgraph.core.config import SettingsError
+
+    monkeypatch.setenv("HOPGRAPH_API__CORS_ORIGINS", "https://secret.example")
+    monkeypatch.setenv("HOPGRAPH_EXTRACTION__ENTITY_LABELS", "PERSON")
+    with pytest.raises(SettingsError) as exc:
+        _strict(tmp_path, monkeypatch, "")
+    message = str(exc.value)
+    assert "HOPGRAPH_API__CORS_ORIGINS must be JSON for a list or table setting" in message
+    assert "HOPGRAPH_EXTRACTION__ENTITY_LABELS must be JSON" in message and "\n" not in message
+    assert "secret.example" not in message  # a value is never echoed
+    monkeypatch.setenv("HOPGRAPH_API__CORS_ORIGINS", '["https://a.example"]')
+    monkeypatch.setenv("HOPGRAPH_EXTRACTION__ENTITY_LABELS", '["PERSON"]')
+    s = _strict(tmp_path, monkeypatch, "")
+    assert s.api.cors_origins == ["https://a.example"] and s.extraction.entity_labels == ["PERSON"]
 
 
 def test_bad_values_and_syntax_are_one_line_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -5,6 +5,7 @@ a bad value is one line naming its setting. ``Settings()`` alone stays lenient (
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import tomllib
 import typing
@@ -72,6 +73,39 @@ def _env_tree(environ: Mapping[str, str]) -> dict[str, Any]:
     return tree
 
 
+def _complex(annotation: Any) -> bool:
+    """Whether a field's type is a list, set, tuple or dict (``X | None`` included): the environment
+    gives such a value as JSON."""
+    origin = typing.get_origin(annotation)
+    if origin in (list, set, tuple, dict, frozenset):
+        return True
+    return any(_complex(a) for a in typing.get_args(annotation)) if origin is not None else False
+
+
+def _non_json_env(environ: Mapping[str, str]) -> Iterator[tuple[str, str]]:
+    """(variable, a JSON example) for every ``HOPGRAPH_…`` variable that sets a list or table setting
+    with a value that is not JSON."""
+    for name, value in environ.items():
+        if not name.startswith(ENV_PREFIX) or name in ENV_NOT_SETTINGS:
+            continue
+        model: type[BaseModel] | None = Settings
+        annotation: Any = None
+        for part in name[len(ENV_PREFIX):].lower().split("__"):
+            field = model.model_fields.get(part) if model is not None else None
+            if field is None:
+                annotation = None
+                break
+            annotation, model = field.annotation, _model_of(field.annotation)
+        if annotation is None or not _complex(annotation):
+            continue
+        try:
+            json.loads(value)
+        except ValueError:
+            is_table = typing.get_origin(annotation) is dict or any(
+                typing.get_origin(a) is dict for a in typing.get_args(annotation))
+            yield name, '{"key": "value"}' if is_table else '["a", "b"]'  # (not the value: it may be a secret)
+
+
 def config_path(environ: Mapping[str, str] = os.environ) -> tuple[Path, bool]:
     """The TOML file to read and whether it was named explicitly (then it must exist)."""
     named = environ.get("HOPGRAPH_CONFIG")
@@ -92,9 +126,14 @@ def load_settings(environ: Mapping[str, str] = os.environ, **overrides: Any) -> 
         problems += [f"{path}: {m}" for m in _unknown(data, Settings, "")]
     elif named:
         raise SettingsError(f"HOPGRAPH_CONFIG names {path}, which does not exist")
-    problems += [f"environment {ENV_PREFIX}…: {m}" for m in _unknown(_env_tree(environ), Settings, "")]
+    problems += [f"environment {name}: {m}" for name in sorted(environ)
+                 for m in _unknown(_env_tree({name: environ[name]}), Settings, "")]
     if problems:
         raise SettingsError("; ".join(problems))
+    bad_json = [f"{name} must be JSON for a list or table setting (for example {name}='{example}')"
+                for name, example in _non_json_env(environ)]
+    if bad_json:
+        raise SettingsError("; ".join(bad_json))
     try:
         return Settings(**overrides)
     except ValidationError as exc:
