@@ -19,7 +19,8 @@ class GpuSettings(BaseModel):
         default="auto", description="PPR of graph mode: torch sparse (on the device) or scipy; auto = torch on cuda.")
     mixed_precision: bool = Field(default=True, description="bf16 autocast for GNN inference on cuda, on subgraphs "
                                   "of 2M edges or more (gpu.gnn.MIXED_PRECISION_MIN_EDGES: below, fp32 is faster).")
-    similar_k: int = Field(default=5, ge=0, le=100, description="Similarity edges per entity in the export.")
+    similar_k: int = Field(default=5, ge=0, le=100, description="Similarity edges per candidate entity in a "
+                           "query's subgraph (to its nearest other candidates).")
     similar_min: float = Field(default=0.75, ge=-1, le=1, description="Cosine of a similarity edge.")
     candidates: int = Field(default=300, ge=10, description="Expansion candidates the PCST and GNN modes score.")
     pcst_topk: int = Field(default=10, ge=0, description="PCST: entities with a prize (G-Retriever top-k).")
