@@ -27,5 +27,5 @@ class IndexSettings(BaseModel):
         default=3.0, ge=0, description="A server has its heap hold this many times the served index state's "
         "arrays once, in the background after start (written, then freed and kept: needs keep_freed_memory), so "
         "its first refreshes do not wait for the pages growing the process takes (a refresh holds the next state "
-        "beside the served one). Costs that memory from the start and the seconds to write it (about 2 s per GB "
-        "measured on a VM: 4.2 GB in 9 s); 0: off. The CLI never does it.")
+        "beside the served one). Costs that memory from the start and the time to write it (in proportion to "
+        "its size; python -m benchmarks.freshness --synthetic ... prints it); 0: off. The CLI never does it.")

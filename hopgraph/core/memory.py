@@ -5,8 +5,9 @@ while the previous state is still served, then drops the previous state. glibc h
 back to the kernel at once (they are mapped, not taken from the heap), so every refresh faults its
 arrays in again. On a virtual machine whose kernel reports free pages to the host (virtio-balloon free
 page reporting), pages idle for a few seconds are given back to the host too, and faulting them in
-again costs about 1.5 ms per MB (measured here: 300 MB re-touched after 2 s idle, 0.45-0.65 s; after
-0.5 s, or with this policy, 0.01 s). That made refreshes of the same size take 0.2 s or 0.95 s.
+again costs time in proportion to their size, which a refresh whose memory went idle first pays on
+top of its own work (``python -m benchmarks.freshness --synthetic ...`` with and without
+``--release-freed-memory``).
 
 ``keep_freed_memory`` asks glibc to serve large blocks from the heap (no ``mmap``), from one arena for
 every thread (a refresh runs on a background thread, and other arenas map large blocks anyway), and
@@ -14,9 +15,10 @@ not to trim the heap: freed arrays then stay with the process and the next refre
 cost is that the process keeps its peak size (the served state, the next one, and the refresh's
 temporaries) instead of shrinking after each refresh.
 
-A fresh process still has to reach that size, and its first refreshes pay for it (the first three at
-1M entities took 1.2-3.1 s against 0.8-1.0 s after). ``pregrow`` touches that memory once, ahead of
-them, on a server's background thread: what it frees stays in the heap for the refreshes' arrays.
+A fresh process still has to reach that size, and its first refreshes pay for it: they are slower than
+the ones after (``python -m benchmarks.freshness --synthetic ...`` with and without ``--no-pregrow``).
+``pregrow`` touches that memory once, ahead of them, on a server's background thread: what it frees
+stays in the heap for the refreshes' arrays.
 """
 
 from __future__ import annotations
@@ -35,8 +37,8 @@ M_TRIM_THRESHOLD = -1
 M_MMAP_MAX = -4
 M_ARENA_MAX = -8
 #: the trim threshold: -1 is read as the largest size (never trim). The largest positive int (2 GB)
-#: would still hand back a freed block of 3 GB at the heap's top, and the next refresh would fault it
-#: in again (measured: 3 GB re-touched in 2.5 s each time, against 0.11 s with -1)
+#: would still hand back a larger freed block at the heap's top, and the next refresh would fault it
+#: in again, paying the re-touch cost the module docstring describes on every refresh
 NEVER = -1
 
 _lock = threading.Lock()

@@ -5,7 +5,8 @@ copy (``model_copy(update=...)``), so nothing changes under a running component.
 Values come from (highest first): keyword arguments, environment variables
 ``HOPGRAPH_*`` (nested with ``__``, e.g. ``HOPGRAPH_GRAPH__BACKEND=neo4j``),
 a ``hopgraph.toml`` file (path in ``HOPGRAPH_CONFIG``, default ``./hopgraph.toml``),
-then the embedded defaults below. This module imports nothing of the project.
+then the embedded defaults below. This module imports only from ``hopgraph.core``: the settings of
+each section (``*_settings``) and the constants they use (``limits``, ``records``).
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ class VectorSettings(BaseModel):
     hnsw_payload_m: int | None = Field(default=None, ge=0, description="HNSW links per indexed payload value.")
     search_ef: int = Field(default=128, ge=8, description="HNSW search beam width (recall vs latency).")
     exact_below: int = Field(default=100_000, ge=0, description="Collections of fewer points are searched "
-                             "exactly: full recall, and the same answer for the same points (2.7 ms at 48k).")
+                             "exactly: full recall, and the same answer for the same points.")
 
 
 class EmbedderSettings(BaseModel):

@@ -27,8 +27,8 @@ from hopgraph.gpu.export import EDGE_TYPES, ENTITY, RELATED
 FEATURES = ("ppr", "seed", "similarity", "specificity", "log_df")
 
 #: edges of a subgraph from which ``GnnScorer`` runs bf16 autocast (when asked to). Below, inference is
-#: bound by kernel launches and Python, and autocast's casts only add to it (H100: a 2k-node subgraph
-#: took ~5.5 ms in fp32 and ~7 ms under autocast for ~0.4 ms of GPU work; at 2M edges they broke even)
+#: bound by kernel launches and Python, and autocast's casts only add to it; around this size the two
+#: broke even on an H100
 MIXED_PRECISION_MIN_EDGES = 2_000_000
 
 EdgeType = tuple[str, str, str]

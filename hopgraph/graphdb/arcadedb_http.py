@@ -2,8 +2,8 @@
 
 ArcadeDB ignores the Bolt driver's transaction timeout, and a statement keeps a core busy after the
 client gave up. Over HTTP it cancels a statement whose client disconnected: the time limit is the
-client's read timeout, after which the connection is closed and the server stops (measured: no CPU
-1.5 s after the limit, where the same statement over Bolt ran on for 80 s).
+client's read timeout, after which the connection is closed and the server stops the statement (over
+Bolt, the same statement runs on to its end).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Hierarchical communities of the entity graph (graspologic's Leiden), with extractive summaries.
 
 Clustering runs graspologic's native hierarchical Leiden (``graspologic_native``, the engine behind
-``graspologic.partition.hierarchical_leiden``, called directly to skip the 9 s import of the
+``graspologic.partition.hierarchical_leiden``, called directly to skip the slow import of the
 Python wrapper's scientific stack) over the weighted entity graph: typed relations count
 ``typed_weight`` per supporting chunk, co-occurrences 1.
 

@@ -7,11 +7,10 @@
   stating chunk's (the chunk its description comes from), scaled to unit length. The chunk carries
   the sentence the text form spelled out; at half that weight the gains were gone.
 
-``composed`` is the default. Against ``text``, with fresh ingests of the three developer sets
-(hotpotqa-100 / musique-100 / 2wiki-dev-500, R@2): ``global`` +8.5 / +3.0 / +3.1, ``hybrid`` +3.0 /
-+0.4 / +2.0, ``mix`` +0.5 / -1.8 / +0.3 (every ``mix`` interval across 0), every other mode ranking
-every query alike; the 2wiki-corpus ingest took 375 s instead of 570 s on 2 cores (``python -m
-benchmarks.ingest``). ``text`` is there for descriptions that say more than their chunk (an LLM's).
+``composed`` is the default: it embeds no relation text, so an ingest does less embedding work
+(``python -m benchmarks.ingest``); only the modes that read relationship vectors (``global``,
+``hybrid``, ``mix``) rank differently (``hopgraph eval`` on a store ingested each way compares them).
+``text`` is there for descriptions that say more than their chunk (an LLM's).
 """
 
 from __future__ import annotations

@@ -2,12 +2,12 @@
 
 A chunk vector tells chunks apart only as far as the corpus's texts differ to the embedder. In a chat
 log every text has the same speakers, greetings and form, and two random chunks are about as similar
-(mean cosine 0.29 on the chat-log developer set) as a question and its answer; in encyclopaedic text two
-random passages are unrelated (0.03). The corpus's *homogeneity*, the mean cosine between the chunks of
-a fixed sample, is computed once per index state; in a corpus of at least ``homogeneity_min_chunks``
-chunks (a few texts are alike by topic, not by form) and above ``homogeneity_floor``, the dense signal's share
-of the first pass falls (down to ``homogeneity_min_share`` of it) and BM25's rises, their total weight
-unchanged. A corpus of unrelated texts keeps the configured weights exactly.
+as a question and its answer; in encyclopaedic text two random passages are unrelated. The corpus's
+*homogeneity*, the mean cosine between the chunks of a fixed sample, is computed once per index state;
+in a corpus of at least ``homogeneity_min_chunks`` chunks (a few texts are alike by topic, not by form)
+and above ``homogeneity_floor``, the dense signal's share of the first pass falls (down to
+``homogeneity_min_share`` of it) and BM25's rises, their total weight unchanged. A corpus of unrelated
+texts keeps the configured weights exactly.
 """
 
 from __future__ import annotations

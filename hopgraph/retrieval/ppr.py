@@ -18,8 +18,8 @@ import scipy.sparse as sp
 from hopgraph.retrieval.snapshot import Snapshot
 
 #: the joint graph's edge count above which the ``auto`` solver pushes: below it 20-30 power
-#: iterations cost less than a push that reaches most of the graph (measured: 0.66M edges, power 15 ms
-#: and push 34 ms; 22M edges, power 695 ms and push 33 ms)
+#: iterations cost less than a push that reaches most of the graph; above it power iteration's cost
+#: grows with the edges and push's stays bounded (``python -m benchmarks.freshness --synthetic ...``)
 PUSH_ABOVE_EDGES = 2_000_000
 #: push's residual threshold per unit of out-degree: every score is within ``eps * out_degree`` of
 #: the exact walk's (at 1e-7 the dev sets' rankings equal power iteration's to tol 1e-6)

@@ -228,7 +228,7 @@ _BOTH = frozenset({TEXT, IMAGE})
 REGISTRY = Registry([
     ModeEntry("graph", "dense + BM25 first pass, entity seeds, personalized PageRank over entities and "
               "passages, fused, then the documents the best ones name by title or lead to over a shared entity "
-              "(default, strongest)",
+              "(the default)",
               "hopgraph.retrieval.modes.graph:GraphMode", settings=(*_GRAPH, "link_weight"),
               ablations={"graph-no-enrichment": {"enrichment": False}, "graph-with-generic": {"drop_generic": False},
                          "graph-0-hops": {"expansion": "none", "bridge_weight": 0.0, "entity_bridge_weight": 0.0},
@@ -261,16 +261,14 @@ REGISTRY = Registry([
     ModeEntry("rrf", "reciprocal-rank fusion of dense and BM25", "hopgraph.retrieval.modes.baseline:RrfMode",
               evaluated_on=_BOTH),
     ModeEntry("local", "LightRAG's local: entities named in or similar to the query and their neighbours -> their "
-              "chunks; for exploring an entity's neighbourhood (--explain), below dense on passage recall",
+              "chunks; for exploring an entity's neighbourhood (--explain)",
               "hopgraph.retrieval.modes.lightrag:LocalMode", settings=_SEEDS, evaluated_on=frozenset({TEXT})),
     ModeEntry("global", "LightRAG's global: relationship and community vectors -> the entities and chunks behind "
-              "them; for questions about a whole corpus (more episodes and communities in its top 10 than dense on "
-              "the podcasts set), below dense on passage recall",
+              "them; for questions about a whole corpus",
               "hopgraph.retrieval.modes.lightrag:GlobalMode", settings=("entity_k",), evaluated_on=frozenset({TEXT})),
-    ModeEntry("hybrid", "LightRAG's hybrid: local + global by reciprocal rank; below dense on passage recall",
+    ModeEntry("hybrid", "LightRAG's hybrid: local + global by reciprocal rank",
               "hopgraph.retrieval.modes.lightrag:HybridMode", settings=_SEEDS, evaluated_on=frozenset({TEXT})),
-    ModeEntry("mix", "LightRAG's mix: hybrid's list fused with the dense + BM25 first pass (hybrid at half weight); "
-              "at or above the best baseline's R@5 on every developer set",
+    ModeEntry("mix", "LightRAG's mix: hybrid's list fused with the dense + BM25 first pass (hybrid at half weight)",
               "hopgraph.retrieval.modes.lightrag:MixMode", settings=(*_SEEDS, *_WEIGHTS),
               evaluated_on=frozenset({TEXT})),
     ModeEntry("pcst", "graph's candidates -> prize-collecting Steiner tree -> its chunks",

@@ -140,8 +140,7 @@ class EdgeVectorStore:
 
     def _search_params(self, collection: str) -> qe.SearchParams:
         """Exact search below ``exact_below`` points (HNSW's answer depends on how its graph happened to
-        be built, and misses neighbours: at 48k entity names its top 10 differed from the exact one for
-        a quarter of the queries), HNSW above."""
+        be built, and misses neighbours the exact search finds), HNSW above."""
         count = self._counts.get(collection)
         if count is None:
             count = self._counts[collection] = self.count(collection)

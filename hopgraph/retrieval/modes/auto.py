@@ -6,8 +6,8 @@ result's notes). Rules, in order:
    a question, quotes usually mark a title, which the graph walk handles);
 2. "how are X and Y connected / related", "relationship between" about things that are not proper
    names ("privacy and innovation") -> ``mix`` (entities and the relations between them beside the
-   passages' dense and BM25 ranks: ``hybrid`` alone ranks below dense on every developer set; between
-   named things the graph walk finds the chain);
+   passages' dense and BM25 ranks, which ``hybrid`` alone lacks; between named things the graph walk
+   finds the chain);
 3. an abstract or overview request ("give an overview", "summarize", "what is ... about", "in
    general") that names nothing -> ``raptor`` when the store has the RAPTOR tree (summaries of
    clusters of passages), else rule 4;

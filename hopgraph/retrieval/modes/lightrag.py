@@ -14,7 +14,7 @@ from hopgraph.retrieval.resources import Resources
 from hopgraph.retrieval.run import Run
 
 #: members of a community hit that join global mode's weights (the first by entity id: a spread sample;
-#: every member of a 700-entity community floods the ranking, -1.5 R@5 on hotpotqa-100 and musique-100)
+#: every member of a large community floods the ranking and lowers recall)
 COMMUNITY_MEMBERS = 200
 
 
