@@ -231,3 +231,125 @@ def test_everything_imports_through_one_root() -> None:
         assert real.is_dir() and not real.is_symlink(), folder
         assert link.is_symlink() and link.resolve() == real.resolve(), folder
         assert any(real.iterdir()), folder
+
+
+#: the module that makes every extractor (``make_extractor``, ``local_extractor``)
+_EXTRACTOR_FACTORY = "hopgraph/ingest/extractors.py"
+
+
+def _extractor_misuse(trees: dict[str, ast.Module]) -> list[str]:
+    """Calls of an extractor class (a class with an ``extract`` method) outside the factory's module, and
+    ``isinstance`` checks against one (or against the ``Extractor`` protocol) anywhere."""
+    classes = {node.name for tree in trees.values() for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
+               and any(isinstance(f, ast.FunctionDef) and f.name == "extract" for f in node.body)}
+
+    def named(node: ast.expr) -> str:
+        return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+
+    found = []
+    for path, tree in trees.items():
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            if named(node.func) in classes and path != _EXTRACTOR_FACTORY:
+                found.append(f"{path}:{node.lineno} {named(node.func)}(")
+            if named(node.func) == "isinstance" and len(node.args) == 2:
+                kinds = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+                found += [f"{path}:{node.lineno} isinstance(..., {named(k)})" for k in kinds
+                          if named(k) in classes | {"Extractor"}]
+    return found
+
+
+def test_extractors_are_made_in_one_place_and_never_told_apart_by_class() -> None:
+    """``ingest/extractors.py`` is the only place an extractor is made (the pipeline, the extraction
+    workers and Ray tasks ask it), and a caller reads what an extractor can do from it (``local``), never
+    from its class: a new kind of extractor needs no edit of its callers."""
+    sample = {"a.py": ast.parse("class SpacyExtractor:\n    def extract(self, chunks): ...\n"
+                                "x = SpacyExtractor(cfg)\nisinstance(x, (int, m.SpacyExtractor))\n"),
+              _EXTRACTOR_FACTORY: ast.parse("x = SpacyExtractor(cfg)\n")}
+    assert _extractor_misuse(sample) == ["a.py:3 SpacyExtractor(", "a.py:4 isinstance(..., SpacyExtractor)"]
+    trees = {f.relative_to(REPO_ROOT).as_posix(): ast.parse(f.read_text(encoding="utf-8"))
+             for f in sorted((REPO_ROOT / "hopgraph").rglob("*.py"))
+             if not any(p.is_symlink() for p in f.parents)}
+    assert (REPO_ROOT / _EXTRACTOR_FACTORY).is_file()
+    assert _extractor_misuse(trees) == []
+
+
+#: measured results, which belong in benchmarks/RESULTS.md beside their command and date, not in the code's own
+#: text (docstrings, ``#:`` comments, ``Field`` descriptions, mode summaries): a figure there goes stale unseen
+_FIGURES = {
+    "recall": re.compile(r"\bR@\d+\b\s*[=:]?\s*[+-]?\d"),
+    "MRR": re.compile(r"\bMRR(?:@\d+)?\b\s*[=:]?\s*\d"),
+    "nDCG": re.compile(r"\bnDCG(?:@\d+)?\b\s*[=:]?\s*\d"),
+    "metric gain": re.compile(r"(?<![\w@.])[+-]?\d+(?:\.\d+)?\s+(?:points?\s+(?:of\s+)?)?(?:R@\d|MRR|nDCG)"),
+    "signed gain": re.compile(r"(?<![\w.])[+-]\d+\.\d+\b"),
+    "duration": re.compile(r"(?<![\w.@-])\d+(?:\.\d+)?\s?(?:ms|s)\b"),
+    # "95% interval" names a statistic, not a result
+    "percentage": re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s?%(?!\s*(?:percentile|bootstrap|confidence|interval))"),
+    "throughput": re.compile(r"\d[\d,.]*\s*k?\s*(?:docs|documents|chunks|word-pieces|passages|rows|sentences|texts|"
+                             r"queries|tokens)/s\b"),
+    "per second": re.compile(r"(?<![\d.])\d[\d,.]*\s+(?:[\w-]+\s+){0,2}per second"),
+    "speed ratio": re.compile(r"\d(?:\.\d+)?\s?x\s+(?:faster|slower)\b"),
+    "measured": re.compile(r"\bmeasured\b[^.]*?(?<![@\w.])\d"),
+}
+#: a named Markdown file of the repository (``ARCHITECTURE.md``, ``docs/x.md``): it must exist
+_MD_FILE = re.compile(r"(?<![\w/.-])((?:docs|benchmarks)/[\w./-]+\.md|[A-Z][A-Z_]+\.md)\b")
+
+
+def _code_texts(path: str, source: str) -> list[tuple[int, str]]:
+    """(first line, text) of every text of a module that documents the code: its docstrings (module,
+    class, function, attribute), its ``#:`` comments (a run of them is one text), the ``description`` of
+    each ``Field(...)`` and the summary of each ``ModeEntry(...)``."""
+    texts: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(source, path)):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            texts.append((node.lineno, node.value.value))
+        elif isinstance(node, ast.Call):
+            name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+            values = [k.value for k in node.keywords
+                      if (name, k.arg) in {("Field", "description"), ("ModeEntry", "summary")}]
+            values += node.args[1:2] if name == "ModeEntry" else []
+            texts += [(v.lineno, v.value) for v in values if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+    run: list[str] = []
+    for i, line in enumerate([*source.splitlines(), ""], 1):
+        if line.lstrip().startswith("#:"):
+            run.append(line.lstrip()[2:])
+        elif run:
+            texts.append((i - len(run), "\n".join(run)))
+            run = []
+    return texts
+
+
+def _figures_in(texts: list[tuple[int, str]]) -> list[tuple[int, str, str]]:
+    """(line, kind, the matched text) of each measured figure in ``texts``."""
+    return [(line + text.count("\n", 0, m.start()), kind, m.group())
+            for line, text in texts for kind, pattern in _FIGURES.items() for m in pattern.finditer(text)]
+
+
+def test_code_text_says_what_the_code_does_not_what_it_measured() -> None:
+    """Docstrings, ``#:`` comments, setting descriptions and mode summaries hold no measured figure (a
+    recall, a latency, a throughput, a gain): figures go in benchmarks/RESULTS.md with their command and
+    date, and the code's text points to the benchmark that gives them. Numbers that are the code's own
+    (defaults, limits, parameters: "at most 1000 rows", "k=60", "5 MB") are not figures."""
+    flagged = ['"""Took 375 s; 526 ms vs 16 ms; R@5 = 93.5, MRR 0.61, nDCG@10: 0.7, -1.5 R@5; global +8.5."""',
+               '#: batches of 8 embed 25% faster, 1.5x slower, 6k word-pieces/s, 21 to 38 chunks per second',
+               'x = Field(1, description="(measured: 3 GB re-touched)")', 'ModeEntry("m", "beats dense by 40 %")']
+    found = _figures_in(_code_texts("a.py", "\n".join(flagged)))
+    assert {kind for _, kind, _ in found} == set(_FIGURES), found
+    assert {line for line, _, _ in found} == {1, 2, 3, 4}
+    legit = ['"""R@2/5/10, nDCG@10, MRR@10 and latency p50/p95; a 95% bootstrap interval; bm25s; stage_cap_ms;',
+             'at most 1000 rows, k=60, 5 MB; the milliseconds since t0; 1/log(1 + df); top 10; 10x the median."""',
+             '#: the baselines a mode\'s gain is measured against (the best of those evaluated, by R@5)']
+    assert _figures_in(_code_texts("b.py", "\n".join(legit))) == []
+
+    hits, missing = [], []
+    for f in sorted((REPO_ROOT / "hopgraph").rglob("*.py")):
+        if any(p.is_symlink() for p in f.parents):
+            continue
+        path = f.relative_to(REPO_ROOT).as_posix()
+        texts = _code_texts(path, f.read_text(encoding="utf-8"))
+        hits += [f"{path}:{line} {kind}: {text!r}" for line, kind, text in _figures_in(texts)]
+        missing += [f"{path}:{line + text.count(chr(10), 0, m.start())} {m.group(1)}" for line, text in texts
+                    for m in _MD_FILE.finditer(text) if not (REPO_ROOT / m.group(1)).is_file()]
+    assert not hits, "measured figures in the code's text (move them to benchmarks/RESULTS.md):\n" + "\n".join(hits)
+    assert not missing, "the code's text names files the repository lacks:\n" + "\n".join(missing)

@@ -136,7 +136,13 @@ def described(entity: Entity, description: str, chunk_id: str) -> Entity:
 
 
 class Extractor(Protocol):
-    """What the pipeline needs of an extractor (spaCy here, or ``ingest.llm_extraction.LlmExtractor``)."""
+    """What the pipeline needs of an extractor (spaCy here, or ``ingest.llm_extraction.LlmExtractor``);
+    ``ingest.extractors`` makes one."""
+
+    #: made from ``ExtractionSettings`` alone and run on this machine, cheaply: it is run again to rewrite
+    #: stale descriptions (``ingest.forgetting``), and made again in extraction worker processes and Ray
+    #: tasks (``extractors.local_extractor``); False for a remote model called once per chunk (the LLM)
+    local: bool
 
     def extract(self, chunks: Sequence[Chunk]) -> Extraction: ...
 
@@ -152,6 +158,8 @@ class _Span:
 
 class SpacyExtractor:
     """Entities, mentions and relations per chunk. ``resolve`` maps a surface id to its canonical id."""
+
+    local = True
 
     def __init__(self, cfg: ExtractionSettings, resolve: Callable[[str], str] | None = None) -> None:
         self.cfg = cfg

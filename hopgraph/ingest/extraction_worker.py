@@ -33,7 +33,8 @@ from typing import Any
 
 from hopgraph.core.records import Chunk
 from hopgraph.core.settings import ExtractionSettings
-from hopgraph.ingest.extraction import Extraction, Extractor, SpacyExtractor
+from hopgraph.ingest.extraction import Extraction, Extractor
+from hopgraph.ingest.extractors import local_extractor
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +43,7 @@ log = logging.getLogger(__name__)
 _NICE = 19
 #: most worker processes by default (each holds its own model and parse buffers: about 350 MB)
 MOST_PROCESSES = 4
-_worker: SpacyExtractor | None = None
+_worker: Extractor | None = None
 _aliases: Mapping[str, str] = {}
 _SPAWNING = threading.Lock()
 
@@ -83,8 +84,9 @@ def _start(cfg: dict[str, Any]) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
     with contextlib.suppress(OSError):
         os.nice(_NICE)
-    _worker = SpacyExtractor(ExtractionSettings.model_validate(cfg), resolve=lambda eid: _aliases.get(eid, eid))
-    _ = _worker.nlp
+    _worker = local_extractor(ExtractionSettings.model_validate(cfg), resolve=lambda eid: _aliases.get(eid, eid))
+    assert _worker is not None  # parser_pool starts workers for a local extractor only
+    _worker.extract([])  # loads the model
 
 
 def _extract(chunks: list[Chunk], aliases: Mapping[str, str]) -> Extraction:
@@ -183,8 +185,9 @@ def cores() -> int:
 
 def parser_pool(extractor: Extractor, cfg: ExtractionSettings) -> ExtractionWorker | None:
     """The worker processes a batch of an ingest is split among (``extraction.processes``); None where
-    batches are parsed in the ingest process (another extractor, spaCy's own ``n_process``, or one core)."""
-    if not isinstance(extractor, SpacyExtractor) or cfg.n_process > 1:
+    batches are parsed in the ingest process (an extractor that is not ``local``, spaCy's own ``n_process``,
+    or one core)."""
+    if not extractor.local or cfg.n_process > 1:
         return None
     processes = cfg.processes or min(cores(), MOST_PROCESSES)
     return ExtractionWorker(cfg, processes=processes) if processes > 1 else None

@@ -10,7 +10,7 @@ from hopgraph.core.records import CO_OCCURS, Chunk, Entity, Relation
 from hopgraph.core.settings import ExtractionSettings
 from hopgraph.graphdb.protocols import EntityEditor
 from hopgraph.graphdb.store import StaleDescription
-from hopgraph.ingest.extraction import Extractor, SpacyExtractor
+from hopgraph.ingest.extraction import Extractor
 from hopgraph.ingest.graph_edits import refreshed_description
 from hopgraph.ingest.relation_vectors import relation_vectors
 from hopgraph.ingest.texts import merge_relations, relation_point
@@ -36,15 +36,15 @@ def described_again(extractor: Extractor, items: Sequence[StaleDescription]) -> 
 
 def forget_removed_text(graph: EntityEditor, vectors: VectorStore, embedder: Embedder, extractor: Extractor,
                         cfg: ExtractionSettings) -> None:
-    """Rewrite the descriptions marked stale (marks left by a killed run are picked up too). With
-    spaCy the smallest remaining chunk is extracted again, so the graph holds exactly what a fresh
-    ingest would write; with an LLM extractor (too costly to call again) the description becomes the
-    first remaining sentence naming the item."""
+    """Rewrite the descriptions marked stale (marks left by a killed run are picked up too). With a
+    ``local`` extractor (spaCy) the smallest remaining chunk is extracted again, so the graph holds exactly
+    what a fresh ingest would write; with an LLM extractor (too costly to call again) the description
+    becomes the first remaining sentence naming the item."""
     entities, relations = graph.stale_descriptions()
     if not entities and not relations:
         return
     fresh = {e.id: refreshed_description(e.description, e.names, e.texts) for e in [*entities, *relations]}
-    if isinstance(extractor, SpacyExtractor):
+    if extractor.local:
         fresh.update(described_again(extractor, [*entities, *relations]))
     changed = [r for r in relations if fresh[r.id] is not None and r.ref is not None
                and (r.type != CO_OCCURS or cfg.embed_cooccurrence)]

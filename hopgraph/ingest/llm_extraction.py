@@ -120,6 +120,8 @@ def parse_records(text: str) -> Records:
 class LlmExtractor:
     """Entities, mentions and relations per chunk from an OpenAI-compatible LLM."""
 
+    local = False  # a remote model, too costly to call again: never re-run nor made in worker processes
+
     def __init__(self, cfg: LlmSettings, client: ChatClient, resolve: Callable[[str], str] | None = None) -> None:
         self.cfg = cfg
         self.client = client

@@ -35,12 +35,12 @@ from hopgraph.ingest.embedding import (
     image_points,
     vector_points,
 )
-from hopgraph.ingest.extraction import Extraction, Extractor, SpacyExtractor
+from hopgraph.ingest.extraction import Extraction, Extractor
 from hopgraph.ingest.extraction_worker import parser_pool
+from hopgraph.ingest.extractors import make_extractor
 from hopgraph.ingest.graph_docs import graph_extraction
 from hopgraph.ingest.graph_edits import plan_removal
 from hopgraph.ingest.llm_client import ChatClient
-from hopgraph.ingest.llm_extraction import LlmExtractor
 from hopgraph.ingest.llm_reports import LlmReporter
 from hopgraph.ingest.post_steps import run_post_steps
 from hopgraph.ingest.raptor import TreeBuilder, TreeReport
@@ -93,13 +93,9 @@ class Ingestor:
         self.tree = TreeBuilder(graph, vectors, embedder, settings.raptor, llm=summarizer)
 
     def _extractor(self) -> Extractor:
-        """spaCy by default; the OpenAI-compatible LLM when ``extraction.method = "llm"``."""
-        def resolve(eid: str) -> str:
-            return self.aliases.get(eid, eid)
-
-        if self.settings.extraction.method == "llm":
-            return LlmExtractor(self.settings.llm, self._chat(), resolve=resolve)
-        return SpacyExtractor(self.settings.extraction, resolve=resolve)
+        """spaCy by default; the OpenAI-compatible LLM when ``extraction.method = "llm"`` (``ingest.extractors``)."""
+        return make_extractor(self.settings.extraction, resolve=lambda eid: self.aliases.get(eid, eid),
+                              chat=self._chat)
 
     def warm_up(self) -> None:
         """Load the extraction model now, and start the extraction workers."""

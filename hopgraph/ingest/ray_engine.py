@@ -48,7 +48,8 @@ from hopgraph.core.records import IngestReport
 from hopgraph.core.settings import Settings
 from hopgraph.ingest.batches import Prepared, prepare, stage
 from hopgraph.ingest.chunking import Chunker
-from hopgraph.ingest.extraction import Extraction, SpacyExtractor
+from hopgraph.ingest.extraction import Extraction
+from hopgraph.ingest.extractors import local_extractor
 from hopgraph.ingest.relation_vectors import type_text
 from hopgraph.ingest.source_text import SourceText
 from hopgraph.ingest.texts import merge_relations
@@ -128,8 +129,8 @@ class _Worker:
         c = settings.chunking
         self.chunker = Chunker(self.embedder.count_tokens, c.max_tokens, c.overlap_tokens, c.sections)
         self.aliases: Mapping[str, str] = {}
-        self.extractor = (SpacyExtractor(settings.extraction, resolve=lambda eid: self.aliases.get(eid, eid))
-                          if settings.extraction.method == "spacy" else None)
+        # None for an extractor that is not local (the LLM): the ingest process extracts the batch
+        self.extractor = local_extractor(settings.extraction, resolve=lambda eid: self.aliases.get(eid, eid))
 
     def warm(self) -> None:
         """Load the embedding and spaCy models now."""
