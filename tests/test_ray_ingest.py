@@ -241,3 +241,20 @@ def test_a_server_ingests_uploads_and_scheduled_sources_on_the_cluster(cluster: 
         assert engine.by_node.total() == 2  # one batch uploaded, one batch of the two watched files
         assert p.status()["graph"]["Document"] == 3
     assert not ray.is_initialized()
+
+
+def test_tasks_are_given_no_credentials() -> None:
+    """A task's arguments are pickled in clear and shipped to every worker: the engine gives them the
+    models' and the chunker's settings only, never the graph password or the Qdrant and LLM keys."""
+    import pickle
+
+    from hopgraph.core.settings import GraphSettings, LlmSettings, VectorSettings
+    from hopgraph.ingest.ray_engine import RayEngine
+
+    secrets = ("graph-pass-7f3a", "qdrant-key-91bc", "llm-key-c0de")
+    s = Settings(graph=GraphSettings(password=secrets[0]), vectors=VectorSettings(api_key=secrets[1]),
+                 llm=LlmSettings(api_key=secrets[2]), ingest=IngestSettings(engine="ray", max_document_chunks=77))
+    shipped = RayEngine(s).task_settings()
+    blob = pickle.dumps(shipped)
+    assert not [x for x in secrets if x.encode() in blob]
+    assert shipped.max_document_chunks == 77 and shipped.embedder == s.embedder and shipped.extraction == s.extraction

@@ -42,10 +42,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict
 
 from hopgraph.core.errors import StoreUnavailableError
 from hopgraph.core.records import IngestReport
-from hopgraph.core.settings import Settings
+from hopgraph.core.settings import ChunkingSettings, EmbedderSettings, ExtractionSettings, Settings
 from hopgraph.ingest.batches import Prepared, prepare, stage
 from hopgraph.ingest.chunking import Chunker
 from hopgraph.ingest.extraction import Extraction
@@ -117,10 +118,27 @@ def torch_threads() -> int:
     return int(torch.get_num_threads())
 
 
+class WorkerSettings(BaseModel):
+    """What a Ray task is given: the models' and the chunker's settings and the chunk limit. Never the
+    stores' or the LLM's credentials (``Settings`` holds them; a task's arguments are pickled in clear)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    embedder: EmbedderSettings
+    chunking: ChunkingSettings
+    extraction: ExtractionSettings
+    max_document_chunks: int
+
+    @classmethod
+    def of(cls, settings: Settings) -> WorkerSettings:
+        return cls(embedder=settings.embedder, chunking=settings.chunking, extraction=settings.extraction,
+                   max_document_chunks=settings.ingest.max_document_chunks)
+
+
 class _Worker:
     """What one worker process keeps between tasks: its embedder, chunker and spaCy model."""
 
-    def __init__(self, settings: Settings, threads: int) -> None:
+    def __init__(self, settings: WorkerSettings, threads: int) -> None:
         import torch
 
         torch.set_num_threads(threads)  # the ingest process's count: the same float sums, the same vectors
@@ -142,7 +160,7 @@ class _Worker:
         """Chunk, extract and embed one batch as the local engine would (chunk texts in one call, as
         ``vector_points`` embeds them; then entity names and relation types)."""
         report = IngestReport()
-        prepared = prepare(self.chunker, batch, self.settings.ingest.max_document_chunks, report)
+        prepared = prepare(self.chunker, batch, self.settings.max_document_chunks, report)
         out = Computed(prepared, None, skipped=report.skipped, stage_seconds=report.stage_seconds)
         if prepared is None:
             return out
@@ -164,12 +182,13 @@ class _Worker:
 _LOADED: dict[str, _Worker] = {}
 
 
-def run_batch(settings: Settings, batch: list[SourceText], aliases: Mapping[str, str], threads: int) -> Computed:
+def run_batch(settings: WorkerSettings, batch: list[SourceText], aliases: Mapping[str, str], threads: int
+              ) -> Computed:
     """The task: one batch, on the models this worker process loaded for these settings, embedding
     with ``threads`` intra-op threads."""
     import ray
 
-    key = settings.model_dump_json(include={"embedder", "chunking", "extraction"}) + f"/{threads}"
+    key = settings.model_dump_json() + f"/{threads}"
     worker = _LOADED.get(key)
     if worker is None:
         _LOADED.clear()
@@ -210,6 +229,10 @@ class RayEngine:
         self.gpus = 0.0
         self.nodes: list[str] = []  # the node IPs the cluster reported at start
         self.by_node: Counter[str] = Counter()  # batches computed per node IP
+
+    def task_settings(self) -> WorkerSettings:
+        """What every task is given: no credentials leave this process."""
+        return WorkerSettings.of(self.settings)
 
     def start(self) -> None:
         """Connect (or start a private instance); a cluster that cannot be reached is a
@@ -258,7 +281,7 @@ class RayEngine:
 
         if self._task is None:
             self.start()
-        settings = ray.put(self.settings)
+        settings = ray.put(self.task_settings())
         ray.get([self._task.remote(settings, [], {}, self.threads) for _ in range(self.window // _IN_FLIGHT_PER_CPU)])
 
     def prepared(self, batches: Sequence[list[SourceText]], aliases: Mapping[str, str], embedder: Embedder,
@@ -270,7 +293,7 @@ class RayEngine:
         if self._task is None:
             self.start()
         shared = ray.put(dict(aliases))
-        settings = ray.put(self.settings)
+        settings = ray.put(self.task_settings())
         todo = deque(batches)
         flying: deque[tuple[list[SourceText], Any]] = deque()
         while todo or flying:
