@@ -173,6 +173,22 @@ def test_cypher_guard_limits_and_errors(ingested: dict[str, Any], reader: httpx.
     assert r.status_code == 400
 
 
+def test_cypher_errors_say_what_they_are(reader: httpx.Client) -> None:
+    """A typo is the database rejecting the statement, not a parameter problem (issue 54, bug 9); the
+    guard refuses a hidden write and a writing procedure itself, whatever the database would do."""
+    r = reader.post("/cypher", json={"query": "MATCH (n) RETURN n LIMT 1"})
+    assert r.status_code == 400, r.text
+    detail = r.json()["detail"]
+    assert "parameter" not in detail and "rejected the statement" in detail, detail
+    for query, said in (("MATCH (n) // x\rCREATE (m:Evil) RETURN n", "CREATE is a write clause"),
+                        ("RETURN apoc.create.node(['X'], {}) AS n", "function 'apoc.create.node'"),
+                        ("CALL apoc.create.node(['X'], {}) YIELD node RETURN node", "procedure 'apoc.create.node'")):
+        r = reader.post("/cypher", json={"query": query})
+        assert r.status_code == 400 and said in r.json()["detail"], (query, r.text)
+    r = reader.post("/cypher", json={"query": "RETURN 'CREATE' AS `SET` // DELETE\n"})
+    assert r.status_code == 200 and r.json()["rows"] == [["CREATE"]], r.text
+
+
 def test_upload_files_limits_and_delete(ingested: dict[str, Any], admin: httpx.Client, api_dir: Path) -> None:
     r = admin.post("/documents", files=[("files", ("zorblax.txt", b"The Quillon Brewery was founded by "
                                                    b"Zorblax Quintana in 1893.", "text/plain"))])

@@ -21,7 +21,7 @@ from hopgraph.api.schemas import (
     MentionOut,
     NeighbourOut,
 )
-from hopgraph.graphdb.readonly import ReadOnlyViolation
+from hopgraph.core.errors import HopgraphError
 
 router = APIRouter(tags=["graph"], dependencies=[Depends(require("read"))])
 
@@ -106,7 +106,7 @@ async def run_cypher(body: CypherRequest, request: Request) -> CypherResponse:
             hg.platform.console.explore, body.query, body.params, limit, timeout), timeout + 2.0)
     except TimeoutError:
         raise ProblemError(504, f"the statement took longer than {timeout:g}s") from None
-    except ReadOnlyViolation:
+    except HopgraphError:  # refused by the guard, or rejected by the database: said as it is
         raise
     except (OverflowError, TypeError, ValueError) as exc:  # the driver cannot pack a parameter
         raise ProblemError(400, f"a parameter cannot be sent to the graph database: {exc}") from None
