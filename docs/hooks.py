@@ -61,16 +61,19 @@ def _type_of(p: Any) -> str:
 
 
 def _param_row(p: Any) -> str:
+    from hopgraph.core.settings_doc import markdown_text
+
     if getattr(p, "param_type_name", "") == "option" or hasattr(p, "is_flag"):
         names = ", ".join(f"`{o}`" for o in [*p.opts, *p.secondary_opts])
         kind = "flag" if p.is_flag else _cell(_type_of(p))
         default = p.default
         shown = "" if default in (None, (), [], False, "") or callable(default) else f"`{_cell(default)}`"
-        return f"| {names} | {kind} | {shown} | {_cell(p.help or '')} |"
+        return f"| {names} | {kind} | {shown} | {markdown_text(_cell(p.help or ''))} |"
     name = (p.name or "").upper()
     multiple = " ..." if p.nargs == -1 else ""
     req = "required" if p.required else "optional"
-    return f"| `{name}{multiple}` | {_cell(_type_of(p))}, {req} | | {_cell(getattr(p, 'help', None) or '')} |"
+    help_text = markdown_text(_cell(getattr(p, "help", None) or ""))
+    return f"| `{name}{multiple}` | {_cell(_type_of(p))}, {req} | | {help_text} |"
 
 
 def cli_page() -> str:

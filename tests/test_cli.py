@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from hopgraph.api.schemas import QueryRequest
+from hopgraph.core.limits import QUERY_TEXT_MAX
 from hopgraph.graphdb.arcadedb_server import ServerInfo
 from hopgraph.graphdb.migrations import discover, packaged
 from tests.paths import empty_config
@@ -43,6 +45,29 @@ def test_bad_input_gets_a_clear_error(tmp_path: Path) -> None:
         assert out.returncode == 2 and says in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
     out = _run(["status"], {"HOPGRAPH_CONFIG": str(tmp_path / "nope.toml")})
     assert out.returncode == 2 and "does not exist" in out.stderr
+
+
+def test_an_ingest_with_nothing_to_ingest_fails_clearly(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    out = _run(["ingest", str(empty)])
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert f"nothing to ingest: {empty} holds no file with a known extension (ingest.extensions)" in out.stderr
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "data.xyz").write_text("not a known format")
+    out = _run(["ingest", str(other)])
+    assert out.returncode == 2 and "the files there end in .xyz" in out.stderr and "--allow-empty" in out.stderr
+
+
+def test_query_text_has_the_api_limit() -> None:
+    assert QueryRequest.model_json_schema()["properties"]["text"]["maxLength"] == QUERY_TEXT_MAX
+    for cmd in ("query", "ask"):
+        out = _run([cmd, "x" * (QUERY_TEXT_MAX + 1)])
+        assert out.returncode == 2, out.stdout + out.stderr
+        assert f"is {QUERY_TEXT_MAX + 1:,} characters long; at most {QUERY_TEXT_MAX:,}" in out.stderr
+    out = _run(["query", "   "])
+    assert out.returncode == 2 and "the query text is blank" in out.stderr
 
 
 def test_ingest_query_status_delete(arcadedb: ServerInfo, tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
 """``hopgraph ingest``'s exit status on a real server (in-process through typer's runner): nothing
-ingested because every document was skipped is a failure; every document unchanged is a success."""
+ingested because every document was skipped is a failure, and so is a directory with nothing to ingest
+(unless --allow-empty); every document unchanged is a success."""
 
 from __future__ import annotations
 
@@ -25,8 +26,8 @@ def test_ingest_fails_when_everything_was_skipped_and_not_when_unchanged(arcaded
     (bad / "blob.txt").write_bytes(b"\x00\x01binary")
     (bad / "empty.md").write_text("  \n")
 
-    def ingest(path: Path) -> tuple[int, str]:
-        out = CliRunner().invoke(app, ["ingest", "--no-progress", str(path)], env=env)
+    def ingest(path: Path, *options: str) -> tuple[int, str]:
+        out = CliRunner().invoke(app, ["ingest", "--no-progress", *options, str(path)], env=env)
         return out.exit_code, " ".join(out.output.split())
 
     code, said = ingest(bad)
@@ -37,3 +38,9 @@ def test_ingest_fails_when_everything_was_skipped_and_not_when_unchanged(arcaded
     assert ingest(good)[0] == 0
     code, said = ingest(good)
     assert code == 0 and "1 unchanged" in said, said  # nothing new, nothing wrong
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, said = ingest(empty)
+    assert code == 2 and "nothing to ingest" in said, said  # before the stores are opened
+    code, said = ingest(empty, "--allow-empty")
+    assert code == 0 and "0 ingested" in said, said  # runs the post-steps, as the scale-out pass does

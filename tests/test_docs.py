@@ -13,8 +13,9 @@ import pytest
 from pydantic import BaseModel
 
 from benchmarks import results
+from hopgraph.core.limits import QUERY_TEXT_MAX
 from hopgraph.core.settings import Settings
-from hopgraph.core.settings_doc import missing_descriptions, setting_docs, settings_reference
+from hopgraph.core.settings_doc import markdown_text, missing_descriptions, setting_docs, settings_reference
 from tests.processes import cli_env
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -56,6 +57,21 @@ def test_every_setting_has_a_description() -> None:
     assert "**undocumented**" not in settings_reference()
 
 
+def test_placeholders_show_as_written_not_as_html_tags() -> None:
+    text = settings_reference()
+    for default in ("vectors", "llm-cache", "index", "gnn.pt", "jobs.sqlite"):
+        assert f"&lt;data_dir&gt;/{default}" in text, default
+    assert "<data_dir>" not in re.sub(r"(`+).+?\1", "", text)  # left raw only inside code spans
+    assert markdown_text("a <b> & `<c>` ``x <d>``") == "a &lt;b&gt; &amp; `<c>` ``x <d>``"
+
+
+def test_manual_states_the_query_limit_and_the_server_lifetime() -> None:
+    querying = " ".join((REPO_ROOT / "docs" / "querying.md").read_text(encoding="utf-8").split())
+    assert f"1 to {QUERY_TEXT_MAX:,} characters" in querying
+    python_api = " ".join((REPO_ROOT / "docs" / "python-api.md").read_text(encoding="utf-8").split())
+    assert "does **not** stop the embedded ArcadeDB server" in python_api and "hopgraph db stop" in python_api
+
+
 def test_readme_is_a_front_page_not_a_journal() -> None:
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
     assert len(readme.splitlines()) <= 300
@@ -81,7 +97,9 @@ def test_docs_build_strict(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     config = (site / "configuration.html").read_text(encoding="utf-8")
     assert "HOPGRAPH_RETRIEVAL__TOP_K" in config and "<!-- hopgraph:" not in config
-    assert "hopgraph ingest" in (site / "cli.html").read_text(encoding="utf-8")
+    assert "(default: &lt;data_dir&gt;/vectors)" in config and "<data_dir>" not in config
+    cli = (site / "cli.html").read_text(encoding="utf-8")
+    assert "hopgraph ingest" in cli and "&lt;data_dir&gt;/eval/&lt;set&gt;/report.json" in cli
     assert "/query" in (site / "http-api.html").read_text(encoding="utf-8")
     assert "Platform" in (site / "python-api.html").read_text(encoding="utf-8")
 

@@ -15,7 +15,13 @@ from pydantic import (
     model_validator,
 )
 
-from hopgraph.core.limits import CYPHER_MAX_ROWS, CYPHER_MAX_TIMEOUT_S, CYPHER_MIN_TIMEOUT_S, TOP_K_MAX
+from hopgraph.core.limits import (
+    CYPHER_MAX_ROWS,
+    CYPHER_MAX_TIMEOUT_S,
+    CYPHER_MIN_TIMEOUT_S,
+    QUERY_TEXT_MAX,
+    TOP_K_MAX,
+)
 from hopgraph.core.records import Answer, QueryFilters, QueryResult
 from hopgraph.core.times import iso_time
 from hopgraph.retrieval.registry import REGISTRY
@@ -41,8 +47,8 @@ def _not_blank(v: str) -> str:
     return v
 
 
-#: the text of a query or a question: 1 to 4,000 characters, not all blank
-QueryText = Annotated[str, Field(min_length=1, max_length=4000), AfterValidator(_not_blank)]
+#: the text of a query or a question: 1 to QUERY_TEXT_MAX (4,000) characters, not all blank
+QueryText = Annotated[str, Field(min_length=1, max_length=QUERY_TEXT_MAX), AfterValidator(_not_blank)]
 
 
 class QueryRequest(BaseModel):

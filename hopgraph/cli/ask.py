@@ -11,7 +11,7 @@ from rich.markup import escape
 
 from hopgraph.cli.common import console, fail, load_settings, reported
 from hopgraph.core.errors import ConflictError
-from hopgraph.core.limits import TOP_K_MAX
+from hopgraph.core.limits import QUERY_TEXT_MAX, TOP_K_MAX, check_query_text
 from hopgraph.core.records import Answer
 from hopgraph.retrieval.registry import REGISTRY
 
@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
 
 def ask(
-    question: Annotated[str, typer.Argument(help="The question.")],
+    question: Annotated[str, typer.Argument(help=f"The question (at most {QUERY_TEXT_MAX:,} characters, "
+                                                 "as over HTTP).")],
     mode: Annotated[str | None, typer.Option(help=f"Retrieval mode of the context (default: answer.mode); "
                                                   f"one of: {REGISTRY.help()}.")] = None,
     top_k: Annotated[int | None, typer.Option(min=1, max=TOP_K_MAX, help="Passages retrieved "
@@ -33,8 +34,9 @@ def ask(
     llm.api_key; never on the command line) from the cited context of a retrieval mode. Every sentence
     should cite passages as \\[document#chunk]; citations naming nothing in the context are flagged.
     Exit code 5 when no LLM is configured."""
-    if mode is not None:
-        with reported():
+    with reported():
+        check_query_text(question)
+        if mode is not None:
             REGISTRY.check(mode)
     s = load_settings()
     from hopgraph.app.answers import NO_LLM

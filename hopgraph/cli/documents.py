@@ -5,6 +5,7 @@ from __future__ import annotations
 import glob
 import json
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -33,15 +34,37 @@ def expand_globs(paths: list[Path]) -> list[Path]:
     return out
 
 
+def nothing_to_ingest(paths: list[Path], extensions: Sequence[str], data_dir: Path) -> str | None:
+    """Why an ingest of ``paths`` would read nothing (only directories, none holding a file with one of
+    ``extensions`` outside ``data_dir``), else None."""
+    from hopgraph.ingest.sources import expand_paths
+
+    if next(expand_paths(paths, extensions, [data_dir]), None) is not None:
+        return None
+    others = sorted({f.suffix.lower() or f.name for p in paths for f in p.rglob("*")
+                     if f.is_file() and not f.name.startswith(".")})
+    holds = "holds" if len(paths) == 1 else "hold"
+    why = f"nothing to ingest: {', '.join(map(str, paths))} {holds} no file with a known extension (ingest.extensions)"
+    if others:
+        shown = ", ".join(others[:8]) + (", …" if len(others) > 8 else "")
+        why += f"; the files there end in {shown}"
+    return why + "; --allow-empty runs the ingest anyway"
+
+
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Text files, directories searched recursively, or globs "
                                                      "over them ('notes/**/*.md', quoted so the shell leaves it).")],
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
     ray: Annotated[str | None, _RAY] = None,
+    allow_empty: Annotated[bool, typer.Option(
+        "--allow-empty", help="Run even when the paths hold nothing to ingest (else exit 2): the run removes the "
+                              "documents of files gone from them and runs the post-steps (resolution, communities).",
+    )] = False,
 ) -> None:
     """Ingest documents. Unchanged documents are skipped; changed ones are re-extracted; an
-    interrupted run is completed by running it again. While `hopgraph serve` owns the stores, the
-    server ingests the paths (a job; key from HOPGRAPH_API_KEY)."""
+    interrupted run is completed by running it again. Directories that hold no file with a known
+    extension (ingest.extensions) are refused unless --allow-empty. While `hopgraph serve` owns the
+    stores, the server ingests the paths (a job; key from HOPGRAPH_API_KEY)."""
     from hopgraph.app.ownership import embedded_owner
 
     paths = expand_globs(paths)
@@ -49,6 +72,9 @@ def ingest(
     if missing:
         raise fail(NotFoundError(f"no such file or directory: {', '.join(missing)}"))
     s = load_settings()
+    empty = None if allow_empty else nothing_to_ingest(paths, s.ingest.extensions, s.data_dir)
+    if empty:
+        raise fail(BadInputError(empty))
     if ray is not None:
         s = s.model_copy(update={"ingest": s.ingest.model_copy(update={"engine": "ray",
                                                                        "ray_address": ray or s.ingest.ray_address})})

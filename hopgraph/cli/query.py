@@ -14,7 +14,7 @@ from rich.table import Column, Table
 from hopgraph.cli.common import console, fail, load_settings, reported
 from hopgraph.cli.gnn import eval_settings, holdout_queries
 from hopgraph.core.errors import BadInputError, NotFoundError
-from hopgraph.core.limits import TOP_K_MAX
+from hopgraph.core.limits import QUERY_TEXT_MAX, TOP_K_MAX, check_query_text
 from hopgraph.core.records import QueryResult
 from hopgraph.retrieval import eval_report
 from hopgraph.retrieval.eval_report import ModeReport
@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 
 def query(
-    text: Annotated[str, typer.Argument(help="The question or search text.")],
+    text: Annotated[str, typer.Argument(help=f"The question or search text (at most {QUERY_TEXT_MAX:,} "
+                                             "characters, as over HTTP).")],
     mode: Annotated[str, typer.Option(help=f"One of: {REGISTRY.help()}.")] = "graph",
     top_k: Annotated[int, typer.Option(min=1, max=TOP_K_MAX, help="Results to return.")] = 5,
     explain: Annotated[bool, typer.Option(help="Show seeds, expansion paths and per-signal scores.")] = False,
@@ -35,9 +36,11 @@ def query(
     image: Annotated[bool, typer.Option("--image", help="TEXT is the path of an image: find similar images "
                                                         "(needs CLIP, settings clip.*).")] = False,
 ) -> None:
-    """Query the graph; prints ranked chunks with their citations [file · document · chunk]."""
+    """Query the graph; prints ranked chunks with their citations \\[file · document · chunk]."""
     with reported():
         REGISTRY.check(mode)
+        if not image:
+            check_query_text(text)
     if image and not Path(text).is_file():
         raise fail(NotFoundError(f"no image file {text}"))
     s = load_settings()

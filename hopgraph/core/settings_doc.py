@@ -6,7 +6,9 @@ beyond ``hopgraph.core``."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import types
 import typing
 from dataclasses import dataclass
@@ -23,6 +25,7 @@ from hopgraph.core.settings import Settings
 ENV_PREFIX = "HOPGRAPH_"
 ENV_DELIMITER = "__"
 _DEFAULT_CHARS = 60
+_CODE_SPAN = re.compile(r"(`+).+?\1", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,17 @@ def missing_descriptions(model: type[BaseModel] = Settings) -> list[str]:
     return [row.key for row in setting_docs(model) if not row.description]
 
 
+def markdown_text(text: str) -> str:
+    """``text`` with ``&``, ``<`` and ``>`` outside its code spans written as entities, so that a placeholder
+    such as ``<data_dir>`` shows as written instead of being read by the browser as an HTML tag."""
+    out: list[str] = []
+    last = 0
+    for m in _CODE_SPAN.finditer(text):
+        out += [html.escape(text[last:m.start()], quote=False), m.group(0)]
+        last = m.end()
+    return "".join([*out, html.escape(text[last:], quote=False)])
+
+
 def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
@@ -174,12 +188,12 @@ def settings_reference(model: type[BaseModel] = Settings) -> str:
         doc = " ".join((sub.__doc__ or "").split()) if section else ""
         out += [f"## {_heading(section)}", ""]
         if doc:
-            out += [_cell(doc).replace("\\|", "|"), ""]
+            out += [markdown_text(_cell(doc).replace("\\|", "|")), ""]
         out += ["| key | type | default | description |", "|---|---|---|---|"]
         for r in mine:
             name = r.key.rsplit(".", 1)[-1]
             env = f"<br><small>`{r.env}`</small>" if r.env else ""
-            description = _cell(r.description) or "**undocumented**"
-            out.append(f"| `{name}`{env} | {_cell(r.type)} | `{_cell(r.default)}` | {description} |")
+            description = markdown_text(_cell(r.description)) or "**undocumented**"
+            out.append(f"| `{name}`{env} | {markdown_text(_cell(r.type))} | `{_cell(r.default)}` | {description} |")
         out.append("")
     return "\n".join(out)
