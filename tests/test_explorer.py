@@ -97,6 +97,34 @@ def test_the_explorer_reads_the_apis_iso_times_and_epoch_seconds() -> None:
     assert iso == epoch and "2024" in iso and "Invalid" not in iso and (none, garbage) == ("", "")
 
 
+#: runs explorer.js's listJobs in node on a stub page and GET /jobs answer; prints each row's class and cells
+_LIST_JOBS = """
+const fs = require("fs"), vm = require("vm");
+const node = (tag) => ({tag, textContent: "", className: "", kids: [], append(...k) { this.kids.push(...k); }});
+const found = {jobs: {tBodies: [{replaceChildren(...r) { found.rows = r; }}]}, schedules: {replaceChildren() {}},
+               error: {}};
+const ctx = {window: {}, sessionStorage: {}, document: {addEventListener() {}, createElement: node,
+             getElementById: (id) => found[id]}};
+vm.createContext(ctx);
+vm.runInContext(fs.readFileSync(process.argv[1], "utf8"), ctx);
+ctx.api = async () => JSON.parse(process.argv[2]);
+ctx.listJobs().then(() => console.log(JSON.stringify(
+  (found.rows || []).map((r) => [r.className, ...r.kids.map((c) => c.textContent)]))));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="no node to run the explorer's script")
+def test_the_explorer_shows_a_scheduled_runs_warning() -> None:
+    warned = {"id": "src-1", "kind": "reingest", "status": "succeeded", "detail": "src-1", "error": None,
+              "warning": "path missing: /srv/gone", "started_at": None, "finished_at": None}
+    listing = {"jobs": [warned], "schedules": {}, "unchanged": {}}
+    out = subprocess.run(["node", "-e", _LIST_JOBS, str(ASSETS / "explorer.js"), json.dumps(listing)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    [row] = json.loads(out.stdout)
+    assert row[0] == "job-warning" and "warning" in row[3] and row[4] == "path missing: /srv/gone", row
+
+
 @pytest.fixture(scope="module")
 def served(arcadedb: Any, embedder: SentenceTransformerEmbedder,
            tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:

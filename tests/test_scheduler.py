@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import shutil
 import threading
 import time
 from pathlib import Path
@@ -26,14 +28,13 @@ def test_glob_source_runs_incrementally_and_is_recorded(platform: Platform, tmp_
     (root / "a.md").write_text("# Alpha\nAda Lovelace wrote about the Analytical Engine.")
     (root / "sub" / "b.md").write_text("# Beta\nCharles Babbage designed the Difference Engine.")
     (root / "c.txt").write_text("Not matched by the pattern.")
-    source = ScheduledSource(name="notes", paths=[f"{root}/**/*.md", str(tmp_path / "missing")], interval_s=60)
+    source = ScheduledSource(name="notes", paths=[f"{root}/**/*.md"], interval_s=60)  # (a missing path: below)
     first = platform.reingest(source)
     assert first.status == "succeeded", first.error
-    assert first.report["documents_ingested"] == 2 and str(tmp_path / "missing") in first.report["skipped"]
+    assert first.report["documents_ingested"] == 2
     second = platform.reingest(source)
     assert second.report["documents_ingested"] == 0 and second.report["documents_unchanged"] == 2
     assert (second.status, second.id) == ("unchanged", unchanged_id("notes"))
-    assert str(tmp_path / "missing") in second.report["skipped"]  # skipped again: still no change
     (root / "sub" / "b.md").unlink()
     third = platform.reingest(source)
     assert third.report["documents_deleted"] == 1 and third.status == "succeeded"
@@ -132,3 +133,34 @@ def test_a_scheduled_run_that_changes_nothing_is_a_count_not_a_failed_job(platfo
         listing = httpx.get(f"{url}/jobs", timeout=60).json()
     assert [j["id"] for j in listing["jobs"]] == [first.result["run_id"]]  # the recorded run, no quiet one
     assert listing["unchanged"]["watched"]["runs"] == 2 and listing["unchanged"]["watched"]["skipped"] == {}
+
+
+def test_a_source_whose_path_disappeared_keeps_its_documents_and_warns(platform: Platform, tmp_path: Path,
+                                                                      caplog: pytest.LogCaptureFixture) -> None:
+    folder, notes = tmp_path / "watched", tmp_path / "notes"
+    folder.mkdir()
+    notes.mkdir()
+    (folder / "a.md").write_text("# Ledger\nThe Quillfeather Ledger was kept by Marnie Oskarsdottir.")
+    (notes / "b.md").write_text("# Beacon\nThe Harrowgate beacon was lit by Tobias Wren.")
+    source = ScheduledSource(name="gone", paths=[str(folder), f"{notes}/**/*.md"], interval_s=3600)
+    spec = {"op": "reingest", "source": "gone"}
+    jobs = JobManager()
+    work = work_for(platform, Metrics(), spec, [source])
+    assert work is not None
+    first = jobs.wait(jobs.submit("reingest", "gone", work, spec=spec).id, timeout=300)
+    assert first is not None and first.result["documents_ingested"] == 2 and first.warning is None
+    shutil.rmtree(folder)
+    shutil.rmtree(notes)  # a glob's folder gone: not "every file deleted"
+    with caplog.at_level(logging.WARNING, logger="hopgraph.ingest.scheduler"):
+        second = jobs.wait(jobs.submit("reingest", "gone", work, spec=spec).id, timeout=300)
+    warning = f"path missing: {folder}, {notes}"
+    assert second is not None and second.warning == warning and second.result["documents_deleted"] == 0
+    assert {d.source for d in platform.graph.list_documents()} == {str(folder / "a.md"), str(notes / "b.md")}
+    assert warning in caplog.text
+    run = platform.graph.ingest_runs(source="gone")[0]
+    assert (run.id, run.status, run.error) == (second.result["run_id"], "warning", warning)
+    jobs.shutdown()
+    with running_api(platform.settings, platform, scheduler=False) as url:  # the graph's record, as a job row
+        listing = httpx.get(f"{url}/jobs", timeout=60).json()
+    rows = {j["id"]: j for j in listing["jobs"]}
+    assert rows[run.id]["warning"] == warning and rows[run.id]["error"] is None and "gone" not in listing["unchanged"]

@@ -104,3 +104,35 @@ def test_local_paths_are_ingested_only_by_a_loopback_server(settings: Settings, 
     with running_api(public, platform, scheduler=False) as url:  # (bound to loopback, configured as public)
         r = httpx.post(f"{url}/documents/paths", json={"paths": [str(note)]}, headers=admin)
         assert r.status_code == 403 and "loopback" in r.json()["detail"]
+
+
+def test_status_and_doctor_ask_the_running_server(arcadedb: ServerInfo, tmp_path: Path) -> None:
+    port = free_port()
+    env = {**_env(arcadedb, tmp_path, port), "HOPGRAPH_GRAPH__DATABASE": "servestatus"}
+    with serve_process(env, port) as (proc, url):
+        job = httpx.post(f"{url}/documents", json={"documents": [{"id": "gh", "text": "Grace Hopper wrote the "
+                                                                  "first compiler."}]}).json()
+        wait_job(httpx.Client(base_url=url, timeout=60), job["id"])
+        out = _cli(["status"], env)  # the stores are the server's: it counts
+        assert out.returncode == 0 and f"pid {proc.pid}" in out.stdout and "Document" in out.stdout, out.stderr
+        out = _cli(["status", "--json"], env)
+        st = json.loads(out.stdout)
+        assert out.returncode == 0 and st["graph"]["Document"] == 1 and st["vectors"]["chunks"] >= 1, out.stderr
+        assert st["data_dir"] == str((tmp_path / "data").resolve()) and st["vector_backend"] == "edge"
+        out = _cli(["doctor"], env)
+        assert out.returncode == 0 and f"pid {proc.pid}" in out.stdout and "every document complete" in out.stdout, \
+            out.stderr
+        out = _cli(["doctor", "--json"], env)
+        checks = {c["name"]: c for c in json.loads(out.stdout)}
+        assert out.returncode == 0 and checks["chunks"]["ok"] and checks["migrations"]["ok"], out.stderr
+
+
+def test_status_and_doctor_routes_need_a_read_key(settings: Settings, platform: Platform) -> None:
+    api = settings.api.model_copy(update={"api_keys": KEYS})
+    with running_api(settings.model_copy(update={"api": api}), platform, scheduler=False) as url:
+        read = {"X-API-Key": READ_KEY}
+        assert httpx.get(f"{url}/status").status_code == 401 and httpx.get(f"{url}/doctor").status_code == 401
+        st = httpx.get(f"{url}/status", headers=read, timeout=60)
+        assert st.status_code == 200 and set(st.json()) == {"graph_version", "graph", "vectors"}
+        checks = httpx.get(f"{url}/doctor", headers=read, timeout=120)
+        assert checks.status_code == 200 and checks.json()[0]["name"] == "graph store"

@@ -21,7 +21,7 @@ from hopgraph.api.job_work import work_for
 from hopgraph.api.jobs import JobManager
 from hopgraph.api.limits import BodyLimit
 from hopgraph.api.metrics import Metrics
-from hopgraph.api.routes import admin, answer, documents, export, graph, ops, query
+from hopgraph.api.routes import admin, answer, documents, export, graph, ops, query, stores
 from hopgraph.api.schemas import JobOut
 from hopgraph.app.platform import Platform
 from hopgraph.core.config import load_settings
@@ -107,7 +107,7 @@ def create_app(settings: Settings | None = None, platform: Platform | None = Non
     docs_pages.install(app)
     explorer.install(app)
     for router in (query.router, answer.router, documents.router, graph.router, export.router, admin.router,
-                   ops.router):
+                   stores.router, ops.router):
         app.include_router(router)
     app.middleware("http")(metrics.middleware)
     if cfg.cors_origins:

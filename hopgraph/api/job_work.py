@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from hopgraph.api.jobs import JobFailed, JobWork, Unchanged
+from hopgraph.api.jobs import JobFailed, JobWork, Unchanged, Warned
 from hopgraph.api.metrics import Metrics
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import IngestReport
@@ -74,11 +74,13 @@ def work_for(platform: Platform, metrics: Metrics, spec: dict[str, Any],
         if source is None:
             return None
 
-        def reingest(ctl: IngestControl) -> dict[str, Any] | Unchanged:
+        def reingest(ctl: IngestControl) -> dict[str, Any] | Unchanged | Warned:
             run = platform.reingest(source)
             result = {"run_id": run.id, "source": run.source, **run.report}
             if run.status == "unchanged":  # a success that is no job row: the source's record counts it
                 return Unchanged(result)
+            if run.status == "warning":  # a path is missing: its documents were kept
+                return Warned(result, run.error or "")
             if run.status != "succeeded":
                 raise JobFailed(run.error or "the run failed", result)
             return result

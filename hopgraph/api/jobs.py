@@ -27,7 +27,7 @@ from hopgraph.ingest.control import IngestCancelled, IngestControl
 
 log = logging.getLogger(__name__)
 
-JobWork = Callable[[IngestControl], "dict[str, Any] | Unchanged"]
+JobWork = Callable[[IngestControl], "dict[str, Any] | Unchanged | Warned"]
 ACTIVE = ("queued", "running", "cancelling")
 
 
@@ -45,6 +45,14 @@ class Unchanged:
     forgotten, kept neither in ``GET /jobs`` nor in the store (the run's record in the graph counts it)."""
 
     result: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Warned:
+    """Returned by work that succeeded with a warning (a scheduled source's path is missing)."""
+
+    result: dict[str, Any]
+    warning: str
 
 
 class JobManager:
@@ -123,8 +131,10 @@ class JobManager:
                 job = self._forget(job_id).model_copy(update={"status": "succeeded", "result": result.result,
                                                               "finished_at": time.time()})
             else:
-                job = self._update(job_id, status="succeeded", result=result, finished_at=time.time(),
-                                   done=ctl.done, total=ctl.total)
+                warned = result.warning if isinstance(result, Warned) else None
+                job = self._update(job_id, status="succeeded", finished_at=time.time(), done=ctl.done,
+                                   total=ctl.total, warning=warned,
+                                   result=result.result if isinstance(result, Warned) else result)
         except IngestCancelled as exc:
             if self._closing:  # stopped by a shutdown, not by a user: run it again at the next start
                 job = self._update(job_id, status="queued", done=ctl.done, total=ctl.total)

@@ -162,6 +162,8 @@ class JobOut(BaseModel):
     finished_at: Timestamp | None = None
     result: dict[str, Any] = Field(default_factory=dict)
     error: str | None = None
+    warning: str | None = Field(default=None, description="What a succeeded job could not do, e.g. a scheduled "
+                                "source's 'path missing: <path>' (its documents are kept).")
     done: int = Field(default=0, description="Documents handled so far.")
     total: int | None = Field(default=None, description="Documents in all, when known.")
 
@@ -285,6 +287,14 @@ class CheckOut(BaseModel):
     name: str
     ok: bool
     detail: str
+
+
+class StoreStatus(BaseModel):
+    """The counts of ``hopgraph status``."""
+
+    graph_version: int
+    graph: dict[str, int] = Field(description="Graph items per kind (Document, Chunk, Entity, ...).")
+    vectors: dict[str, int] = Field(description="Vectors per collection.")
 
 
 class IndexOut(BaseModel):

@@ -13,8 +13,9 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from hopgraph.cli.common import console, fail, load_settings, not_served, reported
+from hopgraph.cli.common import console, err, fail, load_settings, not_served, reported
 from hopgraph.core.errors import BadInputError, ConflictError, NotFoundError
+from hopgraph.core.settings import Settings
 
 with warnings.catch_warnings():  # typer deprecates is_flag/flag_value, still its only way to an optional value
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -175,13 +176,30 @@ def documents(limit: Annotated[int, typer.Option(min=1)] = 100, skip: Annotated[
     console.print(table)
 
 
+def _served_by(s: Settings, as_json: bool, what: str) -> str | None:
+    """The URL of the ``hopgraph serve`` that owns the embedded stores (saying so: on stderr with
+    ``--json``), or None when this process may open them."""
+    from hopgraph.app.ownership import embedded_owner
+
+    server = embedded_owner(s)
+    if server is not None:
+        (err if as_json else console).print(f"hopgraph serve (pid {server.pid}) owns the stores: {what} come from it")
+    return server.url if server is not None else None
+
+
 def status(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
-    """Show the stores in use and their counts."""
+    """Show the stores in use and their counts (asked of `hopgraph serve` while it owns the stores)."""
     from hopgraph.app.platform import Platform
+    from hopgraph.cli import remote
 
     s = load_settings()
-    with reported(), Platform(s) as p:
-        st = p.status()
+    url = _served_by(s, as_json, "the counts")
+    if url is not None:
+        with reported():
+            st = remote.status(url)
+    else:
+        with reported(), Platform(s) as p:
+            st = p.status()
     st["graph_backend"] = s.graph.backend
     st["vector_backend"] = s.vectors.backend
     st["data_dir"] = str(s.data_dir.resolve())
@@ -200,12 +218,20 @@ def status(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
 
 def doctor(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     """Check the stores: reachable, migrated, built by the configured embedder, graph and vector counts
-    in agreement, every document complete, no orphans. Exits 1 when something is off, saying what."""
-    from hopgraph.app.doctor import diagnose
+    in agreement, every document complete, no orphans. Exits 1 when something is off, saying what.
+    While `hopgraph serve` owns the stores, it runs the checks."""
+    from hopgraph.app.doctor import Check, diagnose
     from hopgraph.app.platform import Platform
+    from hopgraph.cli import remote
 
-    with Platform(load_settings()) as p:
-        checks = diagnose(p)
+    s = load_settings()
+    url = _served_by(s, as_json, "the checks")
+    if url is not None:
+        with reported():
+            checks = [Check(str(c["name"]), bool(c["ok"]), str(c["detail"])) for c in remote.doctor(url)]
+    else:
+        with Platform(s) as p:
+            checks = diagnose(p)
     if as_json:
         console.print_json(json.dumps([c.__dict__ for c in checks]))
     else:

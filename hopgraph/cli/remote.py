@@ -1,6 +1,6 @@
-"""While ``hopgraph serve`` owns the embedded stores, ``hopgraph query``, ``ask``, ``ingest`` and
-``delete`` ask it over HTTP instead of refusing: the key comes from ``HOPGRAPH_API_KEY`` (never the
-command line)."""
+"""While ``hopgraph serve`` owns the embedded stores, ``hopgraph query``, ``ask``, ``ingest``,
+``delete``, ``status`` and ``doctor`` ask it over HTTP instead of refusing: the key comes from
+``HOPGRAPH_API_KEY`` (never the command line)."""
 
 from __future__ import annotations
 
@@ -56,6 +56,18 @@ def answer(base: str, question: str, mode: str | None, top_k: int | None) -> Ans
     body.pop("citations_valid", None)
     body["retrieval"].pop("degraded", None)
     return Answer.model_validate(body)
+
+
+def status(base: str) -> dict[str, Any]:
+    """The server's counts (``GET /status``), as ``Platform.status`` gives them."""
+    body: dict[str, Any] = _call("GET", f"{base}/status")
+    return body
+
+
+def doctor(base: str) -> list[dict[str, Any]]:
+    """Every check of the server's stores (``GET /doctor``): name, ok, detail."""
+    checks: list[dict[str, Any]] = _call("GET", f"{base}/doctor", timeout=600.0)
+    return checks
 
 
 def _finished(base: str, job: dict[str, Any], doing: str, timeout_s: float) -> dict[str, Any]:

@@ -48,7 +48,7 @@ def worker(once: Annotated[bool, typer.Option(help="Run every source once and ex
             failed = 0
             for source in s.scheduler.sources:
                 run = p.reingest(source)
-                failed += run.status != "succeeded"
+                failed += run.status == "failed"  # a warning (a path missing) or nothing changed is no failure
                 why = f" — {run.error}" if run.error else ""
                 console.print(f"{source.name}: {run.status} in {run.duration_s or 0:.1f}s "
                               f"({run.report.get('documents_ingested', 0)} ingested, "

@@ -3,7 +3,9 @@
 Each run is incremental: ``Ingestor.ingest_paths`` skips unchanged documents by content hash,
 re-extracts changed ones and deletes documents whose file (or JSONL record) disappeared. Sources
 may name files, directories or glob patterns; for a glob, documents of files that no longer
-match are deleted too. Every run's outcome is recorded in the graph as an ``(:IngestRun)``.
+match are deleted too. A path that has disappeared (a file, a directory, a glob's folder) deletes
+nothing: the run is recorded as a ``warning`` ("path missing: ..."). Every run's outcome is recorded
+in the graph as an ``(:IngestRun)``.
 """
 
 from __future__ import annotations
@@ -57,6 +59,12 @@ def split_paths(source: ScheduledSource) -> SourcePaths:
     return SourcePaths(paths, patterns)
 
 
+def missing_paths(sp: SourcePaths) -> list[str]:
+    """The paths of a source that do not exist: files and directories, and the folders of its globs."""
+    roots = [Path(static_root(pat)) for pat in sp.patterns]
+    return list(dict.fromkeys(str(p) for p in [*sp.paths, *roots] if not p.exists()))
+
+
 def unchanged_id(source: str) -> str:
     """The id of a source's one record of runs that changed nothing (updated by each such run)."""
     return f"{source}-unchanged"
@@ -73,10 +81,11 @@ def _quiet_runs_before(runs: RunLog, source: str) -> int:
 
 
 def run_source(ingestor: PathIngestor, runs: RunLog, source: ScheduledSource, keep: int = 500) -> IngestRun:
-    """Ingest one source incrementally and record the outcome (failures are recorded, not raised).
-    A run that changed nothing replaces its record by the source's one "unchanged" record (when it
-    last checked, and in its report under ``UNCHANGED_RUNS`` how many such runs there were since the
-    last change) instead of adding one more; the ``keep`` newest runs of the source are kept."""
+    """Ingest one source incrementally and record the outcome (failures are recorded, not raised;
+    a missing path is a ``warning`` run whose ``error`` names it). A run that changed nothing
+    replaces its record by the source's one "unchanged" record (when it last checked, and in its
+    report under ``UNCHANGED_RUNS`` how many such runs there were since the last change) instead of
+    adding one more; the ``keep`` newest runs of the source are kept."""
     started = time.time()
     run_id = f"{source.name}-{time.strftime('%Y%m%dT%H%M%S', time.gmtime(started))}-{uuid.uuid4().hex[:6]}"
     runs.record_ingest_run(IngestRun(run_id, source.name, "running", started))
@@ -84,20 +93,22 @@ def run_source(ingestor: PathIngestor, runs: RunLog, source: ScheduledSource, ke
     status, error = "succeeded", None
     try:
         sp = split_paths(source)
-        matched = sorted({Path(f) for pat in sp.patterns for f in glob.glob(pat, recursive=True)
-                          if Path(f).is_file()})
-        missing = [str(p) for p in sp.paths if not p.exists()]
+        missing = missing_paths(sp)
+        present = [pat for pat in sp.patterns if Path(static_root(pat)).exists()]
+        matched = sorted({Path(f) for pat in present for f in glob.glob(pat, recursive=True) if Path(f).is_file()})
         report = ingestor.ingest_paths([p for p in sp.paths if p.exists()] + matched)
-        gone = _unmatched_documents(runs, sp.patterns, {str(f) for f in matched})
+        gone = _unmatched_documents(runs, present, {str(f) for f in matched})
         if gone:
             report.documents_deleted += ingestor.delete(gone)
         if missing:  # a vanished root: its documents stay until it is back or deleted by hand
             report.skipped.update({m: "path does not exist" for m in missing})
+            status, error = "warning", f"path missing: {', '.join(missing)}"
+            log.warning("scheduled source %s: %s (its documents are kept)", source.name, error)
     except Exception as exc:  # recorded and logged: a scheduled job must not take the worker down
         log.exception("scheduled ingest of %s failed", source.name)
         status, error = "failed", f"{type(exc).__name__}: {exc}"
     finished = time.time()
-    # files skipped again (a bad file, a missing root) change nothing: the unchanged record says so
+    # files skipped again (a bad file) change nothing: the unchanged record says so; a missing path warns
     changed = status != "succeeded" or bool(report.documents_ingested or report.documents_deleted)
     if not changed:
         runs.delete_ingest_run(run_id)

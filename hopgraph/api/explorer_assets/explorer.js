@@ -261,8 +261,9 @@ async function listJobs() {
   try {
     const data = await api("/jobs?limit=50");
     $("jobs").tBodies[0].replaceChildren(...data.jobs.map((j) => {
-      const tr = el("tr", null, `job-${j.status}`);
-      tr.append(el("td", j.id), el("td", j.kind), el("td", j.status), el("td", j.error || j.detail),
+      const tr = el("tr", null, j.warning ? "job-warning" : `job-${j.status}`);
+      const status = j.warning ? `${j.status}, warning` : j.status;  // e.g. a scheduled source's path is missing
+      tr.append(el("td", j.id), el("td", j.kind), el("td", status), el("td", j.error || j.warning || j.detail),
         el("td", timeText(j.started_at)), el("td", timeText(j.finished_at)));
       return tr;
     }));

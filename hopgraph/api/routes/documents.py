@@ -210,10 +210,12 @@ def list_jobs(request: Request, limit: int = Query(50, ge=1, le=1000)) -> JobLis
             continue
         if run.id in known or (run.source in active and run.started_at >= active[run.source]):
             continue  # shown as this server's job (its record may land a moment before the job ends)
-        status = {"running": "running", "succeeded": "succeeded"}.get(run.status, "failed")
+        status = {"running": "running", "succeeded": "succeeded", "warning": "succeeded"}.get(run.status, "failed")
+        warned = run.status == "warning"  # a missing path: the run's error field names it
         jobs.append(JobOut(id=run.id, kind="reingest", status=status, detail=run.id, created_at=run.started_at,
                            started_at=run.started_at, finished_at=run.finished_at,
-                           result={"source": run.source, **run.report}, error=run.error))
+                           result={"source": run.source, **run.report}, error=None if warned else run.error,
+                           warning=run.error if warned else None))
     schedules = hg.scheduler.next_runs() if hg.scheduler else {}
     return JobList(jobs=sorted(jobs, key=lambda j: -j.created_at)[:limit], schedules=schedules, unchanged=unchanged)
 

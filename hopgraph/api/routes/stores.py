@@ -1,0 +1,27 @@
+"""GET /status and /doctor: what ``hopgraph status`` and ``doctor`` show, for the CLI while ``serve``
+owns the embedded stores (read keys)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Request
+from starlette.concurrency import run_in_threadpool
+
+from hopgraph.api.auth import require
+from hopgraph.api.deps import problems, state
+from hopgraph.api.schemas import CheckOut, StoreStatus
+from hopgraph.app.doctor import diagnose
+
+router = APIRouter(tags=["operations"], dependencies=[Depends(require("read"))])
+
+
+@router.get("/status", response_model=StoreStatus, responses=problems(401, 403),
+            summary="The counts of `hopgraph status`: graph items and vectors")
+async def store_status(request: Request) -> StoreStatus:
+    return StoreStatus.model_validate(await run_in_threadpool(state(request).platform.status))
+
+
+@router.get("/doctor", response_model=list[CheckOut], responses=problems(401, 403),
+            summary="Every check of `hopgraph doctor`, failed ones included (200 either way; see `ok`)")
+async def doctor(request: Request) -> list[CheckOut]:
+    checks = await run_in_threadpool(diagnose, state(request).platform)
+    return [CheckOut(name=c.name, ok=c.ok, detail=c.detail) for c in checks]
