@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -177,3 +178,33 @@ def test_ingest_expands_globs(tmp_path: Path) -> None:
         (tmp_path / name).write_text("x")
     found = expand_globs([tmp_path / "**" / "*.md", tmp_path / "a", tmp_path / "none*.md"])
     assert found == [tmp_path / "a" / "one.md", tmp_path / "three.md", tmp_path / "a", tmp_path / "none*.md"]
+
+
+def test_query_counts_model_loading_apart_and_explains_readably(arcadedb: ServerInfo, tmp_path: Path) -> None:
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    (corpus / "fact.txt").write_text("The Vexmoor Observatory was founded by Zorblax Quintana in 1893. "
+                                     "Zorblax Quintana studied at the University of Kelderwick.")
+    env = {"HOPGRAPH_DATA_DIR": str(tmp_path / "data"), "HOPGRAPH_GRAPH__URI": arcadedb.uri,
+           "HOPGRAPH_GRAPH__PASSWORD": arcadedb.password, "HOPGRAPH_GRAPH__HTTP_PORT": str(arcadedb.http_port),
+           "HOPGRAPH_GRAPH__DATABASE": "cliexplain", "HOPGRAPH_CONFIG": empty_config(tmp_path)}
+    assert _run(["ingest", "--no-progress", str(corpus)], env).returncode == 0
+    question = "Who founded the Vexmoor Observatory?"
+    out = _run(["query", question, "--mode", "graph", "--json", "--no-context"], env)
+    timings = json.loads(out.stdout)["timings_ms"]  # stdout is the JSON alone
+    assert out.returncode == 0 and {"model_load", "total", "embed"} <= set(timings), timings
+    out = _run(["query", question, "--mode", "graph", "--explain", "--no-context"], env)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    head = re.search(r"\(mode graph, (\d+) ms; models loaded in \d+\.\d s\)", lines[0])
+    assert head is not None, lines[0]  # the cold process's model loading is reported apart from the query
+    text = " ".join(out.stdout.split())
+    assert f"total {head[1]} ms; models loaded in" in text  # the explain's timings: the same total, load apart
+    assert len(lines) < 80 and '"nodes"' not in out.stdout, out.stdout  # no raw JSON
+    assert "seeds: where the walk started" in out.stdout and "Vexmoor Observatory" in out.stdout
+    n_results = sum(1 for line in lines if re.match(r"  \d+\. \(", line))
+    assert n_results >= 1 and sum(1 for line in lines if "signals:" in line) == n_results, out.stdout
+    assert "subgraph:" in out.stdout and "--explain --json prints it whole" in text
+    out = _run(["query", question, "--mode", "graph", "--explain", "--json", "--no-context"], env)
+    raw = json.loads(out.stdout)["explain"]
+    assert {"seeds", "signals", "subgraph"} <= set(raw) and raw["subgraph"]["nodes"], raw.keys()

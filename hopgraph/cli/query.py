@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.console import Console
 from rich.markup import escape
 from rich.table import Column, Table
 
-from hopgraph.cli.common import console, fail, load_settings, reported
+from hopgraph.cli.common import console, err, fail, load_settings, reported
+from hopgraph.cli.explain_view import print_explain, took
 from hopgraph.cli.gnn import eval_settings, holdout_queries
 from hopgraph.core.errors import BadInputError, NotFoundError
 from hopgraph.core.limits import QUERY_TEXT_MAX, TOP_K_MAX, check_query_text
@@ -23,6 +28,7 @@ from hopgraph.retrieval.registry import REGISTRY
 if TYPE_CHECKING:
     from hopgraph.core.settings import Settings
     from hopgraph.retrieval.evaluation import Dataset
+    from hopgraph.vectors.embedders import Embedder
 
 
 def query(
@@ -30,7 +36,10 @@ def query(
                                              "characters, as over HTTP).")],
     mode: Annotated[str, typer.Option(help=f"One of: {REGISTRY.help()}.")] = "graph",
     top_k: Annotated[int, typer.Option(min=1, max=TOP_K_MAX, help="Results to return.")] = 5,
-    explain: Annotated[bool, typer.Option(help="Show seeds, expansion paths and per-signal scores.")] = False,
+    explain: Annotated[bool, typer.Option(help="Explain the ranking: the seeds and where they came from, per result "
+                                               "the signals that scored it and the path that reached it, the stage "
+                                               "timings (lists capped; with --json: the full explain object, "
+                                               "subgraph included).")] = False,
     context: Annotated[bool, typer.Option(help="Print the cited context built for an LLM.")] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     image: Annotated[bool, typer.Option("--image", help="TEXT is the path of an image: find similar images "
@@ -55,7 +64,7 @@ def query(
     else:
         from hopgraph.app.platform import Platform  # after the checks: a bad mode is refused at once
 
-        with reported(), Platform(s) as p:
+        with reported(), Platform(s) as p, loading(p.embedder, not image and REGISTRY.entries[mode].needs_vector):
             result = (p.query_image(text, top_k=top_k) if image
                       else p.query(text, mode=mode, top_k=top_k, explain=explain))
     if as_json:
@@ -73,8 +82,29 @@ def modes() -> None:
     console.print(table)
 
 
+@contextlib.contextmanager
+def loading(embedder: Embedder, needed: bool, out: Console = err) -> Iterator[None]:
+    """Start loading the embedder when the query ``needed`` it; on a terminal, say so on ``out`` (stderr)
+    until it is loaded, while the query goes on (stdout and --json stay clean)."""
+    if not needed:
+        yield
+        return
+    embedder.warm()  # loads while the stores and the index state open
+    if not out.is_terminal:
+        yield
+        return
+    with out.status(f"loading the embedder ({escape(embedder.name)})…") as status:
+        def wait() -> None:
+            with contextlib.suppress(Exception):  # a failed load is the query's error to report
+                embedder.load()
+                status.update("querying…")
+
+        threading.Thread(target=wait, name="embedder-status", daemon=True).start()
+        yield
+
+
 def _print_result(result: QueryResult, explain: bool, context: bool) -> None:
-    console.print(f"[bold]{escape(result.query)}[/]  (mode {result.mode}, {result.timings_ms.get('total', 0):.0f} ms)")
+    console.print(f"[bold]{escape(result.query)}[/]  (mode {result.mode}, {took(result.timings_ms)})")
     for note in result.notes:
         console.print(f"  [yellow]{escape(note)}[/]")
     if not result.results:
@@ -89,8 +119,7 @@ def _print_result(result: QueryResult, explain: bool, context: bool) -> None:
     for name, value in result.extras.items():  # the mode's own output
         console.print(f"  [dim]{escape(name)}: {escape(json.dumps(value, default=str))}[/]")
     if explain:
-        console.rule("explain")
-        console.print_json(json.dumps({**result.explain, "timings_ms": result.timings_ms}))
+        print_explain(console, result)
     if context and result.context:
         console.rule("cited context")
         console.print(escape(result.context))

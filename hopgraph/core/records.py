@@ -247,7 +247,9 @@ class QueryResult(BaseModel):
     query: str
     mode: str
     results: list[RetrievedChunk]
-    timings_ms: dict[str, float] = Field(default_factory=dict)
+    timings_ms: dict[str, float] = Field(default_factory=dict, description="Milliseconds per stage and in all "
+                                         "(`total`); `model_load`, when present: the wait for a model still "
+                                         "loading (a cold process's first query), left out of `total`.")
     notes: list[str] = Field(default_factory=list, description="Degraded stages and other remarks.")
     context: str = Field(default="", description="Cited context under the token budget.")
     explain: dict[str, Any] = Field(default_factory=dict, description="Seeds, paths and per-signal scores.")

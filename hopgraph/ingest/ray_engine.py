@@ -110,6 +110,9 @@ class Precomputed:
     def warm(self) -> None:
         self.inner.warm()
 
+    def load(self) -> bool:
+        return self.inner.load()
+
 
 def torch_threads() -> int:
     """The intra-op threads torch gives this process (what a local ingest embeds with)."""

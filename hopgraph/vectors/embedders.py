@@ -51,6 +51,11 @@ class Embedder(Protocol):
         """Start loading the model in the background (a no-op where it is loaded already)."""
         ...
 
+    def load(self) -> bool:
+        """Load the model now, waiting for a load under way; whether it was not loaded yet (a query
+        counts that wait apart from its own time)."""
+        ...
+
 
 def resolve_model_path(model: str) -> str:
     """The packaged MiniLM for the default name; otherwise the path or hub name as given."""
@@ -119,6 +124,10 @@ class _CachedEmbedder:
 
     def warm(self) -> None:
         """Loaded at construction: nothing to start."""
+
+    def load(self) -> bool:
+        """Loaded at construction: nothing to wait for."""
+        return False
 
     @property
     def batch_size(self) -> int:
@@ -216,6 +225,13 @@ class SentenceTransformerEmbedder(_CachedEmbedder):
         if self._started.acquire(blocking=False):
             threading.Thread(target=self._load, args=(self.name, self._path, self._device, self.dim),
                              name="embedder-load", daemon=True).start()
+
+    def load(self) -> bool:
+        """Load the model now (or wait for the load under way); whether it was not loaded yet."""
+        self.warm()
+        waiting = not self._loaded.done()
+        self._loaded.result()
+        return waiting
 
     def _model(self) -> _Loaded:
         """The loaded model (loading it now if nothing asked for it before)."""
