@@ -9,6 +9,12 @@ OTHER_FIGURES: tuple[tuple[str, str, str, str, str], ...] = (
      "570 s with embedded relationship texts; 375 s with composed relationship vectors (the default); 330 s with "
      "composed community vectors too", "python -m benchmarks.ingest --corpora ../shared/data/2wiki-corpus",
      "2026-11-24", DEV_MACHINE),
+    ("Peak memory of an ingest and of pcst queries, 2wiki corpus (6,119 passages, 48.7k entities)",
+     "ingest with its post-steps: 2.49 GB RSS for the whole process (models included); the 478 questions of "
+     "2wiki-dev-500 in rrf, graph and pcst on that store: 1.40 GB; pcst alone with the whole-graph export it "
+     "built before the candidate subgraph: 3.40 GB",
+     "hopgraph eval ../shared/data/2wiki-dev-500 --modes bm25,rrf,graph,pcst (a fresh data dir; the process's "
+     "VmHWM read every 10 s)", "2026-11-27", DEV_MACHINE + "; shared with other jobs"),
     ("Re-ingest after changes, 2wiki corpus", "one changed document 1.5-1.9 s, visible to queries 0.7-0.9 s later; "
      "1% changed (62 documents) in 4.2% of the full ingest's time", "python -m benchmarks.ingest", "2026-11-24",
      DEV_MACHINE),
