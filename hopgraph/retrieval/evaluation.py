@@ -26,8 +26,6 @@ from hopgraph.core.settings import RetrievalSettings
 from hopgraph.retrieval import confidence
 from hopgraph.retrieval.diversity import diversity_ratio, intra_list_diversity
 from hopgraph.retrieval.eval_report import ModeReport, error_text
-from hopgraph.retrieval.eval_report import report_data as report_data
-from hopgraph.retrieval.eval_report import write_report as write_report
 from hopgraph.retrieval.eval_stats import group_of
 from hopgraph.retrieval.registry import REGISTRY
 from hopgraph.retrieval.section_eval import load_section_qrels, ranked_sections, section_metrics
