@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from hopgraph.app.platform import Platform
+from hopgraph.core.records import MODEL_LOAD
 from hopgraph.retrieval.retriever import Retriever
-from hopgraph.retrieval.run import MODEL_LOAD
 from hopgraph.vectors.embedders import Embedder
 
 #: how far a cold model's load moves the clock on: far beyond any query's own time

@@ -13,8 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from hopgraph.core.records import QueryResult, RetrievedChunk
-from hopgraph.retrieval.run import MODEL_LOAD
+from hopgraph.core.records import MODEL_LOAD, QueryResult, RetrievedChunk
 
 #: the most items of one list printed (seeds, results, a finding's items)
 CAP = 10

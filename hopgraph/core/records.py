@@ -56,6 +56,11 @@ def relation_id(source_id: str, type_: str, target_id: str) -> str:
     return stable_id("rel", source_id, type_, target_id)
 
 
+#: the key of ``QueryResult.timings_ms`` for the wait on models still loading (apart from the stages and
+#: ``total``)
+MODEL_LOAD = "model_load"
+
+
 class Document(BaseModel):
     """A source document (a text file, a corpus record, an image with captions or a graph)."""
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from hopgraph.core.gpu_settings import GpuSettings
-from hopgraph.core.records import Citation, QueryFilters, QueryResult, RetrievedChunk
+from hopgraph.core.records import MODEL_LOAD, Citation, QueryFilters, QueryResult, RetrievedChunk
 from hopgraph.core.settings import RetrievalSettings
 from hopgraph.graphdb.protocols import IndexSource
 from hopgraph.retrieval import confidence, subgraph
@@ -24,7 +24,7 @@ from hopgraph.retrieval.index.state import IndexRecipe, IndexState
 from hopgraph.retrieval.nli_clusters import cluster
 from hopgraph.retrieval.registry import INDEX_SETTINGS, REGISTRY, ModeOutput, QueryError
 from hopgraph.retrieval.resources import Resources
-from hopgraph.retrieval.run import MODEL_LOAD, Run
+from hopgraph.retrieval.run import Run
 from hopgraph.retrieval.snapshot import Snapshot
 from hopgraph.vectors.clip import ClipEmbedder
 from hopgraph.vectors.embedders import Embedder

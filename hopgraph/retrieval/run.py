@@ -9,14 +9,13 @@ from typing import Any, TypeVar
 import numpy as np
 from pydantic import BaseModel
 
+from hopgraph.core.records import MODEL_LOAD
 from hopgraph.core.settings import RetrievalSettings
 from hopgraph.retrieval.index.state import IndexState
 from hopgraph.retrieval.signals import Seeds
 from hopgraph.retrieval.snapshot import Snapshot
 
 M = TypeVar("M", bound=BaseModel)
-#: the timing of the wait for models still loading, apart from the stages and ``total``
-MODEL_LOAD = "model_load"
 
 
 @dataclass
