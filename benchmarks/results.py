@@ -11,45 +11,18 @@ machine. A report this page does not cite is not needed: ``cited_reports()`` nam
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
-import subprocess
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
 from typing import Any
 
-from benchmarks.figures import DEV_MACHINE, OTHER_FIGURES
+from benchmarks.figures import OTHER_FIGURES
+from benchmarks.report_tables import HERE, Section, load, provenance, table
+from benchmarks.results_memory import memory
 
-HERE = Path(__file__).resolve().parent
-REPORTS = HERE / "reports"
 RESULTS = HERE / "RESULTS.md"
 DEV_SETS = ("hotpotqa-100", "musique-100", "2wiki-dev-500")
 BASELINES = ("dense", "bm25", "rrf")
-
-
-@cache
-def load(name: str) -> dict[str, Any]:
-    """A report of ``benchmarks/reports/`` (``.json.gz`` or ``.json``)."""
-    path = REPORTS / name
-    opener = gzip.open if name.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        data: dict[str, Any] = json.load(f)
-    return data
-
-
-@cache
-def added_on(name: str) -> str:
-    """The day the report was committed (``unknown`` outside a git checkout)."""
-    try:
-        out = subprocess.run(["git", "log", "--follow", "--diff-filter=A", "--format=%ad", "--date=short", "--",
-                              str(REPORTS / name)], capture_output=True, text=True, cwd=HERE, check=True)
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    days = out.stdout.split()
-    return days[-1] if days else "unknown"
 
 
 def gain(report: dict[str, Any], mode: str, baseline: str | None, metric: str) -> str:
@@ -73,24 +46,6 @@ def metric(report: dict[str, Any], mode: str, name: str) -> str:
 def per_mode(names: Sequence[str], modes: Iterable[str], name: str = "R@5") -> list[list[str]]:
     """One row per mode: its ``name`` metric in each report (— where the report lacks the mode)."""
     return [[f"`{m}`", *(metric(load(n), m, name) if m in load(n)["modes"] else "—" for n in names)] for m in modes]
-
-
-def table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
-    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
-            *("| " + " | ".join(r) + " |" for r in rows), ""]
-
-
-def provenance(names: Sequence[str], command: str, machine: str = DEV_MACHINE) -> list[str]:
-    days = sorted({added_on(n) for n in names})
-    files = ", ".join(f"`reports/{n}`" for n in names)
-    return [f"*Command*: `{command}` · *date*: {', '.join(days)} · *machine*: {machine} · *reports*: {files}", ""]
-
-
-@dataclass(frozen=True)
-class Section:
-    title: str
-    reports: tuple[str, ...]
-    lines: list[str]
 
 
 def multi_hop() -> Section:
@@ -337,52 +292,6 @@ def global_questions() -> Section:
     lines += provenance([name], "python -m benchmarks.global_coverage ../shared/data/podcasts --data-dir D "
                         "--modes dense,bm25,rrf,graph,local,global,hybrid,mix,auto --out podcasts_global.json")
     return Section("Global questions (podcasts)", (name,), lines)
-
-
-def scale_label(scale: str) -> str:
-    """``5000:110000:600000`` -> ``5k docs / 110k entities / 600k edges``."""
-    docs, entities, edges = (int(x) for x in scale.split(":"))
-    short = [f"{n / 1e6:g}M" if n >= 1_000_000 else f"{n / 1e3:g}k" for n in (docs, entities, edges)]
-    return f"{short[0]} docs / {short[1]} entities / {short[2]} edges"
-
-
-def memory() -> Section:
-    name = "memory.json"
-    r = load(name)
-    ok = [row for row in r["rows"] if "error" not in row]
-    rows = [[f"`{row['mode']}`", scale_label(row["scale"]), f"{row['state_rss_mb']:,}", f"{row['query_peak_rss_mb']:,}",
-             f"{row['query_growth_mb']:+,}", f"{row['later_growth_mb']:+,}",
-             f"{row['peak_vs_graph']:.2f}" if "peak_vs_graph" in row else "—", f"{row['p50_ms']:,.1f}",
-             str(row.get("queries", "—"))] for row in ok]
-    errors: dict[tuple[str, str], list[str]] = {}
-    for row in r["rows"]:
-        if "error" in row:
-            errors.setdefault((row["scale"], row["error"].split("; choose one of")[0]), []).append(f"`{row['mode']}`")
-    failed = [f"{', '.join(modes)} at {scale_label(scale)} ({why})" for (scale, why), modes in errors.items()]
-    above = [f"`{row['mode']}` at {scale_label(row['scale'])}" for row in ok if row.get("peak_vs_graph", 0) > 2]
-    queries = sorted({run["queries"] for run in r["runs"]})
-    lines = ["Resident memory of the served index state and each mode's peak over its queries, on generated "
-             "corpora (the synthetic tables of `benchmarks.freshness_scale` served by the real retriever: relation "
-             "vectors in qdrant-edge, MiniLM for the queries, an untrained GNN checkpoint of the right shape); "
-             f"1 + {' or '.join(map(str, queries))} queries a mode, each mode in a process of its own that builds "
-             "the state. Growth is the peak over the queries less the state's RSS; freed memory stays resident "
-             "(as served), so it is mostly the first query's, which also loads what a mode loads once; the next "
-             "column is the growth of the later queries beyond the RSS after the first. The ratio is the peak "
-             "against `graph`'s at the same scale. The machine was shared with other jobs: the p50 latencies "
-             "(first query excluded) are orders of magnitude, not timings to compare with other tables. "
-             "`pcst` and `gnn` build "
-             "only the subgraph induced by `graph`'s expansion candidates, so their per-query memory is bounded by "
-             "`gpu.candidates` "
-             f"({r['gpu_candidates']} here), not by the corpus: the whole-graph export is gone. "
-             + ("No mode's peak is above 2x `graph`'s." if not above
-                else f"Peaks above 2x `graph`'s: {', '.join(above)}.")
-             + (f" Not measured: {'; '.join(failed)}." if failed else ""), "",
-             *table(["mode", "scale", "state RSS MB", "query peak RSS MB", "growth MB", "later queries' growth MB",
-                     "peak / `graph`'s", "p50 ms", "queries"], rows)]
-    for run in r["runs"]:
-        lines += [f"*Command*: `{run['command']}` · *date*: {run['date']} · *machine*: {run['machine']} · "
-                  f"*reports*: `reports/{name}`", ""]
-    return Section("Peak memory per mode", (name,), lines)
 
 
 def other_figures() -> Section:

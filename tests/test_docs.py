@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from benchmarks import results
+from benchmarks import report_tables, results
 from hopgraph.core.limits import QUERY_TEXT_MAX
 from hopgraph.core.settings import Settings
 from hopgraph.core.settings_doc import markdown_text, missing_descriptions, setting_docs, settings_reference
@@ -85,8 +85,8 @@ def test_readme_is_a_front_page_not_a_journal() -> None:
 def test_results_md_is_what_the_reports_give() -> None:
     assert (REPO_ROOT / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8") == results.render()
     cited = results.cited_reports()
-    assert all((results.REPORTS / name).is_file() for name in cited)
-    assert {p.name for p in results.REPORTS.iterdir()} <= cited
+    assert all((report_tables.REPORTS / name).is_file() for name in cited)
+    assert {p.name for p in report_tables.REPORTS.iterdir()} <= cited
 
 
 @pytest.mark.integration
