@@ -22,7 +22,16 @@ import numpy as np
 import qdrant_edge as qe
 
 from hopgraph.core.settings import VectorSettings
-from hopgraph.vectors.store import COLLECTIONS, CollectionSpec, Filter, Hit, VectorPoint, VectorStoreError, point_uuid
+from hopgraph.vectors.store import (
+    COLLECTIONS,
+    CollectionSpec,
+    Filter,
+    Hit,
+    VectorPoint,
+    VectorStoreError,
+    filter_terms,
+    point_uuid,
+)
 
 log = logging.getLogger(__name__)
 
@@ -33,13 +42,8 @@ def to_edge_filter(where: Filter | None) -> qe.Filter | None:
     """Convert hopgraph's dict filter to a qdrant-edge Filter."""
     if not where:
         return None
-    conds: list[Any] = []
-    for key, value in where.items():
-        if isinstance(value, list | tuple):
-            conds.append(qe.FieldCondition(key=key, match=qe.MatchAny(list(value))))
-        else:
-            conds.append(qe.FieldCondition(key=key, match=qe.MatchValue(value)))  # type: ignore[arg-type]
-    return qe.Filter(must=conds)
+    return qe.Filter(must=[qe.FieldCondition(key=key, match=qe.MatchAny(value) if any_of else qe.MatchValue(value))
+                           for key, value, any_of in filter_terms(where)])
 
 
 class EdgeVectorStore:

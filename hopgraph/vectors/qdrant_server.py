@@ -8,13 +8,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 from qdrant_client import QdrantClient
 from qdrant_client import models as qm
 
-from hopgraph.vectors.store import COLLECTIONS, CollectionSpec, Filter, Hit, VectorPoint, VectorStoreError, point_uuid
+from hopgraph.vectors.store import (
+    COLLECTIONS,
+    CollectionSpec,
+    Filter,
+    Hit,
+    VectorPoint,
+    VectorStoreError,
+    filter_terms,
+    point_uuid,
+)
 
 #: how long a collection's point count decides between exact and HNSW search on a shared server
 COUNT_TTL_S = 60.0
@@ -25,13 +33,9 @@ def to_client_filter(where: Filter | None) -> qm.Filter | None:
     """Convert hopgraph's dict filter to a qdrant-client Filter."""
     if not where:
         return None
-    conds: list[Any] = []
-    for key, value in where.items():
-        if isinstance(value, list | tuple):
-            conds.append(qm.FieldCondition(key=key, match=qm.MatchAny(any=list(value))))
-        else:
-            conds.append(qm.FieldCondition(key=key, match=qm.MatchValue(value=value)))
-    return qm.Filter(must=conds)
+    return qm.Filter(must=[qm.FieldCondition(key=key, match=qm.MatchAny(any=value) if any_of
+                                             else qm.MatchValue(value=value))
+                           for key, value, any_of in filter_terms(where)])
 
 
 class QdrantClientVectorStore:

@@ -114,3 +114,9 @@ class VectorStore(Protocol):
     def flush(self) -> None: ...
 
     def close(self) -> None: ...
+
+
+def filter_terms(where: Filter) -> list[tuple[str, Any, bool]]:
+    """``(key, value, any_of)`` for each condition of hopgraph's dict filter, as both Qdrant clients build
+    it: a list or tuple matches any of its items (``value`` is then a list), any other value matches itself."""
+    return [(k, list(v), True) if isinstance(v, list | tuple) else (k, v, False) for k, v in where.items()]
