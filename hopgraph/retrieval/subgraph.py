@@ -14,7 +14,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -38,28 +38,38 @@ if TYPE_CHECKING:  # torch (1 s) and PyTorch Geometric (2 s) are imported when a
 log = logging.getLogger(__name__)
 
 
+class TypedEdge(NamedTuple):
+    """One stored direction of a typed relation among the candidates (local indices)."""
+
+    source: int
+    target: int
+    type: str
+    relation_id: str
+    weight: float  # the pair's adjacency weight
+
+
 @dataclass
 class Induced:
     """The edges of the entity graph among a query's candidates, in local indices: each stored direction
-    of a typed relation (``typed``: source, target, type, relation id) and the other pairs (co-occurrences)."""
+    of a typed relation and the other pairs (co-occurrences)."""
 
     nodes: np.ndarray
     upper: sp.coo_matrix
-    typed: list[tuple[int, int, str, str]]
+    typed: list[TypedEdge]
     co: np.ndarray  # over ``upper``'s entries: True where the pair has no typed relation
 
 
 def induced(snap: Snapshot, nodes: np.ndarray) -> Induced:
     """The adjacency induced on ``nodes`` (its size follows the candidates, never the corpus)."""
     upper = sp.triu(snap.adjacency[nodes][:, nodes], k=1).tocoo()
-    typed: list[tuple[int, int, str, str]] = []
+    typed: list[TypedEdge] = []
     co = np.ones(upper.nnz, dtype=bool)
-    for e, (a, b) in enumerate(zip(upper.row.tolist(), upper.col.tolist(), strict=True)):
+    for e, (a, b, w) in enumerate(zip(upper.row.tolist(), upper.col.tolist(), upper.data.tolist(), strict=True)):
         u, v = int(nodes[a]), int(nodes[b])
         for s, d, pair in ((a, b, (u, v)), (b, a, (v, u))):
             rid = snap.relation_ids.get(pair)
             if rid is not None:
-                typed.append((s, d, snap.edge_types[pair], rid))
+                typed.append(TypedEdge(s, d, snap.edge_types[pair], rid, w))
                 co[e] = False
     return Induced(nodes, upper, typed, co)
 
@@ -79,23 +89,23 @@ def candidate_graph(snap: Snapshot, found: Induced, relation_vectors: Mapping[st
     from hopgraph.gpu.export import EntityGraph
 
     nodes, upper = found.nodes, found.upper
-    types = sorted({t for _, _, t, _ in found.typed})
+    typed = found.typed
+    types = sorted({t.type for t in typed})
     type_index = {t: i for i, t in enumerate(types)}
     dim = snap.entity_vectors.shape[1]
-    attr = np.zeros((len(found.typed), dim), dtype=np.float32)
-    for r, (_, _, _, rid) in enumerate(found.typed):
-        v = relation_vectors.get(rid)
+    attr = np.zeros((len(typed), dim), dtype=np.float32)
+    for r, t in enumerate(typed):
+        v = relation_vectors.get(t.relation_id)
         if v is not None and v.shape[0] == dim:
             attr[r] = v
-    src = np.asarray([t[0] for t in found.typed], dtype=np.int64)
-    dst = np.asarray([t[1] for t in found.typed], dtype=np.int64)
-    weight = (np.asarray(snap.adjacency[nodes[src], nodes[dst]], dtype=np.float32).ravel() if len(src)
-              else np.zeros(0, np.float32))
     return EntityGraph(
         version=snap.version, entity_ids=[snap.entity_ids[int(i)] for i in nodes],
-        x=np.asarray(snap.entity_vectors[nodes], dtype=np.float32), typed_src=src, typed_dst=dst,
-        typed_type=np.asarray([type_index[t] for _, _, t, _ in found.typed], dtype=np.int64), type_names=types,
-        typed_weight=weight, typed_attr=attr, co_src=upper.row[found.co].astype(np.int64),
+        x=np.asarray(snap.entity_vectors[nodes], dtype=np.float32),
+        typed_src=np.asarray([t.source for t in typed], dtype=np.int64),
+        typed_dst=np.asarray([t.target for t in typed], dtype=np.int64),
+        typed_type=np.asarray([type_index[t.type] for t in typed], dtype=np.int64), type_names=types,
+        typed_weight=np.asarray([t.weight for t in typed], dtype=np.float32), typed_attr=attr,
+        co_src=upper.row[found.co].astype(np.int64),
         co_dst=upper.col[found.co].astype(np.int64), co_weight=upper.data[found.co].astype(np.float32))
 
 
@@ -207,7 +217,7 @@ class GpuParts:
         if budget_mb is not None:
             check_budget(subgraph_bytes(found, snap.entity_vectors.shape[1], self.cfg.similar_k), budget_mb,
                          f"the PCST/GNN subgraph of {len(nodes)} candidates (gpu.candidates)")
-        ids = [rid for _, _, _, rid in found.typed]
+        ids = [t.relation_id for t in found.typed]
         graph = candidate_graph(snap, found, self.vectors.vectors("relationships", ids) if ids else {})
         sub = export(graph, self.device, self.cfg.similar_k, self.cfg.similar_min).data
         sub[ENTITY].node_idx = torch.from_numpy(nodes).to(self.device)
