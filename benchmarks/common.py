@@ -52,9 +52,19 @@ def percentiles(samples_s: list[float]) -> tuple[float, float]:
     return statistics.median(ms), p95
 
 
+def status_mb(field: str, pid: int | str = "self") -> float | None:
+    """A memory field of ``/proc/<pid>/status`` (``VmRSS``, ``VmHWM``...) in MB; None where the process or
+    the field is not there."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(f"{field}:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        return None
+    return None
+
+
 def rss_mb() -> float:
     """Resident memory now (MB)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    found = status_mb("VmRSS")
+    return found if found is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.common import rss_mb
+from benchmarks.common import rss_mb, status_mb
 from benchmarks.freshness_scale import SyntheticGraph, generate
 from hopgraph.core.gpu_settings import GpuSettings
 from hopgraph.core.linalg import unit
@@ -46,10 +46,8 @@ DEFAULT_MODES = ("bm25", "dense", "rrf", "graph", "graph-0-hops", "mix", "pcst",
 
 def peak_mb() -> float:
     """The process's resident high-water mark (MB) since the last ``reset_peak``."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return rss_mb()
+    found = status_mb("VmHWM")
+    return found if found is not None else rss_mb()
 
 
 def reset_peak() -> None:

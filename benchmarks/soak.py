@@ -31,7 +31,7 @@ from typing import Any
 
 import httpx
 
-from benchmarks.common import free_port, throwaway_arcadedb
+from benchmarks.common import free_port, status_mb, throwaway_arcadedb
 from hopgraph.graphdb.arcadedb_server import ServerInfo
 from hopgraph.retrieval.registry import IMAGE, REGISTRY
 
@@ -78,13 +78,7 @@ def serve_env(info: ServerInfo, data_dir: Path, port: int, config: str, database
 
 def rss_mb(pid: int) -> float | None:
     """Resident memory of process ``pid`` (MB; None once it is gone)."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except (OSError, ValueError):
-        return None
-    return None
+    return status_mb("VmRSS", pid)
 
 
 def wait_job(client: httpx.Client, job_id: str, timeout: float = 600) -> dict[str, Any]:
