@@ -99,6 +99,9 @@ def ingest(
         f"{len(report.skipped)} skipped of {report.documents_seen} documents; {report.chunks} chunks, "
         f"{report.entities} entities, {report.mentions} mentions in {report.seconds:.1f}s"
     )
+    if report.conversations:
+        console.print(f"  {report.conversations} conversation(s): {report.dated_chunks} of their chunks dated "
+                      "(see `hopgraph export` for each chunk's chat_json)")
     for source, reason in report.skipped.items():
         console.print(f"  [yellow]skipped[/] {escape(source)}: {escape(reason)}")
     for source, warning in report.warnings.items():

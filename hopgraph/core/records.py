@@ -73,14 +73,25 @@ class Document(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
+class ChatContext(BaseModel):
+    """Where a chunk of a conversation stands in time (``ingest.conversations``)."""
+
+    session: str = Field(default="", description="ISO 8601 start of the chunk's session ('' when undated).")
+    speakers: list[str] = Field(default_factory=list, description="Who speaks in the chunk, in order.")
+    dates: list[tuple[str, str]] = Field(default_factory=list, description="The days its turns mention "
+                                         "('yesterday', 'last week', '8 May'), resolved against the session's "
+                                         "date, as inclusive ISO intervals.")
+
+
 class Chunk(BaseModel):
-    """A window of a document's text."""
+    """A window of a document's text (``chat``: its place in a conversation, for chat logs)."""
 
     id: str
     document_id: str
     text: str
     ord: int = Field(ge=0)
     n_tokens: int = Field(default=0, ge=0)
+    chat: ChatContext | None = None
 
 
 class Section(BaseModel):
@@ -286,6 +297,8 @@ class IngestReport(BaseModel):
     communities: int = 0
     summaries: int = Field(default=0, description="Nodes of the RAPTOR tree after the run (0: not built).")
     documents_deleted: int = 0
+    conversations: int = Field(default=0, description="Documents read as conversations (speaker-tagged lines).")
+    dated_chunks: int = Field(default=0, description="Chunks of conversations with a session date.")
     skipped: dict[str, str] = Field(default_factory=dict, description="source -> reason")
     warnings: dict[str, str] = Field(default_factory=dict,
                                      description="source -> what was left out (e.g. an unreadable image file)")

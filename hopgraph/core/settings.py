@@ -174,6 +174,9 @@ class ExtractionSettings(BaseModel):
     processes: int = Field(default=0, ge=0, le=64, description="spaCy worker processes a batch is split among, "
                            "in ingests of at least 4 batches (0: one per CPU core, at most 4; 1: none).")
     noun_chunks: bool = Field(default=True, description="Also extract noun-chunk concepts (type CONCEPT).")
+    speaker_facts: bool = Field(
+        default=True, description="In a chat log, 'I' and 'me' in a turn stand for its speaker, so that "
+        "'Caroline: I painted a sunrise' gives the relation Caroline -paint-> sunrise.")
     max_concept_tokens: int = Field(default=4, ge=1, description="Longest noun-chunk concept, in tokens.")
     min_concept_chars: int = Field(default=3, ge=1, description="Shortest noun-chunk concept, in characters.")
     max_cooccurring: int = Field(default=10, ge=2, description="Entities per sentence paired for co_occurs.")
@@ -248,8 +251,9 @@ class IngestSettings(BaseModel):
     max_file_bytes: int = Field(default=200_000_000, ge=1, description="Larger files are skipped.")
     extensions: list[str] = Field(default_factory=lambda: [
         ".txt", ".text", ".md", ".markdown", ".html", ".htm", ".jsonl", ".jpg", ".jpeg", ".png",
-        ".pdf", ".docx", ".csv", ".tsv",
-    ], description="File extensions ingested from directories and globs (others are skipped).")
+        ".pdf", ".docx", ".csv", ".tsv", ".mbox",
+    ], description="File extensions ingested from directories and globs (others are skipped; add '.json' for "
+       "Slack and Discord exports).")
     csv: CsvSettings = Field(default_factory=CsvSettings)
     strict_utf8: bool = Field(
         default=False, description="Skip a text file that is not valid UTF-8. Off: each invalid byte sequence "

@@ -36,7 +36,7 @@ UPSERT_CHUNKS = """
 UNWIND $rows AS r
 MATCH (d:Document {id: r.document_id})
 MERGE (c:Chunk {id: r.id})
-SET c.text = r.text, c.ord = r.ord, c.n_tokens = r.n_tokens
+SET c.text = r.text, c.ord = r.ord, c.n_tokens = r.n_tokens, c.chat_json = r.chat_json
 MERGE (d)-[:HAS_CHUNK]->(c)
 """
 

@@ -4,7 +4,7 @@ properties a user's other tools need (not the internal bookkeeping: marks, chunk
 #: label -> the properties exported (``id`` first)
 NODE_COLUMNS = {
     "Document": ("id", "source", "title", "kind", "uri", "status", "metadata_json"),
-    "Chunk": ("id", "text", "ord", "n_tokens"),
+    "Chunk": ("id", "text", "ord", "n_tokens", "chat_json"),
     "Entity": ("id", "name", "type", "description"),
     "Community": ("id", "level", "title", "summary", "size"),
     "Section": ("id", "document_id", "title", "path", "level", "ord"),

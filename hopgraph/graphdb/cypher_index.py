@@ -31,7 +31,7 @@ CHUNKS = """
 MATCH (d:Document)-[:HAS_CHUNK]->(c:Chunk)
 WHERE d.status = 'complete'
 RETURN c.id AS id, c.text AS text, d.id AS document_id, d.source AS source, d.title AS title,
-       d.metadata_json AS metadata, d.kind AS kind, d.uri AS uri
+       d.metadata_json AS metadata, d.kind AS kind, d.uri AS uri, c.chat_json AS chat
 """
 
 MENTIONS = """
@@ -57,7 +57,7 @@ UNWIND $ids AS id
 MATCH (d:Document {id: id})-[:HAS_CHUNK]->(c:Chunk)
 WHERE d.status = 'complete'
 RETURN c.id AS id, c.text AS text, d.id AS document_id, d.source AS source, d.title AS title,
-       d.metadata_json AS metadata, d.kind AS kind, d.uri AS uri
+       d.metadata_json AS metadata, d.kind AS kind, d.uri AS uri, c.chat_json AS chat
 """
 
 MENTIONS_OF_CHUNKS = """

@@ -12,6 +12,7 @@ from typing import Any
 
 from hopgraph.core.records import Chunk, IngestReport, Section
 from hopgraph.ingest.chunking import Chunker
+from hopgraph.ingest.conversations import chat_contexts
 from hopgraph.ingest.extraction import Extraction
 from hopgraph.ingest.extraction_worker import Pending
 from hopgraph.ingest.source_text import SourceText
@@ -57,6 +58,15 @@ def prepare(chunker: Chunker, batch: list[SourceText], most_chunks: int, report:
     with stage(report, "chunk"):
         for s in list(todo):
             doc_sections, doc_chunks = chunker.chunk_document(s.document.id, s.text)
+            unread: list[str] = []
+            doc_chunks = chat_contexts(s.text, doc_chunks, s.document.source, unread)
+            if doc_chunks and doc_chunks[0].chat is not None:
+                report.conversations += 1
+                report.dated_chunks += sum(1 for c in doc_chunks if c.chat is not None and c.chat.session)
+            if unread:
+                said = f"{len(unread)} session date(s) not understood, left undated: {unread[0][:60]!r}"
+                earlier = report.warnings.get(s.document.source)
+                report.warnings[s.document.source] = f"{earlier}; {said}" if earlier else said
             if len(doc_chunks) > most_chunks:
                 report.skipped[s.document.source] = (f"too long: {len(doc_chunks):,} chunks > "
                                                      f"ingest.max_document_chunks={most_chunks:,}")

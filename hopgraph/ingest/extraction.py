@@ -14,6 +14,7 @@ the supporting sentence as a short description:
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import logging
 from collections import Counter
@@ -43,6 +44,8 @@ from hopgraph.ingest.speakers import speakers
 log = logging.getLogger(__name__)
 
 _SUBJ = {"nsubj", "nsubjpass", "csubj"}
+#: words by which the speaker of a chat turn names themselves
+_FIRST_PERSON = {"i", "me", "myself"}
 _OBJ = {"dobj", "attr", "oprd", "dative"}
 _STRIP_POS = {"DET", "PRON", "PUNCT", "NUM", "SYM", "CCONJ", "PART", "ADP", "SPACE", "X", "INTJ"}
 #: entity labels whose names may hold a verb ("Gone with the Wind"); a person, organisation or place
@@ -246,8 +249,21 @@ class SpacyExtractor:
         return spans
 
     # -- relations ---------------------------------------------------------------------------
+    def _turns(self, text: str) -> tuple[list[int], list[tuple[int, str]]]:
+        """The speaker tags' line starts, and each line's end and speaker entity (``speaker_facts``)."""
+        if not self.cfg.speaker_facts:
+            return [], []
+        starts: list[int] = []
+        lines: list[tuple[int, str]] = []
+        for tag in speakers(text):
+            end = text.find("\n", tag.end)
+            starts.append(tag.start)
+            lines.append((len(text) if end < 0 else end, self.resolve(entity_id(tag.name))))
+        return starts, lines
+
     def _extract_doc(self, chunk: Chunk, doc: Any, out: Extraction) -> None:
         spans = self._spans(doc, out, chunk.id)
+        turn_starts, turns = self._turns(doc.text)
         # per sentence and span, so the result does not depend on which chunks share a batch
         named_at = {i for s in spans if s.named for i in range(s.start, s.end)}
         counts = Counter(s.eid for s in spans)
@@ -264,6 +280,10 @@ class SpacyExtractor:
         def ent_of(tok: Any) -> str | None:
             if tok.i in by_token:
                 return by_token[tok.i]
+            if turns and tok.lower_ in _FIRST_PERSON:  # "Caroline: I went …": the speaker
+                k = bisect.bisect_right(turn_starts, tok.idx) - 1
+                if k >= 0 and tok.idx < turns[k][0] and turns[k][1] in out.entities:
+                    return turns[k][1]
             for t in tok.subtree:  # the entity inside a larger phrase ("the founder of X" -> X is not taken)
                 if t.i in by_token and t.head.i == tok.i:
                     return by_token[t.i]

@@ -3,8 +3,9 @@
 Supported: plain text (.txt), Markdown (.md), HTML (.html, text only), PDF, DOCX and CSV
 (``ingest.office``), JSONL records (BEIR
 ``corpus.jsonl`` with ``_id``/``title``/``text``, generic ``id``/``text``, and image records with
-``image`` + ``captions``, also BEIR-style under ``metadata``), and images with a sidecar caption
-file (``photo.jpg`` + ``photo.txt``, one caption per line). Nothing here ever raises for bad input.
+``image`` + ``captions``, also BEIR-style under ``metadata``), images with a sidecar caption
+file (``photo.jpg`` + ``photo.txt``, one caption per line), and chat exports (``ingest.chat_exports``:
+Slack and Discord ``.json``, other JSON read as text; ``.mbox``). Nothing here ever raises for bad input.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from hopgraph.core.errors import NotFoundError
 from hopgraph.core.records import Document, content_hash, document_id
 from hopgraph.core.settings import CsvSettings
 from hopgraph.graphdb.protocols import DocumentReader
-from hopgraph.ingest import office
+from hopgraph.ingest import chat_exports, office
 from hopgraph.ingest.formats import html_to_text, markdown_title, markdown_to_text
 from hopgraph.ingest.graph_docs import graph_text, is_graph_record, parse_graph
 from hopgraph.ingest.source_text import (
@@ -100,6 +101,10 @@ def read_sources(paths: Iterable[Path], extensions: Sequence[str], max_bytes: in
             yield office.read_docx(path, max_bytes)
         elif suffix in office.CSV_EXT:
             yield from office.read_csv(path, max_bytes, csv or CsvSettings())
+        elif suffix in chat_exports.JSON_EXT:  # a chat export, else (valid JSON) text as before
+            yield chat_exports.read_chat_json(path, max_bytes) or read_text_file(path, max_bytes, strict_utf8)
+        elif suffix in chat_exports.MBOX_EXT:
+            yield chat_exports.read_mbox(path, max_bytes)
         else:
             yield read_text_file(path, max_bytes, strict_utf8)
 

@@ -63,9 +63,15 @@ class JointWalk:
     one pass over its matrices and two vectors (a refresh copies no 20M-entry matrix for it), and
     another link weight is two more vectors, not another matrix."""
 
-    def __init__(self, snap: Snapshot, mention_weight: float = 1.0, link_weight: float = 1.0) -> None:
+    def __init__(self, snap: Snapshot, mention_weight: float = 1.0, link_weight: float = 1.0,
+                 extra_links: sp.csr_matrix | None = None) -> None:
+        """``extra_links``: chunk-to-chunk edges added to the title links times ``link_weight`` (the
+        session links of conversations, ``retrieval.session_links``, already weighted)."""
         self.n_entities = snap.n_entities
-        self.blocks = ((snap.adjacency, snap.mentioned_in), (snap.incidence, snap.links))
+        links = snap.links
+        if extra_links is not None and extra_links.nnz:
+            links, link_weight = sp.csr_matrix(snap.links * link_weight + extra_links), 1.0
+        self.blocks = ((snap.adjacency, snap.mentioned_in), (snap.incidence, links))
         self.weights = ((1.0, mention_weight), (mention_weight, link_weight))
         pairs = list(zip(self.blocks, self.weights, strict=True))
         out = np.concatenate([_row_sums(a) * wa + _row_sums(b) * wb for (a, b), (wa, wb) in pairs])

@@ -222,12 +222,14 @@ _WEIGHTS = ("weights", "homogeneity_floor", "homogeneity_slope", "homogeneity_mi
 _GRAPH = (*_SEEDS, "enrichment", "enrich_chunks", "enrich_entities_per_chunk", "enrich_weight", "drop_generic",
           "expansion", "damping", "ppr_solver", "passage_weight", "title_weight", "bridge_weight", "bridge_sources",
           "bridge_per_source", "entity_bridge_weight", "entity_bridge_sources", "hops", "beam", "decay",
-          "type_weights", "fusion", *_WEIGHTS, "decompose")
+          "type_weights", "fusion", *_WEIGHTS, "decompose", "time_weight",
+          "session_link_weight")
 _BOTH = frozenset({TEXT, IMAGE})
 
 REGISTRY = Registry([
     ModeEntry("graph", "dense + BM25 first pass, entity seeds, personalized PageRank over entities and "
-              "passages, fused, then the documents the best ones name by title or lead to over a shared entity "
+              "passages (and a conversation's consecutive sessions), fused, then the documents the best ones name "
+              "by title or lead to over a shared entity, and the chunks dated in the question's time cue "
               "(the default)",
               "hopgraph.retrieval.modes.graph:GraphMode", settings=(*_GRAPH, "link_weight"),
               ablations={"graph-no-enrichment": {"enrichment": False}, "graph-with-generic": {"drop_generic": False},
@@ -238,7 +240,8 @@ REGISTRY = Registry([
                          "graph-no-entity-bridges": {"entity_bridge_weight": 0.0},
                          "graph-beam": {"expansion": "beam"}, "graph+rerank": {"rerank": True},
                          "graph-no-parts": {"decompose": False}, "graph-fixed-weights": {"homogeneity_slope": 0.0},
-                         "graph-any-case-names": {"cased_names": False}},
+                         "graph-any-case-names": {"cased_names": False}, "graph-no-time": {"time_weight": 0.0},
+                         "graph-no-sessions": {"session_link_weight": 0.0}},
               evaluated_on=frozenset({TEXT})),
     ModeEntry("auto", "picks graph, rrf, mix, raptor or global per query from its features (a search for an "
               "exact phrase or identifier, a connection question, an overview or a thematic question naming "

@@ -44,9 +44,9 @@ class Resources:
         return state.keyword
 
     @staticmethod
-    def walk(state: IndexState, link_weight: float) -> JointWalk:
-        """The PPR walk of the state, per link weight (a per-query setting)."""
-        return state.walk(link_weight)
+    def walk(state: IndexState, link_weight: float, session_weight: float = 0.0) -> JointWalk:
+        """The PPR walk of the state, per link and session-link weight (per-query settings)."""
+        return state.walk(link_weight, session_weight)
 
     @staticmethod
     def image_index(state: IndexState) -> image.ImageIndex:

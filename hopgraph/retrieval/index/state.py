@@ -21,6 +21,7 @@ from hopgraph.retrieval.index.delta import Patch, row_changes
 from hopgraph.retrieval.index.tables import Tables
 from hopgraph.retrieval.keyword import KeywordIndex
 from hopgraph.retrieval.ppr import JointWalk
+from hopgraph.retrieval.session_links import session_links
 from hopgraph.retrieval.snapshot import Snapshot
 
 T = TypeVar("T")
@@ -138,6 +139,14 @@ class IndexState:
                     self._memo = {**self._memo, key: found}
         return found
 
-    def walk(self, link_weight: float) -> JointWalk:
-        """The PPR walk for a link weight (the configured one is made with the state)."""
+    def walk(self, link_weight: float, session_weight: float = 0.0) -> JointWalk:
+        """The PPR walk for a link weight (the configured one is made with the state) and a weight of
+        the session links of conversations (``retrieval.session_links``; 0: none)."""
+        if session_weight > 0:
+            extra = self.memo("session-links", lambda: session_links(self.tables.chunks["chat"].tolist(),
+                                                                     self.snapshot.chunk_docs))
+            if extra.nnz:
+                return self.memo(("walk", link_weight, session_weight),
+                                 lambda: JointWalk(self.snapshot, link_weight=link_weight,
+                                                   extra_links=extra * session_weight))
         return self.memo(("walk", link_weight), lambda: JointWalk(self.snapshot, link_weight=link_weight))

@@ -22,7 +22,7 @@ from hopgraph.vectors.store import VectorStore
 
 #: chunk columns, in the order ``IndexSource.snapshot_chunks`` names them (``corpus_id`` comes from
 #: the document's metadata)
-CHUNK_COLUMNS = ("text", "document_id", "source", "title", "corpus_id", "kind", "uri")
+CHUNK_COLUMNS = ("text", "document_id", "source", "title", "corpus_id", "kind", "uri", "chat")
 #: entity vectors of a graph with more entities are held as float16: half the memory (1M entities:
 #: 0.73 GB, not 1.46 GB), cosines within 1e-4 of float32's (``retrieval.signals.entity_similarity``)
 HALF_ABOVE = 262_144

@@ -12,6 +12,7 @@ from collections.abc import Callable
 import numpy as np
 
 from hopgraph.retrieval import bridges, signals
+from hopgraph.retrieval.chat_time import time_boost
 from hopgraph.retrieval.entity_bridges import entity_bridge
 from hopgraph.retrieval.explain_paths import expansion_paths
 from hopgraph.retrieval.first_pass import first_pass_weights, state_homogeneity
@@ -48,7 +49,7 @@ def graph_pass(run: Run, res: Resources) -> GraphPass:
         return gp
     t = time.perf_counter()
     if cfg.expansion == "ppr":
-        walk = res.walk(run.state, cfg.link_weight)
+        walk = res.walk(run.state, cfg.link_weight, cfg.session_link_weight)
         engine = res.gpu.ppr_engine(walk)
         graph, gp.entity_mass = signals.ppr_scores(snap, walk, gp.seeds, passage_seeds(run, d),
                                                    cfg.passage_weight, cfg.damping, engine, cfg.ppr_solver)
@@ -105,7 +106,7 @@ def fuse(run: Run, res: Resources, gp: GraphPass, extra: dict[str, dict[str, flo
         fused = rrf({name: ranked(v) for name, v in sig.items()}, k=cfg.rrf_k, weights=weights)
     else:
         fused = weighted(sig, weights)
-    final = with_bridges(run, gp, fused)
+    final = time_boost(run, with_bridges(run, gp, fused))
     if run.explaining and cfg.expansion != "beam":  # beam expansion lists the paths it walked itself
         run.explain["paths"] = expansion_paths(run.snap, ranked(final)[: run.k], gp.seeds.weights, gp.entity_mass,
                                                cfg.damping)

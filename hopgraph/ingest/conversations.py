@@ -1,0 +1,102 @@
+"""Conversation structure of a chat log: its sessions and, per chunk, a ``ChatContext``.
+
+A text is a conversation when at least two of its lines start with a speaker tag (``Caroline: …``,
+``ingest.speakers``). Its sessions start at header lines that carry a date (``Time: 1:56 pm on 8 May,
+2023``, ``Date: 2023-05-08``, ``Session 3: …``) or at lines stamped with one (``[2023-05-08 13:56] Ann:
+…``, a new session on each new day). A chunk gets the time of the session it starts in, the speakers of
+its turns and the days its turns mention ("yesterday", "last week", "8 May"), resolved against the
+session's date by ``core.dates`` (which abstains when unsure). A header or stamp it cannot read is
+logged once per document and the text is kept as it is.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from hopgraph.core.dates import date_mentions, session_time
+from hopgraph.core.records import ChatContext, Chunk
+from hopgraph.ingest.speakers import Speaker, speakers
+
+log = logging.getLogger(__name__)
+
+#: a session header: a label, a colon, then its date and time
+_HEADER = re.compile(r"^[ \t]*(?:time|date|timestamp|session(?:[ \t]+\d+)?(?:[ \t]+(?:date|time))?)[ \t]*:"
+                     r"[ \t]*(\S.*?)[ \t]*$", re.I | re.M)
+#: a line's own timestamp before its speaker: "[2023-05-08 13:56] Ann:", "2023-05-08 13:56 - Ann:"
+_STAMP = re.compile(r"^[ \t]*\[?(\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(?::\d{2})?)\]?[ \t]*[-\u2013]?[ \t]*(?=\S)", re.M)
+
+
+@dataclass(frozen=True)
+class Session:
+    """A session of a conversation: where it starts in the text and when (None: undated)."""
+
+    start: int
+    time: datetime | None
+
+
+def sessions(text: str, source: str = "", unread: list[str] | None = None) -> list[Session]:
+    """The sessions of a chat log in text order (none when it has no header or stamp; an undated one
+    where its header cannot be read); ``source`` names the document in the warning about such headers,
+    which are also added to ``unread``."""
+    found: list[Session] = []
+    unread = [] if unread is None else unread
+    for m in _HEADER.finditer(text):
+        when = session_time(m.group(1))
+        if when is None:
+            unread.append(m.group(1))
+        found.append(Session(m.start(), when))
+    if not found:
+        day = None
+        for m in _STAMP.finditer(text):
+            when = session_time(m.group(1))
+            if when is None:
+                unread.append(m.group(1))
+            elif when.date() != day:
+                day = when.date()
+                found.append(Session(m.start(), when))
+    if unread:
+        log.warning("%s: %d session date(s) not understood (kept as text, left undated), e.g. %r",
+                    source or "a conversation", len(unread), unread[0][:60])
+    return found
+
+
+def chat_contexts(text: str, chunks: Sequence[Chunk], source: str = "",
+                  unread: list[str] | None = None) -> list[Chunk]:
+    """``chunks`` (of ``text``, in order) with their ``ChatContext`` when ``text`` is a conversation;
+    unchanged otherwise. Session headers it cannot read are added to ``unread``."""
+    tags = speakers(text)
+    if not tags:
+        return list(chunks)
+    found = sessions(text, source, unread)
+    starts = [s.start for s in found]
+    tag_starts = [t.start for t in tags]
+    out: list[Chunk] = []
+    cursor = 0
+    for chunk in chunks:
+        at = text.find(chunk.text[:200], cursor)
+        if at < 0:
+            at = cursor
+        cursor = at
+        end = at + len(chunk.text)
+        k = bisect.bisect_right(starts, at) - 1
+        if k < 0 and found and found[0].start < end:  # the chunk holds the first header
+            k = 0
+        session = found[k].time if k >= 0 else None
+        out.append(chunk.model_copy(update={"chat": _context(chunk.text, session, tags, tag_starts, at, end)}))
+    return out
+
+
+def _context(chunk_text: str, session: datetime | None, tags: list[Speaker], tag_starts: list[int],
+             start: int, end: int) -> ChatContext:
+    lo, hi = bisect.bisect_left(tag_starts, start), bisect.bisect_left(tag_starts, end)
+    names = list(dict.fromkeys(t.name for t in tags[lo:hi]))
+    if session is None:
+        return ChatContext(speakers=names)
+    days = dict.fromkeys((m.interval.start.isoformat(), m.interval.end.isoformat())
+                         for m in date_mentions(chunk_text, session.date()))
+    return ChatContext(session=session.isoformat(timespec="minutes"), speakers=names, dates=list(days))

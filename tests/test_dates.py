@@ -1,0 +1,228 @@
+"""Dates of chat memories (hopgraph.core.dates): session headers, mentions in chat turns, question cues."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pytest
+
+from hopgraph.core.dates import DateMention, Interval, TimeCue, date_mentions, question_cue, session_time
+
+BASE = date(2023, 5, 8)  # a Monday
+
+
+def span(start: str, end: str | None = None) -> Interval:
+    return Interval(date.fromisoformat(start), date.fromisoformat(end or start))
+
+
+def only(text: str, base: date = BASE) -> Interval:
+    """The interval of the single mention of ``text``."""
+    mentions = date_mentions(text, base)
+    assert len(mentions) == 1, mentions
+    return mentions[0].interval
+
+
+# --- Interval -----------------------------------------------------------------------------------------
+def test_overlaps() -> None:
+    may = span("2023-05-01", "2023-05-31")
+    assert may.overlaps(span("2023-05-31", "2023-06-02"))
+    assert may.overlaps(span("2023-04-01", "2023-05-01"))
+    assert may.overlaps(span("2023-05-10"))
+    assert span("2023-05-10").overlaps(may)
+    assert not may.overlaps(span("2023-06-01", "2023-06-30"))
+    assert not may.overlaps(span("2023-04-30"))
+
+
+# --- session headers ----------------------------------------------------------------------------------
+@pytest.mark.parametrize(("header", "expected"), [
+    ("1:56 pm on 8 May, 2023", datetime(2023, 5, 8, 13, 56)),
+    ("10:37 am on 27 June, 2023", datetime(2023, 6, 27, 10, 37)),
+    ("20260105_11:00", datetime(2026, 1, 5, 11, 0)),
+    ("2023-05-08 13:56", datetime(2023, 5, 8, 13, 56)),
+    ("2023-05-08T13:56:00+00:00", datetime(2023, 5, 8, 13, 56, tzinfo=UTC)),
+    ("May 8, 2023", datetime(2023, 5, 8)),
+    ("8 May 2023", datetime(2023, 5, 8)),
+    ("  [8 May 2023]  ", datetime(2023, 5, 8)),
+    ("13/05/2023", datetime(2023, 5, 13)),
+    ("Monday, 8 May 2023 at 1:56pm", datetime(2023, 5, 8, 13, 56)),  # dateparser's fallback
+])
+def test_session_time_formats(header: str, expected: datetime) -> None:
+    assert session_time(header) == expected
+
+
+def test_session_time_keeps_the_zone() -> None:
+    parsed = session_time("2023-05-08T13:56:00+02:00")
+    assert parsed is not None and parsed.utcoffset() is not None and parsed.hour == 13
+
+
+@pytest.mark.parametrize("header", [
+    "1:56 pm on 8 May", "8 May", "05/06/2023", "31/02/2023", "yesterday", "Session 3", "garbage", "", "2023",
+])
+def test_session_time_abstains(header: str) -> None:
+    assert session_time(header) is None
+
+
+# --- mentions -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "start", "end"), [
+    ("I did it yesterday", "2023-05-07", None),
+    ("Last night was great", "2023-05-07", None),
+    ("today", "2023-05-08", None),
+    ("tonight", "2023-05-08", None),
+    ("this morning", "2023-05-08", None),
+    ("tomorrow", "2023-05-09", None),
+    ("the day after tomorrow", "2023-05-10", None),
+    ("the day before yesterday", "2023-05-06", None),
+    ("last week", "2023-05-01", "2023-05-07"),
+    ("this week", "2023-05-08", "2023-05-14"),
+    ("next week", "2023-05-15", "2023-05-21"),
+    ("last weekend", "2023-05-06", "2023-05-07"),
+    ("this weekend", "2023-05-13", "2023-05-14"),
+    ("next weekend", "2023-05-20", "2023-05-21"),
+    ("last month", "2023-04-01", "2023-04-30"),
+    ("this month", "2023-05-01", "2023-05-31"),
+    ("next month", "2023-06-01", "2023-06-30"),
+    ("last year", "2022-01-01", "2022-12-31"),
+    ("this year", "2023-01-01", "2023-12-31"),
+    ("next year", "2024-01-01", "2024-12-31"),
+    ("last Friday", "2023-05-05", None),
+    ("last Monday", "2023-05-01", None),  # base is a Monday: the one before
+    ("next Monday", "2023-05-15", None),
+    ("next Friday", "2023-05-12", None),
+    ("this Sunday", "2023-05-14", None),
+    ("3 days ago", "2023-05-05", None),
+    ("two days ago", "2023-05-06", None),
+    ("a week ago", "2023-05-01", "2023-05-07"),
+    ("two weeks ago", "2023-04-24", "2023-04-30"),
+    ("a couple of months ago", "2023-03-01", "2023-03-31"),
+    ("one year ago", "2022-01-01", "2022-12-31"),
+    ("twelve months ago", "2022-05-01", "2022-05-31"),
+    ("in 3 days", "2023-05-11", None),
+    ("in a couple of days", "2023-05-10", None),
+    ("in two weeks", "2023-05-22", "2023-05-28"),
+    ("in a month", "2023-06-01", "2023-06-30"),
+    ("on 8 May 2023", "2023-05-08", None),
+    ("May 8, 2023", "2023-05-08", None),
+    ("the 8th of May, 2023", "2023-05-08", None),
+    ("2023-04-01", "2023-04-01", None),
+    ("May 3", "2023-05-03", None),
+    ("Dec 30", "2022-12-30", None),  # nearest to base
+    ("May 2023", "2023-05-01", "2023-05-31"),
+    ("in May", "2023-05-01", "2023-05-31"),
+    ("in June", "2023-06-01", "2023-06-30"),
+    ("in December", "2022-12-01", "2022-12-31"),
+    ("in 2022", "2022-01-01", "2022-12-31"),
+    ("last May", "2022-05-01", "2022-05-31"),
+    ("last March", "2023-03-01", "2023-03-31"),
+    ("next May", "2024-05-01", "2024-05-31"),
+    ("last summer", "2022-06-01", "2022-08-31"),
+    ("this summer", "2023-06-01", "2023-08-31"),
+    ("last winter", "2022-12-01", "2023-02-28"),
+    ("summer of 2021", "2021-06-01", "2021-08-31"),
+])
+def test_mentions(text: str, start: str, end: str | None) -> None:
+    assert only(text) == span(start, end)
+
+
+def test_mention_offsets_and_order() -> None:
+    text = "So yesterday I met Ann, and next week we fly out."
+    mentions = date_mentions(text, BASE)
+    assert [m.expression for m in mentions] == ["yesterday", "next week"]
+    first = mentions[0]
+    assert first == DateMention(3, 12, "yesterday", span("2023-05-07"))
+    assert text[first.start:first.end] == first.expression
+
+
+def test_weekday_with_on_follows_the_tense() -> None:
+    assert only("We went hiking on Saturday.") == span("2023-05-06")
+    assert only("I'll visit her on Tuesday!") == span("2023-05-09")
+    assert date_mentions("See you on Friday", BASE) == []  # no tense: abstain
+    assert date_mentions("I was going to go on Friday", BASE) == []  # both: abstain
+    assert date_mentions("Friday was fun", BASE) == []  # a bare weekday abstains
+
+
+def test_nearest_year_across_new_year() -> None:
+    base = date(2023, 1, 10)
+    assert only("on Dec 30", base) == span("2022-12-30")
+    assert only("in December", base) == span("2022-12-01", "2022-12-31")
+    assert only("last weekend", base) == span("2023-01-07", "2023-01-08")
+    assert only("last month", base) == span("2022-12-01", "2022-12-31")
+    assert only("this winter", base) == span("2022-12-01", "2023-02-28")
+
+
+@pytest.mark.parametrize("text", [
+    "I went there recently.", "the other day", "See you soon", "a while ago", "some time", "lately",
+    "a few days ago", "You may be right", "on 31 April 2023", "summer", "winter 2021", "Friday",
+])
+def test_mentions_abstain(text: str) -> None:
+    assert date_mentions(text, BASE) == []
+
+
+def test_long_text_without_time_words() -> None:
+    text = "The quick brown fox jumps over the lazy dog while talking about things. " * 42
+    assert len(text) > 3000
+    assert date_mentions(text, BASE) == []
+
+
+def test_mentions_in_long_text_are_found() -> None:
+    filler = "The quick brown fox jumps over the lazy dog. " * 30
+    text = filler + "I adopted a cat two weeks ago. " + filler + "We moved in 2022."
+    assert [(m.expression, m.interval) for m in date_mentions(text, BASE)] == [
+        ("two weeks ago", span("2023-04-24", "2023-04-30")), ("in 2022", span("2022-01-01", "2022-12-31"))]
+
+
+# --- question cues ------------------------------------------------------------------------------------
+def cue(question: str) -> tuple[str, Interval | None, int | None] | None:
+    found = question_cue(question)
+    return None if found is None else (found.relation, found.interval, found.month)
+
+
+@pytest.mark.parametrize(("question", "relation", "start", "end"), [
+    ("What did Mel paint in May 2023?", "in", "2023-05-01", "2023-05-31"),
+    ("What happened on 7 July, 2023?", "in", "2023-07-07", None),
+    ("Who called on May 23, 2023?", "in", "2023-05-23", None),
+    ("Where did they travel in 2023?", "in", "2023-01-01", "2023-12-31"),
+    ("What did Jon buy in January 2022?", "in", "2022-01-01", "2022-01-31"),
+    ("Where was Ann in summer 2021?", "in", "2021-06-01", "2021-08-31"),
+    ("What happened at the beginning of November 2022?", "in", "2022-11-01", "2022-11-10"),
+    ("What did he read in the first half of September 2022?", "in", "2022-09-01", "2022-09-15"),
+    ("What happened in mid-June 2023?", "in", "2023-06-11", "2023-06-20"),
+    ("What happened at the end of February 2024?", "in", "2024-02-21", "2024-02-29"),
+    ("What did she do the week of 23 May 2023?", "in", "2023-05-22", "2023-05-28"),
+    ("Where was he the week before 1 June 2023?", "in", "2023-05-25", "2023-05-31"),
+    ("What did they do the weekend before 17 July 2023?", "in", "2023-07-15", "2023-07-16"),
+    ("What did Ann buy before 1 June 2023?", "before", "2023-06-01", None),
+    ("What did Ann buy after 3 May 2023?", "after", "2023-05-03", None),
+    ("What did Maria plan to do later on the evening of 7 July, 2023?", "in", "2023-07-07", None),
+])
+def test_question_cues(question: str, relation: str, start: str, end: str | None) -> None:
+    found = question_cue(question)
+    assert isinstance(found, TimeCue)
+    assert (found.relation, found.interval, found.month) == (relation, span(start, end), None)
+    assert found.expression and found.expression in question
+
+
+def test_question_cue_month_without_year() -> None:
+    assert cue("Where did Jon go in June?") == ("in", None, 6)
+
+
+@pytest.mark.parametrize("question", [
+    "When did Caroline go to the LGBTQ support group?",
+    "How long has Mel been painting?",
+    "What did Jon do last year?",
+    "Where did they go last weekend?",
+    "What did they eat after the roadtrip?",
+    "What happened on May 8?",  # a day of an unknown year
+    "What did the 2023 budget cover?",  # a bare number
+    "What did Ann do in winter 2021?",  # which winter?
+    "Did she travel before 1 June 2023 or after 3 July 2023?",  # two different cues
+    "May I ask what you painted?",
+])
+def test_question_without_cue(question: str) -> None:
+    assert question_cue(question) is None
+
+
+def test_question_cue_between_two_dates_is_one_span() -> None:
+    cue = question_cue("Where was John between August 11 and August 15 2023?")
+    assert cue is not None and cue.relation == "in"
+    assert cue.interval == Interval(date(2023, 8, 11), date(2023, 8, 15))
+    assert question_cue("Who sat between Ann and Bob?") is None
