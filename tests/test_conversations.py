@@ -147,3 +147,38 @@ def test_chat_context_is_stored_with_the_chunk(platform: Platform, tmp_path: Pat
     assert chats and chats[0]["session"] == "2023-05-14T09:00"
     assert chats[0]["speakers"] == ["Ann", "Bob"]
     assert ["2023-05-13", "2023-05-13"] in chats[0]["dates"]  # "yesterday"
+
+
+def test_fact_verbs_match_a_question_word_with_a_short_ending() -> None:
+    from hopgraph.retrieval.facts import verb_matches
+
+    words = {"what", "has", "melanie", "painted"}
+    assert verb_matches("paint", words)
+    assert not verb_matches("pain", {"painters"})  # more than a short ending
+    assert not verb_matches("have", {"have"})      # a light verb never matches
+
+
+def test_typed_relations_by_source_leave_co_occurrences_out() -> None:
+    import numpy as np
+
+    from hopgraph.retrieval.facts import TypedOut
+
+    names = np.array(["co_occurs", "paint", "go_to"], dtype=object)
+    out = TypedOut.of(np.array([0, 0, 2, 0]), np.array([1, 2, 0, 3]), np.array([1, 0, 2, 2]), names, 4)
+    assert out.ptr.tolist() == [0, 2, 2, 3, 3]
+    assert out.targets.tolist() == [1, 3, 0] and out.verbs.tolist() == ["paint", "go", "go"]
+
+
+def test_a_question_using_a_speakers_verb_finds_the_turn_stating_it(platform: Platform, tmp_path: Path) -> None:
+    (tmp_path / "art.txt").write_text("Time: 2023-05-14 09:00\nMelanie: I painted a lake sunrise last year.\n"
+                                      "Caroline: That is lovely!\n", encoding="utf-8")
+    (tmp_path / "run.txt").write_text("Time: 2023-05-20 09:00\nMelanie: We ran a charity race for the shelter.\n"
+                                      "Caroline: So proud of you!\n", encoding="utf-8")
+    platform.ingest([tmp_path])
+    found = platform.query("What has Melanie painted?", mode="graph", top_k=2, explain=True)
+    facts = found.explain["signals"].get("facts", {})
+    assert list(facts) == [found.results[0].citation.chunk_id]  # Melanie -paint-> lake sunrise
+    assert Path(found.results[0].citation.source).name == "art.txt"
+    off = platform.query("What has Melanie painted?", mode="graph", top_k=2, explain=True,
+                         retrieval=platform.settings.retrieval.model_copy(update={"fact_weight": 0.0}))
+    assert "facts" not in off.explain["signals"]

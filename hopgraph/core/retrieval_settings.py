@@ -71,9 +71,9 @@ class RetrievalSettings(BaseModel):
         default=100.0, ge=0, description="PPR edge weight of chunk-to-chunk title links (a chunk-entity edge "
         "weighs about 1): a passage that names another document's title walks there first, like a hyperlink.")
     session_link_weight: float = Field(
-        default=1.0, ge=0, description="PPR weight of the links between consecutive sessions of one "
+        default=0.0, ge=0, description="PPR weight of the links between consecutive sessions of one "
         "conversation (the same speakers), per chunk: the walk follows a chat to what was said before and "
-        "after (0 = off).")
+        "after (0 = off, the default: on the chat developer sets it moved no question type up).")
     about_weight: float = Field(default=2.0, ge=0, description="Extra chunk-entity weight for a document's title.")
     typed_weight: float = Field(default=2.0, ge=0, description="Snapshot weight of a typed relation per support.")
     bridge_weight: float = Field(
@@ -88,6 +88,10 @@ class RetrievalSettings(BaseModel):
         "where no title links; hubs damped; 0 = off).")
     entity_bridge_sources: int = Field(default=1, ge=0, description="Entity bridges: how many of the best "
                                        "documents lead on (one chunk each).")
+    fact_weight: float = Field(
+        default=0.5, ge=0, description="Fact hops: weight in the fusion of the chunks stating typed relations of an "
+        "entity the question names, with a verb it uses ('What has Melanie painted?': Melanie -paint-> …; "
+        "0 = off).")
     time_weight: float = Field(
         default=1.0, ge=0, description="Time cues: a question that states a time ('in May 2023', 'on 7 July, "
         "2023') multiplies by 1 + this the score of the chunks of conversations dated in it, or whose turns "

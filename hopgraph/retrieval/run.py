@@ -92,3 +92,4 @@ class GraphPass:
     entity_mass: np.ndarray = field(default_factory=lambda: np.zeros(0))
     graph: dict[str, float] | None = None          # None: degraded before expansion
     parts: dict[str, float] = field(default_factory=dict)  # the question's parts searched one by one ({}: one part)
+    facts: dict[str, float] = field(default_factory=dict)  # chunks stating facts of named entities (``facts``)

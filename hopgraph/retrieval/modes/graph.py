@@ -15,6 +15,7 @@ from hopgraph.retrieval import bridges, signals
 from hopgraph.retrieval.chat_time import time_boost
 from hopgraph.retrieval.entity_bridges import entity_bridge
 from hopgraph.retrieval.explain_paths import expansion_paths
+from hopgraph.retrieval.facts import fact_chunks
 from hopgraph.retrieval.first_pass import first_pass_weights, state_homogeneity
 from hopgraph.retrieval.fusion import ranked, rrf, weighted
 from hopgraph.retrieval.parts import part_scores
@@ -66,6 +67,10 @@ def graph_pass(run: Run, res: Resources) -> GraphPass:
     else:
         graph = signals.specific_scores(snap, gp.seeds.weights)
         gp.entity_mass = _dense_weights(snap.n_entities, gp.seeds.weights)
+    if cfg.fact_weight > 0 and cfg.expansion != "none":  # a hop along the named entities' typed relations
+        gp.facts = fact_chunks(run, [e for e, why in gp.seeds.origin.items() if why == NAMED])
+        if gp.facts:
+            run.signals["facts"] = gp.facts
     if run.over_cap(run.stage("expansion", t), "expansion", "rrf"):
         return gp
     run.signals["graph"] = graph
@@ -96,11 +101,13 @@ def fuse(run: Run, res: Resources, gp: GraphPass, extra: dict[str, dict[str, flo
     named = {"dense": gp.dense, "bm25": gp.bm25, "graph": gp.graph, **extra}
     if gp.parts:
         named["parts"] = gp.parts
+    if gp.facts:
+        named["facts"] = gp.facts
     pool = set(gp.first[: cfg.candidate_k])
     for name in named.keys() - {"dense", "bm25"}:
         pool |= set(ranked(named[name])[: cfg.candidate_k])
     sig = {name: {c: s for c, s in v.items() if c in pool} for name, v in named.items()}
-    weights = {"pcst": res.gpu.cfg.pcst_weight, "gnn": res.gpu.gnn_weight(),
+    weights = {"pcst": res.gpu.cfg.pcst_weight, "gnn": res.gpu.gnn_weight(), "facts": cfg.fact_weight,
                **first_pass_weights(cfg, state_homogeneity(run.state), run.snap.n_chunks)}
     if cfg.fusion == "rrf":
         fused = rrf({name: ranked(v) for name, v in sig.items()}, k=cfg.rrf_k, weights=weights)
