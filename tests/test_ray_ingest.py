@@ -258,3 +258,14 @@ def test_tasks_are_given_no_credentials() -> None:
     blob = pickle.dumps(shipped)
     assert not [x for x in secrets if x.encode() in blob]
     assert shipped.max_document_chunks == 77 and shipped.embedder == s.embedder and shipped.extraction == s.extraction
+
+
+def test_a_task_declares_the_cpus_of_its_threads_within_the_largest_node() -> None:
+    from hopgraph.ingest.ray_engine import task_options
+
+    opts, window = task_options(cpus=8, gpus=0, threads=2, node_cpus=4)
+    assert opts["num_cpus"] == 2 and window == 8  # 4 task slots, two batches in flight each
+    opts, window = task_options(cpus=2, gpus=0, threads=2, node_cpus=1)  # 1-CPU nodes: never more than 1
+    assert opts["num_cpus"] == 1 and window == 4
+    opts, _ = task_options(cpus=8, gpus=2, threads=2, node_cpus=4)
+    assert opts["num_gpus"] == 0.5  # 2 GPUs shared among 4 slots

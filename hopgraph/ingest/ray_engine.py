@@ -5,7 +5,7 @@ vector writes, pending → complete, communities, the change log), so the stores
 ingest.
 
 It slots in where the local extraction workers do (``Ingestor._ingest_changed``): batches go out in
-order, at most two per worker CPU in flight (backpressure: a slow writer holds the cluster back, and
+order, at most two per task slot in flight (backpressure: a slow writer holds the cluster back, and
 no more than that many batches are ever in memory), and come back in order; each comes back as the
 same ``Prepared`` batch the local engine builds, with its ``Extraction`` and an embedder that answers
 from the vectors the task computed (``Precomputed``: any text it lacks is embedded here).
@@ -16,7 +16,8 @@ Ray Data would turn them into Arrow blocks and back, and needs its own extra (py
 the models loaded all the same — Ray reuses a worker process for the job's next task, and each
 process keeps its models (``_LOADED``) — and fail over better than actors: a task whose worker or
 whole node dies is retried by Ray on any node left (``max_retries``), where an actor pool would wait
-for its dead actor to be restarted on a node with room for it. A task declares one CPU, and on a
+for its dead actor to be restarted on a node with room for it. A task declares as many CPUs as the
+threads it embeds with (``task_options``: no node runs more threads than it has cores), and on a
 cluster with GPUs a share of them (its embedder then runs on the GPU it is given).
 
 A task embeds with as many intra-op threads as the ingest process would (``threads``; Ray starts its
@@ -60,8 +61,8 @@ log = logging.getLogger(__name__)
 
 #: the node IP of a private Ray instance (127.0.0.1 would be rewritten to the outward interface)
 LOOPBACK_NODE = "127.0.0.2"
-#: batches in flight per worker CPU of the cluster (the backpressure window)
-_IN_FLIGHT_PER_CPU = 2
+#: batches in flight per task slot of the cluster (the backpressure window)
+_IN_FLIGHT_PER_TASK = 2
 #: retries of a batch whose worker or node died
 _RETRIES = 5
 _CONNECT_TIMEOUT_S = 5.0
@@ -219,6 +220,19 @@ def _is_loopback(host: str) -> bool:
         return host == "localhost"
 
 
+def task_options(cpus: float, gpus: float, threads: int, node_cpus: float) -> tuple[dict[str, Any], int]:
+    """The Ray options of a batch task and how many tasks are kept in flight: a task declares as many
+    CPUs as the intra-op threads it embeds with (so that the tasks Ray packs on a node never run more
+    threads than it has cores), but no more than the largest node has (``node_cpus``; a task asking for
+    more would never be scheduled), and on a cluster with GPUs an equal share of them per task slot."""
+    threads = max(1, min(threads, int(node_cpus)))
+    slots = max(1, int(cpus) // threads)
+    opts: dict[str, Any] = {"num_cpus": threads, "max_retries": _RETRIES}
+    if gpus:
+        opts.update(num_gpus=min(1.0, gpus / slots), max_calls=0)
+    return opts, slots * _IN_FLIGHT_PER_TASK
+
+
 class RayEngine:
     """Connects to the cluster at ``start``, sends batches out and yields them back in order."""
 
@@ -247,12 +261,11 @@ class RayEngine:
             self._connect(ray)
         res = ray.cluster_resources()
         cpus, self.gpus = float(res.get("CPU", 0)), float(res.get("GPU", 0))
-        self.nodes = sorted(str(n["NodeManagerAddress"]) for n in ray.nodes() if n.get("Alive"))
-        self.window = max(1, int(cpus)) * _IN_FLIGHT_PER_CPU
+        alive = [n for n in ray.nodes() if n.get("Alive")]
+        self.nodes = sorted(str(n["NodeManagerAddress"]) for n in alive)
+        node_cpus = max((float(n.get("Resources", {}).get("CPU", 0)) for n in alive), default=1.0)
         self.threads = torch_threads()
-        opts: dict[str, Any] = {"num_cpus": 1, "max_retries": _RETRIES}
-        if self.gpus:  # every worker CPU gets an equal share of the GPUs for its embedder
-            opts.update(num_gpus=min(1.0, self.gpus / max(cpus, 1.0)), max_calls=0)
+        opts, self.window = task_options(cpus, self.gpus, self.threads, node_cpus)
         self._task = ray.remote(**opts)(run_batch)
         log.info("Ray: %d node(s) %s, %g CPUs, %g GPUs", len(self.nodes), self.nodes, cpus, self.gpus)
 
@@ -285,7 +298,7 @@ class RayEngine:
         if self._task is None:
             self.start()
         settings = ray.put(self.task_settings())
-        ray.get([self._task.remote(settings, [], {}, self.threads) for _ in range(self.window // _IN_FLIGHT_PER_CPU)])
+        ray.get([self._task.remote(settings, [], {}, self.threads) for _ in range(self.window // _IN_FLIGHT_PER_TASK)])
 
     def prepared(self, batches: Sequence[list[SourceText]], aliases: Mapping[str, str], embedder: Embedder,
                  report: IngestReport) -> Iterator[tuple[list[SourceText], Prepared | None]]:
