@@ -133,11 +133,14 @@ def test_a_time_bounded_question_is_answered_from_the_session_in_that_time(
         untimed = p.query(question, mode="graph", top_k=3,
                           retrieval=settings.retrieval.model_copy(update={"time_weight": 0.0}))
         plain = p.query("Where did Ann go hiking?", mode="graph", top_k=3, explain=True)
+        when = p.query("When did Ann go hiking?", mode="graph", top_k=3, explain=True)
     assert (report.conversations, report.dated_chunks) == (3, 3)
     assert Path(timed.results[0].citation.source).name == "may.txt"
     assert timed.explain["time_cue"]["matched"] >= 1
     assert Path(untimed.results[0].citation.source).name == "july.txt"  # what the cue changed
-    assert "time_cue" not in plain.explain  # no cue, no change
+    assert "time_cue" not in plain.explain and "time_asked" not in plain.explain  # no cue, no change
+    assert when.explain["time_asked"]["matched"] == 2  # the chunks that date something: May's and July's
+    assert Path(when.results[-1].citation.source).name == "june.txt"
 
 
 def test_chat_context_is_stored_with_the_chunk(platform: Platform, tmp_path: Path) -> None:
@@ -182,3 +185,12 @@ def test_a_question_using_a_speakers_verb_finds_the_turn_stating_it(platform: Pl
     off = platform.query("What has Melanie painted?", mode="graph", top_k=2, explain=True,
                          retrieval=platform.settings.retrieval.model_copy(update={"fact_weight": 0.0}))
     assert "facts" not in off.explain["signals"]
+
+
+def test_headers_and_stamps_are_no_dates_a_turn_mentions() -> None:
+    text = "Time: 2023-06-11 09:00\nAnn: Work is busy.\nBob: Same here.\n"
+    chat = chat_contexts(text, _chunks(text, [text.strip()]))[0].chat
+    assert chat is not None and chat.session == "2023-06-11T09:00" and chat.dates == []
+    stamped = "[2023-05-08 13:56] Ann: hi\n[2023-05-08 14:00] Bob: see you tomorrow\n"
+    chat = chat_contexts(stamped, _chunks(stamped, [stamped.strip()]))[0].chat
+    assert chat is not None and chat.dates == [("2023-05-09", "2023-05-09")]

@@ -70,6 +70,10 @@ class RetrievalSettings(BaseModel):
     link_weight: float = Field(
         default=100.0, ge=0, description="PPR edge weight of chunk-to-chunk title links (a chunk-entity edge "
         "weighs about 1): a passage that names another document's title walks there first, like a hyperlink.")
+    when_weight: float = Field(
+        default=0.3, ge=0, description="A question asking when something happened ('When did …', 'What year …') "
+        "multiplies by 1 + this the score of the conversation chunks whose turns date something ('yesterday', "
+        "'last May'; 0 = off).")
     session_link_weight: float = Field(
         default=0.0, ge=0, description="PPR weight of the links between consecutive sessions of one "
         "conversation (the same speakers), per chunk: the walk follows a chat to what was said before and "

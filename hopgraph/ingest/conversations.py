@@ -97,6 +97,11 @@ def _context(chunk_text: str, session: datetime | None, tags: list[Speaker], tag
     names = list(dict.fromkeys(t.name for t in tags[lo:hi]))
     if session is None:
         return ChatContext(speakers=names)
+    said = _STAMP.sub(_blank, _HEADER.sub(_blank, chunk_text))  # what the turns say, not their headers and stamps
     days = dict.fromkeys((m.interval.start.isoformat(), m.interval.end.isoformat())
-                         for m in date_mentions(chunk_text, session.date()))
+                         for m in date_mentions(said, session.date()))
     return ChatContext(session=session.isoformat(timespec="minutes"), speakers=names, dates=list(days))
+
+
+def _blank(m: re.Match[str]) -> str:
+    return " " * len(m.group(0))

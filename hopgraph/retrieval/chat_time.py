@@ -7,6 +7,7 @@ matches (the cue is then taken to be about something the index does not date).""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -82,26 +83,41 @@ def times_of(run: Run) -> ChatTimes:
     return run.state.memo("chat-times", lambda: ChatTimes.of(run.state.tables.chunks["chat"].tolist()))
 
 
+#: a question that asks for a time: "When did …", "What date …", "In which year …", "How long ago …"
+_ASKS_TIME = re.compile(r"^\s*(?:when\b|(?:on |in )?(?:what|which) (?:date|day|year|month|week)\b"
+                        r"|how long ago\b)", re.I)
+
+
 def time_boost(run: Run, scores: dict[str, float]) -> dict[str, float]:
     """``scores`` with the chunks that meet the question's time cue lifted by ``retrieval.time_weight``
-    (each score times 1 + weight, in the ranking's own scale); unchanged without a cue or a match."""
-    if run.cfg.time_weight <= 0 or not scores:
+    (each score times 1 + weight, in the ranking's own scale); unchanged without a cue or a match. A
+    question asking *when* something happened (no cue) lifts instead, by ``retrieval.when_weight``, the
+    chunks whose turns date something ("yesterday", "last May"): where a conversation says when."""
+    if not scores:
         return scores
-    cue = question_cue(run.text)
-    if cue is None:
+    cue = question_cue(run.text) if run.cfg.time_weight > 0 else None
+    asks = cue is None and run.cfg.when_weight > 0 and _ASKS_TIME.match(run.text) is not None
+    if cue is None and not asks:
         return scores
     times = times_of(run)
     if not times.dated:
         return scores
-    mask = times.matching(cue)
     index = run.snap.chunk_index
-    hits = {c for c in scores if mask[index[c]]}
-    run.explain["time_cue"] = {"expression": cue.expression, "relation": cue.relation,
-                               "interval": None if cue.interval is None else
-                               [cue.interval.start.isoformat(), cue.interval.end.isoformat()],
-                               "month": cue.month, "matched": len(hits)}
-    if not hits:
+    if cue is not None:
+        mask = times.matching(cue)
+        hits = {c for c in scores if mask[index[c]]}
+        run.explain["time_cue"] = {"expression": cue.expression, "relation": cue.relation,
+                                   "interval": None if cue.interval is None else
+                                   [cue.interval.start.isoformat(), cue.interval.end.isoformat()],
+                                   "month": cue.month, "matched": len(hits)}
+        weight = run.cfg.time_weight
+    else:
+        said = np.diff(times.ptr) > 0
+        hits = {c for c in scores if said[index[c]]}
+        run.explain["time_asked"] = {"matched": len(hits)}
+        weight = run.cfg.when_weight
+    if not hits or len(hits) == len(scores):
         return scores
     floor = min(scores.values())
-    lift = 1.0 + run.cfg.time_weight
+    lift = 1.0 + weight
     return {c: (s - floor) * lift + floor if c in hits else s for c, s in scores.items()}

@@ -223,7 +223,7 @@ _GRAPH = (*_SEEDS, "enrichment", "enrich_chunks", "enrich_entities_per_chunk", "
           "expansion", "damping", "ppr_solver", "passage_weight", "title_weight", "bridge_weight", "bridge_sources",
           "bridge_per_source", "entity_bridge_weight", "entity_bridge_sources", "hops", "beam", "decay",
           "type_weights", "fusion", *_WEIGHTS, "decompose", "time_weight",
-          "session_link_weight", "fact_weight")
+          "session_link_weight", "fact_weight", "when_weight")
 _BOTH = frozenset({TEXT, IMAGE})
 
 REGISTRY = Registry([
@@ -241,7 +241,8 @@ REGISTRY = Registry([
                          "graph-beam": {"expansion": "beam"}, "graph+rerank": {"rerank": True},
                          "graph-no-parts": {"decompose": False}, "graph-fixed-weights": {"homogeneity_slope": 0.0},
                          "graph-any-case-names": {"cased_names": False}, "graph-no-time": {"time_weight": 0.0},
-                         "graph+sessions": {"session_link_weight": 1.0}, "graph-no-facts": {"fact_weight": 0.0}},
+                         "graph+sessions": {"session_link_weight": 1.0}, "graph-no-facts": {"fact_weight": 0.0},
+                         "graph-no-when": {"when_weight": 0.0}},
               evaluated_on=frozenset({TEXT})),
     ModeEntry("auto", "picks graph, rrf, mix, raptor or global per query from its features (a search for an "
               "exact phrase or identifier, a connection question, an overview or a thematic question naming "
