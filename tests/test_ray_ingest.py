@@ -269,3 +269,21 @@ def test_a_task_declares_the_cpus_of_its_threads_within_the_largest_node() -> No
     assert opts["num_cpus"] == 1 and window == 4
     opts, _ = task_options(cpus=8, gpus=2, threads=2, node_cpus=4)
     assert opts["num_gpus"] == 0.5  # 2 GPUs shared among 4 slots
+
+
+def test_models_load_once_per_worker_across_consecutive_ingests(cluster: Cluster, arcadedb: ServerInfo,
+                                                               corpus: Path, embedder: SentenceTransformerEmbedder,
+                                                               tmp_path: Path) -> None:
+    lines = corpus.read_text().splitlines(keepends=True)
+    with Platform(_settings(arcadedb, tmp_path / "data", cluster.address), embedder=embedder) as p:
+        engine = p._ingestor()._ray
+        assert engine is not None
+        loads = []
+        for i in range(3):  # three runs of one platform (a server's uploads), new documents each time
+            part = tmp_path / f"part{i}.jsonl"
+            part.write_text("".join(lines[i * 6:(i + 1) * 6]))
+            assert p.ingest([part]).documents_ingested == 6
+            loads.append(engine.model_loads)
+        assert 1 <= loads[0] <= 2 and loads[1] == loads[0] and loads[2] == loads[0]  # one per worker process
+        assert ray.is_initialized()  # connected between runs
+    assert not ray.is_initialized()  # and left with the platform

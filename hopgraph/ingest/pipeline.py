@@ -104,11 +104,17 @@ class Ingestor:
             self._parsers.start()
 
     def close(self) -> None:
-        """Stop the extraction workers, or leave the Ray cluster (a later ingest starts or joins again)."""
-        if self._parsers is not None:
-            self._parsers.close()
+        """Stop the extraction workers and leave the Ray cluster (a later ingest starts or joins again)."""
+        self.end_run()
         if self._ray is not None:
             self._ray.close()
+
+    def end_run(self) -> None:
+        """After a run: stop the extraction workers (each holds a spaCy model); the Ray engine stays
+        connected, so that its worker processes keep their models for the next run of this ingestor
+        (a server's uploads and scheduled jobs)."""
+        if self._parsers is not None:
+            self._parsers.close()
 
     def _chat(self) -> ChatClient:
         """One LLM client (and response cache) for extraction and community reports."""
@@ -187,7 +193,7 @@ class Ingestor:
             self._ingest_changed(batch, size, report, ctl, bar)
         finally:
             bar.close()
-            self.close()  # the extraction workers leave with the run (each holds a spaCy model)
+            self.end_run()  # the extraction workers leave with the run; Ray's keep their models
         if finish:
             self._finish(report)
         report.seconds = time.perf_counter() - t0

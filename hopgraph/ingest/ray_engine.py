@@ -14,9 +14,11 @@ Why tasks, and not Ray Data ``map_batches`` or an actor pool: the writer must ta
 order and at its own pace, and the records (chunks, extractions) are nested objects, not columns;
 Ray Data would turn them into Arrow blocks and back, and needs its own extra (pyarrow). Tasks keep
 the models loaded all the same — Ray reuses a worker process for the job's next task, and each
-process keeps its models (``_LOADED``) — and fail over better than actors: a task whose worker or
-whole node dies is retried by Ray on any node left (``max_retries``), where an actor pool would wait
-for its dead actor to be restarted on a node with room for it. A task declares as many CPUs as the
+process keeps its models (``_LOADED``; the engine stays connected across the runs of one ingestor,
+so a server's uploads and scheduled jobs load them once, ``model_loads``) — and fail over better
+than actors: a task whose worker or whole node dies is retried by Ray on any node left
+(``max_retries``), where an actor pool would wait for its dead actor to be restarted on a node with
+room for it. A task declares as many CPUs as the
 threads it embeds with (``task_options``: no node runs more threads than it has cores), and on a
 cluster with GPUs a share of them (its embedder then runs on the GPU it is given).
 
@@ -86,6 +88,7 @@ class Computed:
     skipped: dict[str, str] = field(default_factory=dict)
     stage_seconds: dict[str, float] = field(default_factory=dict)
     node: str = ""
+    loaded: bool = False  # this task loaded the worker process's models (its first task for these settings)
 
 
 class Precomputed:
@@ -194,6 +197,7 @@ def run_batch(settings: WorkerSettings, batch: list[SourceText], aliases: Mappin
 
     key = settings.model_dump_json() + f"/{threads}"
     worker = _LOADED.get(key)
+    loaded = worker is None
     if worker is None:
         _LOADED.clear()
         worker = _LOADED[key] = _Worker(settings, threads)
@@ -201,6 +205,7 @@ def run_batch(settings: WorkerSettings, batch: list[SourceText], aliases: Mappin
         worker.warm()
     out = worker.run(batch, aliases)
     out.node = ray.util.get_node_ip_address()
+    out.loaded = loaded
     return out
 
 
@@ -246,6 +251,7 @@ class RayEngine:
         self.gpus = 0.0
         self.nodes: list[str] = []  # the node IPs the cluster reported at start
         self.by_node: Counter[str] = Counter()  # batches computed per node IP
+        self.model_loads = 0  # worker processes that loaded the models for a task of this engine
 
     def task_settings(self) -> WorkerSettings:
         """What every task is given: no credentials leave this process."""
@@ -298,7 +304,9 @@ class RayEngine:
         if self._task is None:
             self.start()
         settings = ray.put(self.task_settings())
-        ray.get([self._task.remote(settings, [], {}, self.threads) for _ in range(self.window // _IN_FLIGHT_PER_TASK)])
+        done = ray.get([self._task.remote(settings, [], {}, self.threads)
+                        for _ in range(self.window // _IN_FLIGHT_PER_TASK)])
+        self.model_loads += sum(got.loaded for got in done)
 
     def prepared(self, batches: Sequence[list[SourceText]], aliases: Mapping[str, str], embedder: Embedder,
                  report: IngestReport) -> Iterator[tuple[list[SourceText], Prepared | None]]:
@@ -333,6 +341,7 @@ class RayEngine:
                 report.skipped[source] = reason
                 log.warning("skipped %s: %s", source, reason)
             self.by_node[got.node] += 1
+            self.model_loads += got.loaded
             if got.prepared is not None:
                 got.prepared.extraction = got.extraction
                 got.prepared.embedder = Precomputed(embedder, got.texts, got.vectors)
