@@ -228,9 +228,8 @@ _BOTH = frozenset({TEXT, IMAGE})
 
 REGISTRY = Registry([
     ModeEntry("graph", "dense + BM25 first pass, entity seeds, personalized PageRank over entities and "
-              "passages (and a conversation's consecutive sessions), fused, then the documents the best ones name "
-              "by title or lead to over a shared entity, and the chunks dated in the question's time cue "
-              "(the default)",
+              "passages, fused, then the documents the best ones name by title or lead to over a shared entity, "
+              "and the chunks dated in the question's time cue (the default)",
               "hopgraph.retrieval.modes.graph:GraphMode", settings=(*_GRAPH, "link_weight"),
               ablations={"graph-no-enrichment": {"enrichment": False}, "graph-with-generic": {"drop_generic": False},
                          "graph-0-hops": {"expansion": "none", "bridge_weight": 0.0, "entity_bridge_weight": 0.0},
@@ -241,7 +240,7 @@ REGISTRY = Registry([
                          "graph-beam": {"expansion": "beam"}, "graph+rerank": {"rerank": True},
                          "graph-no-parts": {"decompose": False}, "graph-fixed-weights": {"homogeneity_slope": 0.0},
                          "graph-any-case-names": {"cased_names": False}, "graph-no-time": {"time_weight": 0.0},
-                         "graph+sessions": {"session_link_weight": 1.0}, "graph-no-facts": {"fact_weight": 0.0},
+                         "graph+threads": {"session_link_weight": 1.0}, "graph-no-facts": {"fact_weight": 0.0},
                          "graph-no-when": {"when_weight": 0.0}},
               evaluated_on=frozenset({TEXT})),
     ModeEntry("auto", "picks graph, rrf, mix, raptor or global per query from its features (a search for an "
