@@ -39,7 +39,7 @@ $(CLIP_STAMP): pyproject.toml
 clip-venv: $(CLIP_STAMP)  ## the separate environment of the CLIP path (extra `clip`)
 
 $(STAMP): pyproject.toml $(VENV)/.torch
-	$(BIN)/pip install -q -e ".[dev,llm]"
+	$(BIN)/pip install -q -e ".[dev,llm,mcp,langchain,llamaindex]"
 	$(BIN)/pip check
 	@touch $@
 
