@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from starlette.concurrency import run_in_threadpool
 
-from hopgraph.api import docs_pages, explorer, problems, reload
+from hopgraph.api import docs_pages, explorer, mcp_http, problems, reload
 from hopgraph.api.auth import Authenticator
 from hopgraph.api.deps import AppState
 from hopgraph.api.job_store import JobStore
@@ -92,7 +92,8 @@ def create_app(settings: Settings | None = None, platform: Platform | None = Non
         _on_sighup(hg)
         app.state.hg = hg
         try:
-            yield
+            async with mcp_running():
+                yield
         finally:
             if hg.scheduler is not None:
                 hg.scheduler.shutdown()
@@ -109,6 +110,7 @@ def create_app(settings: Settings | None = None, platform: Platform | None = Non
     for router in (query.router, answer.router, documents.router, graph.router, export.router, admin.router,
                    stores.router, ops.router):
         app.include_router(router)
+    mcp_running = mcp_http.install(app, cfg.host)  # the MCP tools at /mcp (streamable HTTP)
     app.middleware("http")(metrics.middleware)
     if cfg.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=cfg.cors_origins, allow_methods=["*"],

@@ -10,7 +10,7 @@ import hashlib
 import hmac
 import ipaddress
 import secrets
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, Literal
 
 from fastapi import Depends, Request
@@ -61,21 +61,35 @@ def require(scope: Scope) -> Callable[..., Coroutine[Any, Any, Scope]]:
 
     async def check(request: Request, key: str | None = Depends(_header),
                     bearer: HTTPAuthorizationCredentials | None = Depends(_bearer)) -> Scope:
-        auth: Authenticator = request.app.state.hg.auth
-        if auth.open:
-            return "admin"
-        presented = key or (bearer.credentials if bearer else None)
-        challenge = {"WWW-Authenticate": 'Bearer realm="hopgraph"'}
-        if not presented:
-            raise ProblemError(401, "an API key is required (X-API-Key header or Authorization: Bearer)", challenge)
-        got = auth.scope_of(presented)
-        if got is None:
-            raise ProblemError(401, "unknown API key", challenge)
-        if scope == "admin" and got != "admin":
-            raise ProblemError(403, "this route needs an API key with the 'admin' scope")
-        return got
+        return authorize(request.app.state.hg.auth, key or (bearer.credentials if bearer else None), scope)
 
     return check
+
+
+def authorize(auth: Authenticator, presented: str | None, scope: Scope, what: str = "this route") -> Scope:
+    """The scope of the ``presented`` key when it allows ``scope`` (admin implies read; everything is
+    allowed while no keys are configured); a 401 or 403 ``ProblemError`` otherwise. ``what`` names the
+    thing refused in the 403's text."""
+    if auth.open:
+        return "admin"
+    challenge = {"WWW-Authenticate": 'Bearer realm="hopgraph"'}
+    if not presented:
+        raise ProblemError(401, "an API key is required (X-API-Key header or Authorization: Bearer)", challenge)
+    got = auth.scope_of(presented)
+    if got is None:
+        raise ProblemError(401, "unknown API key", challenge)
+    if scope == "admin" and got != "admin":
+        raise ProblemError(403, f"{what} needs an API key with the 'admin' scope")
+    return got
+
+
+def presented_key(headers: Mapping[str, str]) -> str | None:
+    """The key a request presents: its ``X-API-Key`` header, else its ``Authorization: Bearer`` token."""
+    key = headers.get("x-api-key")
+    if key:
+        return key
+    kind, _, token = (headers.get("authorization") or "").partition(" ")
+    return token.strip() or None if kind.lower() == "bearer" else None
 
 
 def is_loopback(host: str) -> bool:

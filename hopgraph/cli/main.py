@@ -19,7 +19,7 @@ app = typer.Typer(
 app.add_typer(db_app, name="db")
 for command in (documents.ingest, query.query, ask.ask, documents.delete, documents.documents, documents.status,
                 documents.doctor, documents.communities, documents.tree, documents.migrate, query.modes, explore.cypher,
-                explore.export, service.serve, service.worker, service.api_key):
+                explore.export, service.serve, service.mcp, service.worker, service.api_key):
     app.command(command.__name__.replace("_", "-"))(command)
 app.command("eval")(query.eval_cmd)
 app.command("train-gnn")(gnn.train_gnn)

@@ -1,4 +1,4 @@
-"""Service commands of the CLI: ``serve``, ``worker`` and ``api-key``."""
+"""Service commands of the CLI: ``serve``, ``mcp``, ``worker`` and ``api-key``."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from hopgraph.cli.common import console, fail, load_settings, reported
-from hopgraph.core.errors import BadInputError, ConflictError
+from hopgraph.core.errors import BadInputError, ConflictError, HopgraphError
 
 
 def serve(
@@ -26,6 +26,35 @@ def serve(
         s = s.model_copy(update={"api": s.api.model_copy(update=update)})
     with reported():
         run(s, scheduler=scheduler)
+
+def mcp() -> None:
+    """Serve hopgraph's MCP tools on stdio, for an MCP client (Claude Desktop, an IDE, an agent) that
+    starts this command: query (ranked, cited passages and the cited context), ask (an LLM's cited answer;
+    needs llm settings), list_documents, get_document, lookup_entity, cypher (read-only) and ingest_paths.
+    It opens the stores of your settings (HOPGRAPH_* variables, ./hopgraph.toml) as your own process,
+    so every tool is allowed; stdout carries the protocol, logs go to stderr. While `hopgraph serve` owns
+    the stores, point the client at its /mcp endpoint instead (streamable HTTP, with an API key).
+    Client config: {"command": "hopgraph", "args": ["mcp"], "env": {"HOPGRAPH_DATA_DIR": "/path/.hopgraph"}}."""
+    import threading
+
+    from hopgraph.app.ownership import embedded_owner
+    from hopgraph.app.platform import Platform
+
+    s = load_settings()
+    other = embedded_owner(s)
+    if other is not None:
+        raise fail(ConflictError(f"hopgraph serve (pid {other.pid}) owns the stores in {s.data_dir}; point the "
+                                 f"MCP client at {other.url}/mcp (streamable HTTP) or stop it first"))
+    try:
+        from hopgraph.api.mcp_server import LocalAccess, build_server
+    except ImportError as exc:
+        raise fail(HopgraphError(f"the MCP server needs the mcp extra ({exc}): pip install 'hopgraph[mcp]'")
+                   ) from exc
+    with reported(), Platform(s) as p:
+        access = LocalAccess(p)
+        threading.Thread(target=access.warm, name="mcp-warm-up", daemon=True).start()
+        build_server(access).run("stdio")
+
 
 def worker(once: Annotated[bool, typer.Option(help="Run every source once and exit.")] = False) -> None:
     """Run the scheduled re-ingestion sources (settings scheduler.sources) without the API.

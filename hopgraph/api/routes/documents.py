@@ -136,11 +136,16 @@ async def add_local_paths(body: LocalPathsRequest, request: Request) -> JobOut:
     """Queue an ingest of absolute paths the server itself reads: how ``hopgraph ingest`` works while
     ``hopgraph serve`` owns the stores of the same machine. Refused (403) unless the server listens on
     a loopback address, so a remote client can never have it read its disk; 404 names a missing path."""
-    hg = state(request)
+    return submit_local_paths(state(request), body.paths)
+
+
+def submit_local_paths(hg: AppState, names: list[str]) -> JobOut:
+    """Queue the ingest of absolute paths on this server's disk (``POST /documents/paths``, the MCP tool
+    ``ingest_paths``): refused unless the server listens on loopback, the paths are absolute and exist."""
     if not is_loopback(hg.settings.api.host):
         raise ProblemError(403, f"this server listens on {hg.settings.api.host}: it ingests paths on its own "
                                 "disk only when it listens on a loopback address; upload the files instead")
-    paths = [Path(p) for p in body.paths]
+    paths = [Path(p) for p in names]
     relative = [str(p) for p in paths if not p.is_absolute()]
     if relative:
         raise ProblemError(400, f"paths must be absolute: {', '.join(relative[:5])}")

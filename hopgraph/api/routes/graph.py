@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
 from starlette.concurrency import run_in_threadpool
@@ -21,7 +21,12 @@ from hopgraph.api.schemas import (
     MentionOut,
     NeighbourOut,
 )
+from hopgraph.app.platform import Platform
 from hopgraph.core.errors import HopgraphError
+from hopgraph.core.service_settings import ApiSettings
+
+if TYPE_CHECKING:
+    from hopgraph.retrieval.entity_lookup import NameMatch
 
 router = APIRouter(tags=["graph"], dependencies=[Depends(require("read"))])
 
@@ -34,9 +39,15 @@ def find_entities(request: Request, name: str = Query(min_length=1, max_length=5
                       "possessives and punctuation; prefix: normalized names that start with it."),
                   limit: int = Query(20, ge=1, le=1000)) -> list[EntityMatch]:
     """Entities of the served index state (see ``GET /ready`` for its version), most mentioned first."""
+    return entity_matches(state(request).platform, name, match, limit)
+
+
+def entity_matches(platform: Platform, name: str, match: NameMatch = "normalized", limit: int = 20
+                   ) -> list[EntityMatch]:
+    """Entities named ``name`` in the served index state, most mentioned first (``GET /entities``)."""
     from hopgraph.retrieval.entity_lookup import find_entities as lookup
 
-    served = state(request).platform.retriever.state()
+    served = platform.retriever.state()
     snap = served.snapshot
     return [EntityMatch(id=snap.entity_ids[e], name=snap.entity_names[e], type=snap.entity_types[e],
                         chunks=int(snap.entity_df[e])) for e in lookup(served, name, match, limit)]
@@ -65,10 +76,18 @@ def get_neighbours(entity_id: str, request: Request, skip: int = Query(0, ge=0, 
 @router.get("/entities/{entity_id}/chunks", response_model=list[MentionOut],
             responses=problems(401, 403, 404, 422), summary="The chunks that mention an entity (provenance)")
 def get_entity_chunks(entity_id: str, request: Request, limit: int = Query(50, ge=1, le=1000)) -> list[MentionOut]:
-    graph = state(request).platform.browser
+    found = entity_mentions(state(request).platform, entity_id, limit)
+    if found is None:
+        raise ProblemError(404, f"no entity {entity_id!r}")
+    return found
+
+
+def entity_mentions(platform: Platform, entity_id: str, limit: int = 50) -> list[MentionOut] | None:
+    """The chunks that mention an entity, most mentions first; None when there is no such entity."""
+    graph = platform.browser
     found = graph.chunks_of_entities([entity_id])
     if not found and graph.entity(entity_id) is None:
-        raise ProblemError(404, f"no entity {entity_id!r}")
+        return None
     found.sort(key=lambda m: (-m.count, m.chunk.document_id, m.chunk.ord))
     return [MentionOut(chunk_id=m.chunk.chunk_id, document_id=m.chunk.document_id, source=m.chunk.source,
                        ord=m.chunk.ord, count=m.count, text=m.chunk.text) for m in found[:limit]]
@@ -98,9 +117,7 @@ async def run_cypher(body: CypherRequest, request: Request) -> CypherResponse:
     """Write clauses (CREATE, MERGE, SET, DELETE, REMOVE, LOAD CSV, CALL of procedures that write...)
     are refused before the statement runs; rows are capped and the statement has a timeout."""
     hg = state(request)
-    cfg = hg.settings.api
-    limit = min(body.limit or cfg.cypher_row_limit, cfg.cypher_row_limit)
-    timeout = min(body.timeout_s or cfg.cypher_timeout_s, cfg.cypher_timeout_s)
+    limit, timeout = cypher_bounds(hg.settings.api, body)
     try:
         res = await asyncio.wait_for(run_in_threadpool(
             hg.platform.console.explore, body.query, body.params, limit, timeout), timeout + 2.0)
@@ -111,3 +128,9 @@ async def run_cypher(body: CypherRequest, request: Request) -> CypherResponse:
     except (OverflowError, TypeError, ValueError) as exc:  # the driver cannot pack a parameter
         raise ProblemError(400, f"a parameter cannot be sent to the graph database: {exc}") from None
     return CypherResponse(columns=res.columns, rows=res.rows, truncated=res.truncated)
+
+
+def cypher_bounds(cfg: ApiSettings, body: CypherRequest) -> tuple[int, float]:
+    """The row limit and the timeout of a statement: as asked, at most the server's caps."""
+    return (min(body.limit or cfg.cypher_row_limit, cfg.cypher_row_limit),
+            min(body.timeout_s or cfg.cypher_timeout_s, cfg.cypher_timeout_s))
