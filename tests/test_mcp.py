@@ -123,7 +123,8 @@ def test_http_endpoint_authorises_each_call_with_its_key(arcadedb: ServerInfo, e
     _ingest(settings, embedder, hopper)
     config = tmp_path / "hopgraph.toml"
     entry = '[[api.api_keys]]\nname = "{0}"\nsha256 = "{1}"\nscope = "{0}"\n'
-    config.write_text(entry.format("read", hash_key(READ_KEY)) + entry.format("admin", hash_key(ADMIN_KEY)))
+    config.write_text(f'[api]\ningest_roots = ["{tmp_path}"]\n' + entry.format("read", hash_key(READ_KEY))
+                      + entry.format("admin", hash_key(ADMIN_KEY)))
     port = free_port()
 
     async def call(url: str, key: str, tool: str, arguments: dict[str, Any]) -> CallToolResult:
@@ -150,6 +151,8 @@ def test_http_endpoint_authorises_each_call_with_its_key(arcadedb: ServerInfo, e
             assert top["citation"]["chunk_id"] in found["context"]
             refused = _error(await call(url, READ_KEY, "ingest_paths", {"paths": [str(lovelace)]}))
             assert "ingest_paths" in refused and "'admin' scope" in refused
+            outside = _error(await call(url, ADMIN_KEY, "ingest_paths", {"paths": ["/etc/hostname"]}))
+            assert "outside api.ingest_roots" in outside  # an admin too reads only below the roots
             done = _data(await call(url, ADMIN_KEY, "ingest_paths", {"paths": [str(lovelace)]}))
             assert done["status"] == "succeeded" and done["result"]["documents_ingested"] == 1, done
             found = _data(await call(url, READ_KEY, "query", {"text": "Who published the first algorithm?",
@@ -171,9 +174,8 @@ def test_http_endpoint_without_keys_is_open_as_the_api_is(settings: Settings, pl
                 ClientSession(read, write) as s:
             await s.initialize()
             assert _data(await s.call_tool("list_documents", {})) == {"documents": []}
-            # an admin tool is allowed without a key: refused for its path, not for its scope
-            assert "no such file or directory on the server" in _error(
-                await s.call_tool("ingest_paths", {"paths": [str(gone)]}))
+            # an admin tool is allowed without a key: refused for its path (no ingest roots), not for its scope
+            assert "outside api.ingest_roots" in _error(await s.call_tool("ingest_paths", {"paths": [str(gone)]}))
 
     with running_api(settings, platform, scheduler=False) as url:
         anyio.run(session, url)

@@ -42,7 +42,10 @@ def test_serve_owns_the_stores_and_cli_writes_point_to_its_api(arcadedb: ServerI
         with serve_process(env, port) as (proc, url):
             assert httpx.get(f"{url}/ready", timeout=60).status_code == 200
             record = json.loads((tmp_path / "data" / "serve.json").read_text())
-            assert record == {"pid": proc.pid, "url": url}
+            assert {k: record[k] for k in ("pid", "url")} == {"pid": proc.pid, "url": url} and record["token"]
+            assert (tmp_path / "data" / "serve.json").stat().st_mode & 0o777 == 0o600  # the token: this user's
+            r = httpx.post(f"{url}/documents/paths", json={"paths": ["/etc/hostname"]})
+            assert r.status_code == 403 and "api.ingest_roots" in r.json()["detail"]  # no key, no token: refused
             doc = tmp_path / "a.txt"
             doc.write_text("Grace Hopper wrote the first compiler.")
             r = httpx.post(f"{url}/query", json={"text": "compiler"})
@@ -91,7 +94,17 @@ def test_local_paths_are_ingested_only_by_a_loopback_server(settings: Settings, 
     note.write_text("Ada Lovelace wrote the first published algorithm.")
     admin = {"X-API-Key": ADMIN_KEY}
     api = settings.api.model_copy(update={"api_keys": KEYS})
+    with running_api(settings.model_copy(update={"api": api}), platform, scheduler=False) as url:  # no roots
+        r = httpx.post(f"{url}/documents/paths", json={"paths": [str(note)]}, headers=admin)
+        assert r.status_code == 403 and "api.ingest_roots" in r.json()["detail"]  # uploads only
+    (tmp_path / "roots").mkdir()
+    link = tmp_path / "roots" / "passwd"
+    link.symlink_to("/etc/passwd")
+    api = api.model_copy(update={"ingest_roots": [tmp_path]})
     with running_api(settings.model_copy(update={"api": api}), platform, scheduler=False) as url:
+        for outside in ("/etc/passwd", str(link), str(tmp_path / ".." / "elsewhere.txt")):
+            r = httpx.post(f"{url}/documents/paths", json={"paths": [outside]}, headers=admin)
+            assert r.status_code == 403 and "outside api.ingest_roots" in r.json()["detail"], outside
         assert httpx.post(f"{url}/documents/paths", json={"paths": ["note.txt"]}, headers=admin).status_code == 400
         r = httpx.post(f"{url}/documents/paths", json={"paths": [str(tmp_path / "gone.txt")]}, headers=admin)
         assert r.status_code == 404 and "gone.txt" in r.json()["detail"]

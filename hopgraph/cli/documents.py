@@ -88,7 +88,7 @@ def ingest(
 
         console.print(f"hopgraph serve (pid {server.pid}) owns the stores: it ingests the paths")
         with reported():
-            report = remote.ingest(server.url, [str(p.resolve()) for p in paths])
+            report = remote.ingest(server.url, [str(p.resolve()) for p in paths], server.token)
     else:
         from hopgraph.app.platform import Platform
 

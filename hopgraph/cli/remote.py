@@ -23,11 +23,13 @@ _BY_STATUS: dict[int, type[HopgraphError]] = {401: BadInputError, 403: BadInputE
                                               409: ConflictError, 422: BadInputError, 504: TimeLimitError}
 
 
-def _call(method: str, url: str, timeout: float = 120.0, **kwargs: Any) -> Any:
+def _call(method: str, url: str, timeout: float = 120.0, extra_headers: dict[str, str] | None = None,
+          **kwargs: Any) -> Any:
     import httpx
 
     key = os.environ.get(KEY_ENV)
     headers = {"X-API-Key": key} if key else {}
+    headers.update(extra_headers or {})
     try:
         r = httpx.request(method, url, headers=headers, timeout=timeout, **kwargs)
     except httpx.HTTPError as exc:
@@ -93,7 +95,12 @@ def delete(base: str, doc_ids: list[str], timeout_s: float = 600.0) -> int:
     return done
 
 
-def ingest(base: str, paths: list[str], timeout_s: float = 24 * 3600.0) -> IngestReport:
-    """Ingest files and folders of this machine through the server (``POST /documents/paths``)."""
-    job = _call("POST", f"{base}/documents/paths", json={"paths": paths})
+def ingest(base: str, paths: list[str], token: str = "", timeout_s: float = 24 * 3600.0) -> IngestReport:
+    """Ingest files and folders of this machine through the server (``POST /documents/paths``), showing
+    the owner ``token`` of its ``serve.json`` (which only the server's user can read): the server then
+    reads any path, as this user could, not only those below ``api.ingest_roots``."""
+    from hopgraph.app.ownership import OWNER_HEADER
+
+    job = _call("POST", f"{base}/documents/paths", json={"paths": paths},
+                extra_headers={OWNER_HEADER: token} if token else None)
     return IngestReport.model_validate(_finished(base, job, f"ingesting {len(paths)} path(s)", timeout_s))

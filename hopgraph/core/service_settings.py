@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -37,6 +38,10 @@ class ApiSettings(BaseModel):
     max_body_bytes: int = Field(default=2_000_000, ge=1024, description="Largest JSON request body.")
     max_upload_bytes: int = Field(default=50_000_000, ge=1024, description="Largest upload to /documents.")
     max_documents: int = Field(default=1000, ge=1, description="Documents (or files) per ingest request.")
+    ingest_roots: list[Path] = Field(
+        default_factory=list, description="Directories below which POST /documents/paths (and the MCP tool "
+        "ingest_paths) may read server files, symlinks and '..' resolved first; empty: none (uploads only). "
+        "The CLI of the user who runs serve is not bound by them: it proves it with serve.json's token.")
     query_timeout_s: float = Field(default=30.0, gt=0, description="A query running longer answers 504.")
     cypher_row_limit: int = Field(default=1000, ge=1, le=CYPHER_MAX_ROWS, description="Most rows POST /cypher returns.")
     cypher_timeout_s: float = Field(

@@ -22,6 +22,7 @@ from hopgraph.api.deps import AppState, problems, state
 from hopgraph.api.job_work import records_file, work_for
 from hopgraph.api.problems import ProblemError
 from hopgraph.api.schemas import DocumentOut, IngestRequest, JobList, JobOut, LocalPathsRequest, QuietRuns
+from hopgraph.app.ownership import OWNER_HEADER, is_owner_token
 from hopgraph.core.records import document_id
 from hopgraph.ingest.scheduler import UNCHANGED_RUNS
 
@@ -135,13 +136,24 @@ async def add_documents(request: Request, replace: bool = Query(
 async def add_local_paths(body: LocalPathsRequest, request: Request) -> JobOut:
     """Queue an ingest of absolute paths the server itself reads: how ``hopgraph ingest`` works while
     ``hopgraph serve`` owns the stores of the same machine. Refused (403) unless the server listens on
-    a loopback address, so a remote client can never have it read its disk; 404 names a missing path."""
-    return submit_local_paths(state(request), body.paths)
+    a loopback address, so a remote client can never have it read its disk; 403 for a path outside
+    ``api.ingest_roots`` unless the request shows the owner token of ``serve.json`` (``hopgraph ingest``
+    of the server's own user); 404 names a missing path."""
+    hg = state(request)
+    return submit_local_paths(hg, body.paths, owner=is_owner_token(hg.settings, request.headers.get(OWNER_HEADER)))
 
 
-def submit_local_paths(hg: AppState, names: list[str]) -> JobOut:
+def outside_roots(paths: list[Path], roots: list[Path]) -> list[str]:
+    """The ``paths`` that do not lie below one of ``roots`` once symlinks and '..' are resolved (on the
+    real paths: a link below a root to a file elsewhere is outside)."""
+    real = [r.expanduser().resolve() for r in roots]
+    return [str(p) for p in paths if not any(p.resolve().is_relative_to(r) for r in real)]
+
+
+def submit_local_paths(hg: AppState, names: list[str], owner: bool = False) -> JobOut:
     """Queue the ingest of absolute paths on this server's disk (``POST /documents/paths``, the MCP tool
-    ``ingest_paths``): refused unless the server listens on loopback, the paths are absolute and exist."""
+    ``ingest_paths``): refused unless the server listens on loopback, the paths are absolute, lie below
+    ``api.ingest_roots`` (symlinks and '..' resolved; not asked of the ``owner``) and exist."""
     if not is_loopback(hg.settings.api.host):
         raise ProblemError(403, f"this server listens on {hg.settings.api.host}: it ingests paths on its own "
                                 "disk only when it listens on a loopback address; upload the files instead")
@@ -149,6 +161,11 @@ def submit_local_paths(hg: AppState, names: list[str]) -> JobOut:
     relative = [str(p) for p in paths if not p.is_absolute()]
     if relative:
         raise ProblemError(400, f"paths must be absolute: {', '.join(relative[:5])}")
+    outside = [] if owner else outside_roots(paths, hg.settings.api.ingest_roots)
+    if outside:
+        where = ", ".join(str(r) for r in hg.settings.api.ingest_roots) or "none are configured"
+        raise ProblemError(403, f"{', '.join(outside[:5])}: outside api.ingest_roots ({where}); the server reads "
+                                "only below them (upload the files instead)")
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise ProblemError(404, f"no such file or directory on the server: {', '.join(missing[:5])}")
