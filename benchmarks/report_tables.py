@@ -56,3 +56,29 @@ class Section:
     title: str
     reports: tuple[str, ...]
     lines: list[str]
+
+
+def question_types(dataset: str) -> dict[str, str]:
+    """Query id -> ``metadata.type`` of a shared data set's queries ({} where they carry none)."""
+    path = HERE.parents[1] / "shared" / "data" / dataset / "queries.jsonl"
+    if not path.is_file():
+        return {}
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return {q["_id"]: q["metadata"]["type"] for q in rows if (q.get("metadata") or {}).get("type")}
+
+
+def paired_gain(report: dict[str, Any], mode: str, base: str, name: str, ids: Sequence[str],
+                base_report: dict[str, Any] | None = None) -> str:
+    """The paired bootstrap gain of ``mode`` over ``base`` (of ``base_report``, else of the same report) on
+    the queries ``ids`` (from per-query metrics)."""
+    from hopgraph.retrieval.eval_stats import paired_interval
+
+    mine = {q["id"]: q["metrics"][name] for q in report["queries"][mode]}
+    theirs = {q["id"]: q["metrics"][name] for q in (base_report or report)["queries"][base]}
+    mean, low, high = paired_interval([mine[q] for q in ids], [theirs[q] for q in ids])
+    return f"{mean:+.1f} [{low:+.1f}, {high:+.1f}]"
+
+
+def mean_of(report: dict[str, Any], mode: str, name: str, ids: Sequence[str]) -> float:
+    got = {q["id"]: q["metrics"][name] for q in report["queries"][mode]}
+    return 100 * sum(got[q] for q in ids) / max(len(ids), 1)

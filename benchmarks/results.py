@@ -17,7 +17,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from benchmarks.figures import OTHER_FIGURES
-from benchmarks.report_tables import HERE, Section, load, provenance, table
+from benchmarks.report_tables import HERE, Section, load, mean_of, paired_gain, provenance, question_types, table
+from benchmarks.results_chat import conversations
 from benchmarks.results_memory import memory
 
 RESULTS = HERE / "RESULTS.md"
@@ -74,32 +75,6 @@ def multi_hop() -> Section:
 TEXT_SETS = (*DEV_SETS, "lihua-dev")
 CURRENT_MODES = ("graph", "graph-no-parts", "graph-fixed-weights", "graph-0-hops", "pcst", "mix", "local",
                  "global", "hybrid")
-
-
-def question_types(dataset: str) -> dict[str, str]:
-    """Query id -> ``metadata.type`` of a shared data set's queries ({} where they carry none)."""
-    path = HERE.parents[1] / "shared" / "data" / dataset / "queries.jsonl"
-    if not path.is_file():
-        return {}
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return {q["_id"]: q["metadata"]["type"] for q in rows if (q.get("metadata") or {}).get("type")}
-
-
-def paired_gain(report: dict[str, Any], mode: str, base: str, name: str, ids: Sequence[str],
-                base_report: dict[str, Any] | None = None) -> str:
-    """The paired bootstrap gain of ``mode`` over ``base`` (of ``base_report``, else of the same report) on
-    the queries ``ids`` (from per-query metrics)."""
-    from hopgraph.retrieval.eval_stats import paired_interval
-
-    mine = {q["id"]: q["metrics"][name] for q in report["queries"][mode]}
-    theirs = {q["id"]: q["metrics"][name] for q in (base_report or report)["queries"][base]}
-    mean, low, high = paired_interval([mine[q] for q in ids], [theirs[q] for q in ids])
-    return f"{mean:+.1f} [{low:+.1f}, {high:+.1f}]"
-
-
-def mean_of(report: dict[str, Any], mode: str, name: str, ids: Sequence[str]) -> float:
-    got = {q["id"]: q["metrics"][name] for q in report["queries"][mode]}
-    return 100 * sum(got[q] for q in ids) / max(len(ids), 1)
 
 
 def current_build() -> Section:
@@ -301,7 +276,7 @@ def other_figures() -> Section:
     return Section("Ingest, freshness and scale", (), lines)
 
 
-SECTIONS = (current_build, multi_hop, ablations, global_questions, images, raptor, sections, community_vectors,
+SECTIONS = (conversations, current_build, multi_hop, ablations, global_questions, images, raptor, sections, community_vectors,
             diversity, graph_qa, ray_identity, memory, other_figures)
 
 
