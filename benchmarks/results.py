@@ -11,7 +11,6 @@ machine. A report this page does not cite is not needed: ``cited_reports()`` nam
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -276,8 +275,8 @@ def other_figures() -> Section:
     return Section("Ingest, freshness and scale", (), lines)
 
 
-SECTIONS = (conversations, current_build, multi_hop, ablations, global_questions, images, raptor, sections, community_vectors,
-            diversity, graph_qa, ray_identity, memory, other_figures)
+SECTIONS = (conversations, current_build, multi_hop, ablations, global_questions, images, raptor, sections,
+            community_vectors, diversity, graph_qa, ray_identity, memory, other_figures)
 
 
 def cited_reports() -> set[str]:

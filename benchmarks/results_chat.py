@@ -42,8 +42,8 @@ def conversations() -> Section:
              "baseline of the same run and against `graph-0-hops` (paired bootstrap, 95%), each ablation in R@5 "
              "points against `graph`, and `mix` and `auto` beside it. The encyclopaedic sets hold no "
              "conversation: the time signals abstain there by construction.", "",
-             *table(["set / type (queries)", "best baseline R@5", "`graph` R@5", "`graph` − best",
-                     "`graph` − `graph-0-hops`", "no time cue", "no when", "no facts", "`mix`", "`auto`"], rows),
+             *table(["set / type (queries)", "best baseline R@5", "`graph` R@5", "`graph` vs best",
+                     "`graph` vs `graph-0-hops`", "no time cue", "no when", "no facts", "`mix`", "`auto`"], rows),
              "`graph`'s latency (query embedding excluded) beside `bm25`'s in the same run; these runs shared the "
              "machine's two cores with other work, so the ratio is the figure to read, not the milliseconds:", "",
              *table(["set", "`graph` p50 / p95 ms", "`bm25` p50 ms", "p50 ratio"], latency)]
