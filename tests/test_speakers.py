@@ -8,9 +8,10 @@ import pytest
 
 from hopgraph.core.records import Chunk
 from hopgraph.core.settings import ExtractionSettings
+from hopgraph.core.text import handle_words, with_handles_split
 from hopgraph.core.weights import corpus_share_damping
 from hopgraph.ingest.extraction import SpacyExtractor
-from hopgraph.ingest.speakers import handle_words, speakers
+from hopgraph.ingest.speakers import speakers
 
 CHAT = ("Time: 20260105_11:00\nLiHua: Hey! Just wanted to let you know that I've arrived in the city!\n"
         "WolfgangSchulz: Awesome! Can't wait to catch up. See you on the 8th!\n"
@@ -21,6 +22,8 @@ def test_handles_become_names() -> None:
     assert handle_words("WolfgangSchulz") == "Wolfgang Schulz"
     assert handle_words("ChaeSong-hwa") == "Chae Song-hwa"
     assert handle_words("Adam Smith") == "Adam Smith"
+    # a query or chunk writing the handle reads it by the same rule as a speaker tag
+    assert with_handles_split("Did ChaeSong-hwa call LiHua?") == "Did ChaeSong-hwa Chae Song-hwa call LiHua Li Hua?"
 
 
 def test_speaker_tags_are_found_only_in_conversations() -> None:

@@ -18,15 +18,26 @@ _SENTENCE_END = re.compile(r"[.!?][\"'\u201d)]*(?=\s+[A-Z0-9\"'\u201c(])")
 SECTION_MARK = "\ue000"  # a private-use character: never whitespace, never in real text
 #: words -> tokens, for budgets (MiniLM word-pieces per English word, roughly)
 TOKENS_PER_WORD = 1.3
-#: a CamelCase handle ("WolfgangSchulz:", "LiHua"): two or more capitalized words written together
-_CAMEL = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b")
-_CAMEL_PART = re.compile(r"[A-Z][a-z]+")
+#: a CamelCase handle ("WolfgangSchulz:", "LiHua", "ChaeSong-hwa"): two or more capitalized words written
+#: together, the last one with its hyphenated tail
+_CAMEL = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)+(?:-[a-z]+)*\b")
+_CAMEL_PART = re.compile(r"[A-Z][a-z'\-]*|[a-z][a-z'\-]*")
+
+
+def handle_words(handle: str) -> str:
+    """The words of a handle: "WolfgangSchulz" -> "Wolfgang Schulz"; "ChaeSong-hwa" -> "Chae Song-hwa";
+    a name written with spaces stays as it is. The one rule by which chat speaker tags
+    (``ingest.speakers``) and the handles a query or a chunk writes (``with_handles_split``) are read."""
+    words: list[str] = []
+    for word in handle.split():
+        words += _CAMEL_PART.findall(word) if re.search(r"[a-z][A-Z]", word) else [word]
+    return " ".join(words)
 
 
 def with_handles_split(text: str) -> str:
     """The text with each CamelCase handle followed by its words ("WolfgangSchulz" -> "WolfgangSchulz
     Wolfgang Schulz"): a chat's speaker tag, or a question that writes the handle, then matches the person."""
-    return _CAMEL.sub(lambda m: f"{m.group(0)} {' '.join(_CAMEL_PART.findall(m.group(0)))}", text)
+    return _CAMEL.sub(lambda m: f"{m.group(0)} {handle_words(m.group(0))}", text)
 
 
 def normalize_name(name: str) -> str:

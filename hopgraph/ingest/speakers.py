@@ -8,11 +8,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from hopgraph.core.text import handle_words
+
 #: a line's speaker tag: an optional timestamp ("[2023-05-08 13:56] ", "2023-05-08 13:56 - "), an optional
 #: emoji or bullet, a handle (a name, "WolfgangSchulz", "Li Hua", "ChaeSong-hwa"), a colon, then the message
 _TAG = re.compile(r"^(?:[ \t]*\[?\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(?::\d{2})?\]?[ \t]*[-\u2013]?[ \t]*)?"
                   r"[^\w\n]{0,3}?([A-Z][A-Za-z'\-]*(?:[ ][A-Z][A-Za-z'\-]*){0,2})[ \t]*:(?=[ \t]*\S)", re.M)
-_CAMEL_PART = re.compile(r"[A-Z][a-z'\-]*|[a-z][a-z'\-]*")
 #: a tag names a person only if it is short; "Note", "Time", "Subject" and the like are field labels
 _NOT_SPEAKERS = {"time", "date", "note", "notes", "subject", "re", "fwd", "from", "to", "cc", "title", "summary",
                  "question", "answer", "q", "a", "update", "edit", "ps", "warning", "error", "info", "tip",
@@ -26,14 +27,6 @@ class Speaker:
     start: int
     end: int
     name: str
-
-
-def handle_words(handle: str) -> str:
-    """"WolfgangSchulz" -> "Wolfgang Schulz"; "ChaeSong-hwa" -> "Chae Song-hwa"; a plain name stays."""
-    words: list[str] = []
-    for word in handle.split():
-        words += _CAMEL_PART.findall(word) if re.search(r"[a-z][A-Z]", word) else [word]
-    return " ".join(words)
 
 
 def speakers(text: str) -> list[Speaker]:
