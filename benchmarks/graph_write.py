@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
-from typing import Any
+from typing import Any, Protocol
 
 import neo4j
 
@@ -23,7 +23,7 @@ from hopgraph.core.records import Entity, Relation
 from hopgraph.core.settings import GraphSettings, Settings
 from hopgraph.graphdb import cypher
 from hopgraph.graphdb.factory import open_graph_store
-from hopgraph.graphdb.protocols import GraphBackend
+from hopgraph.graphdb.protocols import GraphAdmin, GraphBrowser, IngestWriter
 
 TYPES = ["works_at", "born_in", "part_of", "cooccurs", "located_in", "member_of"]
 
@@ -42,7 +42,11 @@ def synthetic(n_ent: int, n_rel: int, seed: int = 7) -> tuple[list[Entity], list
     return ents, rels
 
 
-def _store(cfg: GraphSettings, tmp: Any, database: str, batch: int) -> GraphBackend:
+class _Measured(IngestWriter, GraphAdmin, GraphBrowser, Protocol):
+    """The roles measured: entity and relation writes, counts, k-hop reads."""
+
+
+def _store(cfg: GraphSettings, tmp: Any, database: str, batch: int) -> _Measured:
     return open_graph_store(Settings(data_dir=tmp / database,
                                      graph=cfg.model_copy(update={"database": database, "batch_size": batch})))
 

@@ -11,10 +11,10 @@ from pathlib import Path
 from hopgraph.core.records import Chunk, Document, Entity, Mention, Relation, relation_id
 from hopgraph.core.summary_settings import CommunitySettings
 from hopgraph.ingest.communities import CommunityBuilder
+from hopgraph.testing import MemoryGraphStore
 from hopgraph.vectors.edge import EdgeVectorStore
 from hopgraph.vectors.store import CollectionSpec
 from tests.hash_embedder import HashEmbedder
-from tests.memory_graph import MemoryGraphStore
 
 
 def _clique(graph: MemoryGraphStore, name: str, size: int) -> list[str]:

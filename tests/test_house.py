@@ -353,3 +353,43 @@ def test_code_text_says_what_the_code_does_not_what_it_measured() -> None:
                     for m in _MD_FILE.finditer(text) if not (REPO_ROOT / m.group(1)).is_file()]
     assert not hits, "measured figures in the code's text (move them to benchmarks/RESULTS.md):\n" + "\n".join(hits)
     assert not missing, "the code's text names files the repository lacks:\n" + "\n".join(missing)
+
+
+#: the names of the whole graph store (``graphdb.protocols``): every role at once
+_STORE_UNIONS = {"GraphStore", "GraphBackend"}
+#: where the unions may be named: the graph package (they are defined there, the registry and the factory
+#: open one), the in-memory store (it is one), and the platform's opener (``Platform.graph`` holds the opened
+#: store and hands each caller its role: ``admin``, ``browser``, ``console``, the ingestor's roles)
+_UNION_HOMES = ("hopgraph/graphdb/", "hopgraph/testing/")
+_UNION_ALLOWED = {"hopgraph/app/platform.py"}
+
+
+def _union_names(path: str, source: str) -> list[str]:
+    """``path:line name`` for every import of a union's name (``from x import GraphStore``) and every
+    attribute reading it (``protocols.GraphBackend``)."""
+    found = []
+    for node in ast.walk(ast.parse(source, path)):
+        if isinstance(node, ast.ImportFrom):
+            found += [f"{path}:{node.lineno} {a.name}" for a in node.names if a.name in _STORE_UNIONS]
+        elif isinstance(node, ast.Attribute) and node.attr in _STORE_UNIONS:
+            found.append(f"{path}:{node.lineno} {node.attr}")
+    return found
+
+
+def test_callers_take_roles_not_the_whole_graph_store() -> None:
+    """Code outside the graph package names the role protocols it uses (``IngestWriter``, ``GraphAdmin``,
+    a composition such as ``ingest.graph_roles.IngestGraph``), never ``GraphStore``/``GraphBackend``: a
+    backend offering fewer roles still serves the callers that need only those. Tests are left out: the
+    store contract drives every role."""
+    sample = ("from hopgraph.graphdb.protocols import GraphAdmin, GraphStore\n"
+              "from hopgraph.graphdb import protocols\nx: protocols.GraphBackend\n")
+    assert _union_names("a.py", sample) == ["a.py:1 GraphStore", "a.py:3 GraphBackend"]
+    files = [f for root in ("hopgraph", "benchmarks") for f in sorted((REPO_ROOT / root).rglob("*.py"))
+             if not any(p.is_symlink() for p in f.parents)]
+    found = []
+    for f in files:
+        path = f.relative_to(REPO_ROOT).as_posix()
+        if not path.startswith(_UNION_HOMES) and path not in _UNION_ALLOWED:
+            found += _union_names(path, f.read_text(encoding="utf-8"))
+    assert len(files) > 100 and found == [], "take the role protocols you use (graphdb.protocols):\n" + \
+        "\n".join(found)

@@ -19,7 +19,7 @@ from hopgraph.retrieval.index.keeper import IndexKeeper
 from hopgraph.retrieval.index.state import IndexRecipe, IndexState
 from hopgraph.retrieval.index.tables import fetch_all
 from hopgraph.retrieval.signals import entity_similarity
-from tests.memory_graph import MemoryGraphStore
+from hopgraph.testing import MemoryGraphStore
 from tests.test_index_state import DIM, NAMES, EntityVectors, _eid, assert_same, delete, put
 
 

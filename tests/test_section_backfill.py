@@ -10,10 +10,10 @@ import numpy as np
 
 from hopgraph.core.records import Chunk, Document, Section
 from hopgraph.ingest.embedding import backfill_captions, backfill_sections
+from hopgraph.testing import MemoryGraphStore
 from hopgraph.vectors.edge import EdgeVectorStore
 from hopgraph.vectors.store import CollectionSpec, VectorPoint
 from tests.hash_embedder import HashEmbedder
-from tests.memory_graph import MemoryGraphStore
 
 
 def test_marked_sections_and_captions_get_their_vectors_once(tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
-"""The graph store's contract, run on the in-memory fake and on the real ArcadeDB (and Neo4j where
-Docker runs): every role's scenario (``tests/store_scenarios.py``) must leave the fake and the backend
-in the same observable state, and the scenarios below (removal planned by ``ingest.graph_edits``, an
-entity merge, the change log) hold on both. The fake is what fast unit tests of ingest logic run against."""
+"""The graph store's contract, run on the in-memory store (``hopgraph.testing``, the fake, opened as
+the backend ``memory``) and on the real ArcadeDB (and Neo4j where Docker runs): every role's scenario
+(``tests/store_scenarios.py``) must leave the fake and the backend in the same observable state, and
+the scenarios below (removal planned by ``ingest.graph_edits``, an entity merge, the change log) hold
+on both. The fake is what fast unit tests of ingest logic run against."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ from typing import Any
 import pytest
 
 from hopgraph.core.records import relation_id
+from hopgraph.graphdb.factory import open_graph_store
 from hopgraph.graphdb.protocols import GraphStore
 from hopgraph.graphdb.store import GraphChange
 from hopgraph.ingest.graph_edits import merge_edits, plan_removal
-from tests.memory_graph import MemoryGraphStore
+from hopgraph.testing import MemoryGraphStore, memory_settings
 from tests.store_scenarios import SCENARIOS
 from tests.store_scenarios import load as _load
 
@@ -25,7 +27,7 @@ from .graph_backends import neo4j_uri  # noqa: F401 - fixture
 @pytest.fixture(params=["memory", pytest.param("arcadedb", marks=pytest.mark.integration)])
 def narrow(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore]:
     if request.param == "memory":
-        yield MemoryGraphStore()
+        yield open_graph_store(memory_settings(tmp_path))  # the registered backend ``memory``
         return
     from tests.graph_backends import open_store
 

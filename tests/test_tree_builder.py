@@ -13,10 +13,10 @@ from hopgraph.core.records import Chunk, Document
 from hopgraph.core.summary_settings import RaptorSettings
 from hopgraph.ingest.graph_edits import plan_removal
 from hopgraph.ingest.raptor import TreeBuilder
+from hopgraph.testing import MemoryGraphStore
 from hopgraph.vectors.edge import EdgeVectorStore
 from hopgraph.vectors.store import CollectionSpec, VectorPoint
 from tests.hash_embedder import HashEmbedder
-from tests.memory_graph import MemoryGraphStore
 
 TOPICS = ["rivers and their deltas", "copper mines of the north", "the orchestra's winter season"]
 

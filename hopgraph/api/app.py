@@ -141,7 +141,7 @@ def _warm_up(platform: Platform) -> None:
     """Open both stores, apply pending migrations and load the models before serving (the embedding
     model loads on its own thread meanwhile: the warm-up embedding waits for it)."""
     embedder = platform.embedder
-    applied = platform.graph.migrate()
+    applied = platform.admin.migrate()
     if applied:
         log.info("applied migrations: %s", ", ".join(applied))
     platform.recover()  # a killed server's half-done work: the re-queued jobs complete it

@@ -35,7 +35,7 @@ def diagnose(platform: Platform) -> list[Check]:
     """Every check, in order; a store that cannot be reached ends the list with the reason."""
     checks: list[Check] = []
     try:
-        graph = platform.graph
+        graph = platform.admin
         version = graph.version()
         checks.append(Check("graph store", True, f"{platform.settings.graph.backend}, graph version {version}"))
     except HopgraphError as exc:
@@ -74,6 +74,8 @@ def _index_state(platform: Platform, version: int) -> Check:
     patched at the next start, never wrong)."""
     if not platform.settings.index.persist:
         return Check("index state", True, "not persisted (index.persist = false): built at each start")
+    if not platform.persists_index:
+        return Check("index state", True, "not persisted (an in-memory store): built at each start")
     saved = persist.saved_version(platform.settings.index_dir)
     if saved is None:
         return Check("index state", True, "none persisted yet: the next query or serve builds it")

@@ -14,11 +14,13 @@ from hopgraph.core.records import IngestReport, QueryFilters, QueryResult
 from hopgraph.core.service_settings import ScheduledSource
 from hopgraph.core.settings import RetrievalSettings, Settings
 from hopgraph.graphdb.factory import open_graph_store
-from hopgraph.graphdb.protocols import CypherConsole, GraphBackend, GraphBrowser
+from hopgraph.graphdb.protocols import CypherConsole, GraphAdmin, GraphBackend, GraphBrowser
+from hopgraph.graphdb.registry import GRAPH_BACKENDS
 from hopgraph.graphdb.store import DocumentState, IngestRun
 from hopgraph.vectors.clip import ClipEmbedder
 from hopgraph.vectors.embedders import Embedder, make_embedder
 from hopgraph.vectors.factory import open_vector_store
+from hopgraph.vectors.registry import VECTOR_BACKENDS
 from hopgraph.vectors.store import COLLECTIONS, CollectionSpec, VectorStore
 
 if TYPE_CHECKING:  # the ingest pipeline, the retriever and the LLM client are imported on first use: a
@@ -79,9 +81,24 @@ class Platform:
 
     @property
     def graph(self) -> GraphBackend:
+        """The opened graph store (``graph.backend``), every role; callers outside ``hopgraph.app`` take
+        the role they use (``admin``, ``browser``, ``console``)."""
         if self._graph is None:
             self._graph = open_graph_store(self.settings)
         return self._graph
+
+    @property
+    def admin(self) -> GraphAdmin:
+        """Migrations, counts, the version and health of the graph store."""
+        return self.graph
+
+    @property
+    def persists_index(self) -> bool:
+        """Whether the index state is written to disk: ``index.persist``, and both stores outlive the
+        process (an in-memory store's state would be read back by the next one's)."""
+        cfg = self.settings
+        return cfg.index.persist and GRAPH_BACKENDS.get(cfg.graph.backend).durable and \
+            VECTOR_BACKENDS.get(cfg.vectors.backend).durable
 
     @property
     def browser(self) -> GraphBrowser:
@@ -149,7 +166,7 @@ class Platform:
         writer's thread; queries keep answering from the previous state meanwhile). With
         ``index.persist`` the state is kept current even before any query, so that the next
         process (``serve`` after ``hopgraph ingest``) loads it instead of building it."""
-        if self._retriever is not None or self.settings.index.persist:
+        if self._retriever is not None or self.persists_index:
             try:
                 self.retriever.keeper.refresh()
             except Exception as exc:  # the write stands; the next query or poll refreshes again
@@ -204,7 +221,7 @@ class Platform:
 
             cfg = self.settings
             keeper = IndexKeeper(self.graph, self.vectors, recipe_of(cfg.retrieval), self.embedder.dim,
-                                 folder=cfg.index_dir if cfg.index.persist else None,
+                                 folder=cfg.index_dir if self.persists_index else None,
                                  persist_every_s=cfg.index.persist_every_s, owner=cfg.graph_identity)
             self._retriever = Retriever(self.graph, self.vectors, self.embedder, cfg.retrieval, keeper=keeper,
                                         clip=self.clip, gpu=cfg.gpu, gnn_checkpoint=cfg.gnn_checkpoint_path)

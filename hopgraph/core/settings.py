@@ -28,13 +28,14 @@ from hopgraph.core.summary_settings import CommunitySettings, RaptorSettings
 
 
 class GraphSettings(BaseModel):
-    """Graph store: the embedded ArcadeDB server (default) or Neo4j 5 over Bolt."""
+    """Graph store: the embedded ArcadeDB server (default), Neo4j 5 over Bolt, or another registered backend."""
 
     model_config = ConfigDict(frozen=True)
 
-    backend: Literal["arcadedb", "neo4j"] = Field(
-        default="arcadedb", description="'arcadedb': the embedded server hopgraph starts; 'neo4j': a Neo4j 5 server "
-        "at uri.")
+    backend: str = Field(
+        default="arcadedb", description="A registered graph backend (`hopgraph.graphdb.registry`; checked when the "
+        "store opens): 'arcadedb': the embedded server hopgraph starts; 'neo4j': a Neo4j 5 server at uri; "
+        "'memory': an in-memory store (`hopgraph.testing`, for tests: nothing is kept).")
     uri: str | None = Field(
         default=None, description="Bolt URI; for the embedded ArcadeDB it is derived from bolt_port."
     )
@@ -76,13 +77,15 @@ class GraphSettings(BaseModel):
 
 
 class VectorSettings(BaseModel):
-    """Vector store: embedded qdrant-edge (default), a Qdrant server, or qdrant-client in memory."""
+    """Vector store: embedded qdrant-edge (default), a Qdrant server, qdrant-client in memory, or another
+    registered backend."""
 
     model_config = ConfigDict(frozen=True)
 
-    backend: Literal["edge", "server", "memory"] = Field(
-        default="edge", description="'edge': embedded qdrant-edge shards under path; 'server': a Qdrant server at "
-        "url; 'memory': qdrant-client in memory (tests).")
+    backend: str = Field(
+        default="edge", description="A registered vector backend (`hopgraph.vectors.registry`; checked when the "
+        "store opens): 'edge': embedded qdrant-edge shards under path; 'server': a Qdrant server at url; "
+        "'memory': qdrant-client in memory (tests).")
     path: Path | None = Field(default=None, description="Embedded store folder (default: <data_dir>/vectors).")
     url: str | None = Field(default=None, description="Qdrant server URL, e.g. http://localhost:6333.")
     api_key: SecretStr | None = Field(default=None, description="API key of the Qdrant server, if it needs one.")

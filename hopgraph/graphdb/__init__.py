@@ -1,1 +1,2 @@
-"""Graph store: its roles (``graphdb.protocols``), one Bolt adapter for Neo4j and ArcadeDB, migrations."""
+"""Graph store: its roles (``graphdb.protocols``), the backends by name (``graphdb.registry``), one Bolt
+adapter for Neo4j and ArcadeDB, migrations."""

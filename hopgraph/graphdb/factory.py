@@ -1,4 +1,5 @@
-"""Open the configured graph store (starting the embedded server when needed)."""
+"""Open the configured graph store: the backend ``graph.backend`` names (``graphdb.registry``), with its
+pending migrations applied. The Bolt backends' opener is here too."""
 
 from __future__ import annotations
 
@@ -9,10 +10,25 @@ from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB, ensure_database, 
 from hopgraph.graphdb.bolt import BoltGraphStore, GraphStoreError
 from hopgraph.graphdb.dialect import dialect_for
 from hopgraph.graphdb.protocols import GraphBackend
+from hopgraph.graphdb.registry import GRAPH_BACKENDS
 
 
 def open_graph_store(settings: Settings, migrate: bool = True) -> GraphBackend:
-    """Connect to Neo4j or the embedded ArcadeDB per settings and apply pending migrations."""
+    """Open the registered backend ``graph.backend`` names and apply pending migrations; an unknown
+    name is an ``UnknownBackendError`` listing the registered ones."""
+    store = GRAPH_BACKENDS.open(settings.graph.backend, settings)
+    if migrate:
+        try:
+            store.migrate()
+        except Exception:
+            store.close()
+            raise
+    return store
+
+
+def open_bolt_store(settings: Settings) -> BoltGraphStore:
+    """The ``arcadedb`` and ``neo4j`` backends: the embedded ArcadeDB (started when needed) or a server
+    at ``graph.uri``, over Bolt."""
     cfg = settings.graph
     if cfg.backend == "arcadedb" and cfg.uri is None:
         info = EmbeddedArcadeDB(settings.graph_dir, cfg).ensure_running()
@@ -26,11 +42,4 @@ def open_graph_store(settings: Settings, migrate: bool = True) -> GraphBackend:
     if cfg.backend == "arcadedb":
         host = cfg.host if cfg.uri is None else (urlparse(cfg.uri).hostname or cfg.host)
         ensure_database(host, cfg.http_port, auth[0], auth[1], cfg.database)
-    store = BoltGraphStore(uri, auth, cfg, dialect_for(cfg.backend))
-    if migrate:
-        try:
-            store.migrate()
-        except Exception:
-            store.close()
-            raise
-    return store
+    return BoltGraphStore(uri, auth, cfg, dialect_for(cfg.backend))

@@ -1,5 +1,5 @@
 """The graph store's roles: one small protocol per kind of caller, so each caller names only what it
-uses and a second backend (or the tests' in-memory fake) can be read role by role.
+uses and a second backend (or the in-memory store of ``hopgraph.testing``) can be read role by role.
 
     IngestWriter        ingest.pipeline: documents, chunks, entities, mentions, relations, removals
     DocumentReader      ingest.selectors, ingest.sources: document states and sources
@@ -283,10 +283,10 @@ class CypherConsole(Protocol):
 
 class GraphStore(IngestWriter, EntityEditor, IndexSource, CommunityStore, IncrementalCommunities, TreeStore,
                  SectionStore, RunLog, GraphAdmin, Protocol):
-    """Every role ingest and retrieval use: what the ingest pipeline hands its steps, and what the
-    tests' in-memory fake implements whole."""
+    """Every role ingest and retrieval use, as one union: callers outside ``hopgraph.graphdb`` take the
+    roles they use instead (``ingest.graph_roles`` composes the pipeline's; ``test_house`` checks it)."""
 
 
 class GraphBackend(GraphStore, GraphBrowser, CypherConsole, Protocol):
-    """An opened graph database (``graphdb.factory.open_graph_store``): every role, the browser and the
-    Cypher console too."""
+    """An opened graph database (``graphdb.factory.open_graph_store``, a backend of ``graphdb.registry``):
+    every role, the browser and the Cypher console too."""

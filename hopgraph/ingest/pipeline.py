@@ -22,7 +22,6 @@ from tqdm import tqdm
 
 from hopgraph.core.records import Chunk, IngestReport, Relation, Section
 from hopgraph.core.settings import Settings
-from hopgraph.graphdb.protocols import GraphStore
 from hopgraph.graphdb.store import COMPLETE, DELETING, PENDING, RemovalPlan
 from hopgraph.ingest.batches import Prepared, prepare, stage
 from hopgraph.ingest.chunking import Chunker
@@ -40,6 +39,7 @@ from hopgraph.ingest.extraction_worker import parser_pool
 from hopgraph.ingest.extractors import make_extractor
 from hopgraph.ingest.graph_docs import graph_extraction
 from hopgraph.ingest.graph_edits import plan_removal
+from hopgraph.ingest.graph_roles import IngestGraph
 from hopgraph.ingest.llm_client import ChatClient
 from hopgraph.ingest.llm_reports import LlmReporter
 from hopgraph.ingest.post_steps import run_post_steps
@@ -65,7 +65,7 @@ _WORKER_MIN_BATCHES = 4
 class Ingestor:
     """Writes documents into the graph and vector stores."""
 
-    def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder, settings: Settings,
+    def __init__(self, graph: IngestGraph, vectors: VectorStore, embedder: Embedder, settings: Settings,
                  clip: ClipEmbedder | None = None) -> None:
         self.graph = graph
         self.vectors = vectors

@@ -17,13 +17,13 @@ from typing import Protocol
 
 from hopgraph.core.records import IngestReport
 from hopgraph.core.settings import Settings
-from hopgraph.graphdb.protocols import GraphStore
 from hopgraph.ingest.batches import stage
 from hopgraph.ingest.community_plan import CommunityReport
 from hopgraph.ingest.embedding import backfill_captions, backfill_sections, retype_points
 from hopgraph.ingest.entity_types import voted_types
 from hopgraph.ingest.extraction import Extractor
 from hopgraph.ingest.forgetting import forget_removed_text
+from hopgraph.ingest.graph_roles import StepGraph
 from hopgraph.ingest.raptor import TreeBuilder
 from hopgraph.ingest.resolution import EntityResolver
 from hopgraph.vectors.embedders import Embedder
@@ -34,7 +34,9 @@ class Host(Protocol):
     """What the steps use of ``ingest.pipeline.Ingestor``, which runs them: its stores, models and
     settings, the aliases of this run, and its community update."""
 
-    graph: GraphStore
+    @property
+    def graph(self) -> StepGraph: ...
+
     vectors: VectorStore
     embedder: Embedder
     extractor: Extractor

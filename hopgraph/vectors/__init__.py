@@ -1,1 +1,2 @@
-"""Vectors: the Embedder protocol and implementations, and the VectorStore over Qdrant."""
+"""Vectors: the Embedder protocol and implementations, the VectorStore over Qdrant, and the backends by
+name (``vectors.registry``)."""

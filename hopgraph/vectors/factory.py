@@ -1,21 +1,41 @@
-"""Open the configured vector store."""
+"""Open the configured vector store: the backend ``vectors.backend`` names (``vectors.registry``). The
+built-in backends' openers are here too."""
 
 from __future__ import annotations
 
 from hopgraph.core.settings import Settings
 from hopgraph.vectors.edge import EdgeVectorStore
+from hopgraph.vectors.registry import VECTOR_BACKENDS
 from hopgraph.vectors.store import VectorStore, VectorStoreError
 
 
 def open_vector_store(settings: Settings) -> VectorStore:
-    """qdrant-edge in the data dir, a Qdrant server by URL, or qdrant-client in memory."""
+    """Open the registered backend ``vectors.backend`` names; an unknown name is an
+    ``UnknownBackendError`` listing the registered ones."""
+    return VECTOR_BACKENDS.open(settings.vectors.backend, settings)
+
+
+def open_edge_store(settings: Settings) -> VectorStore:
+    """``edge``: qdrant-edge shards in the data dir (``vectors.path``)."""
+    return EdgeVectorStore(settings.vectors_dir, settings.vectors)
+
+
+def open_qdrant_server(settings: Settings) -> VectorStore:
+    """``server``: the Qdrant server at ``vectors.url``."""
     cfg = settings.vectors
-    if cfg.backend == "edge":
-        return EdgeVectorStore(settings.vectors_dir, cfg)
-    if cfg.backend == "server" and not cfg.url:
+    if not cfg.url:
         raise VectorStoreError("vectors.url is required for the server backend (HOPGRAPH_VECTORS__URL)")
+    return _qdrant_client(settings, cfg.url)
+
+
+def open_qdrant_memory(settings: Settings) -> VectorStore:
+    """``memory``: qdrant-client in memory (tests; nothing outlives the process)."""
+    return _qdrant_client(settings, ":memory:")
+
+
+def _qdrant_client(settings: Settings, url: str) -> VectorStore:
     from hopgraph.vectors.qdrant_server import QdrantClientVectorStore  # qdrant-client: imported only when used
 
-    url = cfg.url if cfg.backend == "server" else ":memory:"
+    cfg = settings.vectors
     key = cfg.api_key.get_secret_value() if cfg.api_key else None
     return QdrantClientVectorStore.connect(url, key, cfg.prefix, cfg.upsert_batch, cfg.timeout_s, cfg.exact_below)

@@ -27,7 +27,7 @@ async def export(request: Request, format: Literal["graphml", "jsonl", "neo4j-cs
         "jsonl", description="neo4j-csv: a zip loadable by `neo4j-admin database import` (see its import.sh).")
                  ) -> FileResponse:
     """Written to a temporary file on the server, sent, then removed."""
-    graph = state(request).platform.graph
+    graph = state(request).platform.browser
     work = Path(tempfile.mkdtemp(prefix="hopgraph-export-"))
     name = {"jsonl": "graph.jsonl", "graphml": "graph.graphml", "neo4j-csv": "graph-neo4j-csv"}[format]
     report = await run_in_threadpool(export_graph, graph, format, work / name)

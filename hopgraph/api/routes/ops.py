@@ -24,7 +24,7 @@ async def ready(request: Request) -> Ready:
     platform = state(request).platform
     try:
         checks = await run_in_threadpool(diagnose, platform)
-        version = await run_in_threadpool(platform.graph.version)
+        version = await run_in_threadpool(platform.admin.version)
         chunks = await run_in_threadpool(platform.vectors.count, "chunks")
     except Exception as exc:  # any failure means not ready, with the reason
         raise ProblemError(503, f"not ready: {type(exc).__name__}: {exc}") from None

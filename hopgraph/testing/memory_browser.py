@@ -1,11 +1,11 @@
-"""The in-memory fake's ``GraphBrowser`` (the API's look-ups, provenance, exports), mixed into
+"""The in-memory graph store's ``GraphBrowser`` (the API's look-ups, provenance, exports), mixed into
 ``MemoryGraphStore``; rows have the keys and the order of ``graphdb.cypher_browse`` and
 ``graphdb.cypher_export``."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from hopgraph.core.records import Chunk, Community, Document, Entity, Relation, Section, SummaryNode
@@ -27,9 +27,9 @@ class _Doc(Protocol):
 
 
 class MemoryBrowser:
-    """Look-ups over the fake's dicts."""
+    """Look-ups over the store's dicts."""
 
-    docs: dict[str, _Doc]
+    docs: Mapping[str, _Doc]
     chunks: dict[str, Chunk]
     entities: dict[str, Entity]
     mentions: dict[tuple[str, str], int]
@@ -57,7 +57,7 @@ class MemoryBrowser:
                 "mentions": sum(counts), "communities": sorted(c for (x, c) in self.members if x == entity_id)}
 
     def entity_neighbours(self, entity_id: str, skip: int = 0, limit: int = 50) -> list[dict[str, Any]]:
-        rows = []
+        rows: list[dict[str, Any]] = []
         for r in self.relations.values():
             if entity_id in (r.source_id, r.target_id):
                 n = self.entities[r.target_id if r.source_id == entity_id else r.source_id]
@@ -128,7 +128,8 @@ class MemoryBrowser:
                      "kind": d.document.kind, "uri": d.document.uri, "status": d.status,
                      "metadata_json": json.dumps(d.document.metadata, sort_keys=True)} for d in self.docs.values()]
         elif label == "Chunk":
-            rows = [{"id": c.id, "text": c.text, "ord": c.ord, "n_tokens": c.n_tokens} for c in self.chunks.values()]
+            rows = [{"id": c.id, "text": c.text, "ord": c.ord, "n_tokens": c.n_tokens,
+                     "chat_json": c.chat.model_dump_json() if c.chat is not None else ""} for c in self.chunks.values()]
         elif label == "Entity":
             rows = [{"id": e.id, "name": e.name, "type": e.type, "description": e.description}
                     for e in self.entities.values()]

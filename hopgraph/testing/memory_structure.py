@@ -1,4 +1,4 @@
-"""The in-memory fake's communities, RAPTOR tree and sections (``CommunityStore``,
+"""The in-memory graph store's communities, RAPTOR tree and sections (``CommunityStore``,
 ``IncrementalCommunities``, ``TreeStore``, ``SectionStore``), mixed into ``MemoryGraphStore``.
 
 Each method follows the Bolt adapter's statements: edges to deleted nodes vanish with them (a
@@ -8,9 +8,9 @@ and marks (``clustered``, ``stale_summary``, ``embedded``) are set and cleared w
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-from hopgraph.core.records import Chunk, Community, Relation, Section, SummaryNode
+from hopgraph.core.records import Chunk, Community, Entity, Relation, Section, SummaryNode
 from hopgraph.graphdb.community_protocol import ChainLink
 from hopgraph.graphdb.store import RelationRef
 from hopgraph.graphdb.tree_protocol import TreeBranch
@@ -19,7 +19,7 @@ from hopgraph.graphdb.tree_protocol import TreeBranch
 class MemoryCommunities:
     """Communities with PARENT links and IN_COMMUNITY memberships."""
 
-    entities: dict[str, object]
+    entities: dict[str, Entity]
     relations: dict[str, Relation]
     stored_communities: dict[str, Community]
     members: set[tuple[str, str]]          # (entity id, community id)
@@ -155,7 +155,7 @@ class MemoryTree:
 class MemorySections:
     """Sections of documents, with HAS_CHUNK links to their chunks."""
 
-    docs: dict[str, object]
+    docs: Mapping[str, object]
     chunks: dict[str, Chunk]
     sections: dict[str, Section]
     unembedded: set[str]   # sections a migration gave to older documents

@@ -1,11 +1,12 @@
-"""An in-memory fake of every role ingest and retrieval use (``graphdb.protocols.GraphStore``), for
-fast unit tests of ingest and index logic.
+"""The in-memory graph store, backend ``memory`` (``graph.backend = "memory"``): every role of
+``graphdb.protocols.GraphBackend`` in dicts, for tests (hopgraph's own and a user's) that need no server.
+Nothing outlives the store: each ``open_graph_store`` gives an empty graph.
 
 It follows the Bolt adapter's semantics statement by statement (MERGE = keep the first description,
 relation support is a union and the weight its size, removal prunes support and refreshes community
 sizes); ``tests/test_store_contract.py`` runs the same scenarios against it and the real ArcadeDB.
-Communities, the RAPTOR tree and sections are in ``tests/memory_structure.py``, the browser in
-``tests/memory_browser.py``; only the Cypher console (``CypherConsole``) is not faked: it runs Cypher.
+Communities, the RAPTOR tree and sections are in ``memory_structure``, the browser in
+``memory_browser``; the Cypher console (``CypherConsole``) refuses: there is no Cypher engine here.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from hopgraph.core.errors import ConflictError
 from hopgraph.core.records import (
     Chunk,
     Community,
@@ -26,11 +28,14 @@ from hopgraph.core.records import (
     SummaryNode,
     combine_mentions,
 )
+from hopgraph.core.settings import Settings
 from hopgraph.graphdb.index_reads import complete_log
+from hopgraph.graphdb.protocols import GraphBackend
 from hopgraph.graphdb.store import (
     COMPLETE,
     DocumentState,
     EdgeRow,
+    ExploreResult,
     GraphChange,
     IngestRun,
     LabelVote,
@@ -40,8 +45,8 @@ from hopgraph.graphdb.store import (
     StaleDescription,
     Topology,
 )
-from tests.memory_browser import MemoryBrowser
-from tests.memory_structure import MemoryCommunities, MemorySections, MemoryTree
+from hopgraph.testing.memory_browser import MemoryBrowser
+from hopgraph.testing.memory_structure import MemoryCommunities, MemorySections, MemoryTree
 
 
 @dataclass
@@ -100,6 +105,11 @@ class MemoryGraphStore(MemoryCommunities, MemoryTree, MemorySections, MemoryBrow
 
     def close(self) -> None:
         return None
+
+    def explore(self, cypher: str, params: Mapping[str, Any] | None = None, row_limit: int = 1000,
+                timeout_s: float = 30.0) -> ExploreResult:
+        """Refused: the in-memory store runs no Cypher (``ConflictError``)."""
+        raise ConflictError("the in-memory graph store (graph.backend = 'memory') runs no Cypher")
 
     def migrate(self) -> list[str]:
         return []
@@ -323,7 +333,8 @@ class MemoryGraphStore(MemoryCommunities, MemoryTree, MemorySections, MemoryBrow
             if d.status == COMPLETE and (wanted is None or d.document.id in wanted):
                 out.append({"id": c.id, "text": c.text, "document_id": d.document.id, "source": d.document.source,
                             "title": d.document.title, "metadata": json.dumps(d.document.metadata),
-                            "kind": d.document.kind, "uri": d.document.uri})
+                            "kind": d.document.kind, "uri": d.document.uri,
+                            "chat": c.chat.model_dump_json() if c.chat is not None else ""})
         return out
 
     def snapshot_mentions(self, chunk_ids: Sequence[str] | None = None,
@@ -361,3 +372,8 @@ class MemoryGraphStore(MemoryCommunities, MemoryTree, MemorySections, MemoryBrow
     def ingest_runs(self, source: str | None = None, limit: int = 50) -> list[IngestRun]:
         mine = [r for r in self.runs.values() if source is None or r.source == source]
         return sorted(mine, key=lambda r: -r.started_at)[:limit]
+
+
+def open_memory_graph(settings: Settings) -> GraphBackend:
+    """The ``memory`` backend's opener (``graphdb.registry``): an empty in-memory graph."""
+    return MemoryGraphStore()
