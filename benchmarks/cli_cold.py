@@ -2,9 +2,10 @@
 
 Ingests the packaged sample into a fresh data dir (its own embedded ArcadeDB on free ports), then
 times whole processes, ``--runs`` each: ``status``, ``doctor``, ``query --mode bm25`` (no model
-loaded) and ``query --mode dense`` (loads the embedder), beside two baselines of the same run:
-``python -c pass`` (the interpreter) and ``hopgraph --help`` (the CLI's own start-up). Prints the
-median, min and max seconds and each command's ratio to ``--help``.
+loaded), ``query --mode dense`` (loads the embedder) and ``query --mode graph`` (the embedder and the
+index state), beside two baselines of the same run: ``python -c pass`` (the interpreter) and
+``hopgraph --help`` (the CLI's own start-up). Prints the median, min and max seconds and each
+command's ratio to ``--help``.
 
     python -m benchmarks.cli_cold [--runs 5]
 """
@@ -32,6 +33,8 @@ COMMANDS: dict[str, list[str]] = {
                                    "--mode", "bm25"],
     "hopgraph query --mode dense": [sys.executable, "-m", "hopgraph.cli", "query", "Who founded Vexmoor?",
                                     "--mode", "dense"],
+    "hopgraph query --mode graph": [sys.executable, "-m", "hopgraph.cli", "query", "Who founded Vexmoor?",
+                                    "--mode", "graph"],
 }
 
 

@@ -59,16 +59,18 @@ def fact_chunks(run: Run, named: list[int]) -> dict[str, float]:
         return {}
     words = set(_WORD.findall(run.text.lower()))
     out_edges, snap = typed_out(run), run.snap
+    ptr, rows = snap.mentioned_in.indptr, snap.mentioned_in.indices
     found: dict[int, float] = {}
     for e in named:
-        lo, hi = out_edges.ptr[e], out_edges.ptr[e + 1]
+        lo, hi = int(out_edges.ptr[e]), int(out_edges.ptr[e + 1])
         if lo == hi:
             continue
-        said = set(snap.mentioned_in.indices[snap.mentioned_in.indptr[e]:snap.mentioned_in.indptr[e + 1]].tolist())
-        for target, verb in zip(out_edges.targets[lo:hi].tolist(), out_edges.verbs[lo:hi].tolist(), strict=True):
-            if not verb_matches(verb, words):
-                continue
-            row = snap.mentioned_in.indices[snap.mentioned_in.indptr[target]:snap.mentioned_in.indptr[target + 1]]
-            for j in said.intersection(row.tolist()):
+        verbs = out_edges.verbs[lo:hi]
+        used = [v for v in set(verbs.tolist()) if verb_matches(v, words)]  # a few distinct verbs per entity
+        if not used:
+            continue
+        said = rows[ptr[e]:ptr[e + 1]]
+        for target in out_edges.targets[lo:hi][np.isin(verbs, used)].tolist():
+            for j in np.intersect1d(said, rows[ptr[target]:ptr[target + 1]], assume_unique=True).tolist():
                 found[j] = found.get(j, 0.0) + 1.0
     return {snap.chunk_ids[j]: s for j, s in found.items()}
