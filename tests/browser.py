@@ -1,10 +1,13 @@
 """Headless Chromium (Debian's chromium + chromium-driver) through Selenium, for the explorer's tests:
 the flags that keep it off the network, a performance log to read every request it made, and
-screenshots saved as test artefacts under ``test-artifacts/``."""
+screenshots saved as test artefacts under ``test-artifacts/`` (and, with ``HOPGRAPH_SCREENSHOTS=1``, the
+manual's pictures under ``docs/images/``)."""
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import shutil
 import time
 from collections.abc import Iterator
@@ -19,6 +22,8 @@ from tests.paths import REPO_ROOT
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
 ARTIFACTS = REPO_ROOT / "test-artifacts"
+#: the manual's pictures, written by the browser tests only when HOPGRAPH_SCREENSHOTS=1
+DOC_IMAGES = REPO_ROOT / "docs" / "images"
 needs_browser = pytest.mark.skipif(
     not (CHROMIUM and CHROMEDRIVER),
     reason="no headless browser: Debian's chromium and chromium-driver are not installed "
@@ -90,4 +95,18 @@ def screenshot(driver: Any, name: str) -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     driver.save_screenshot(str(path))
+    return path
+
+
+def doc_screenshot(driver: Any, name: str) -> Path | None:
+    """With ``HOPGRAPH_SCREENSHOTS=1``, save a screenshot as the manual's ``docs/images/<name>.png`` (256
+    colours, a few hundred KB at most) and return its path; otherwise write nothing and return None."""
+    if os.environ.get("HOPGRAPH_SCREENSHOTS") != "1":
+        return None
+    from PIL import Image
+
+    DOC_IMAGES.mkdir(exist_ok=True)
+    path = DOC_IMAGES / f"{name}.png"
+    with Image.open(io.BytesIO(driver.get_screenshot_as_png())) as image:
+        image.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT).save(path, optimize=True)
     return path

@@ -82,6 +82,21 @@ def test_readme_is_a_front_page_not_a_journal() -> None:
             assert (REPO_ROOT / link).exists(), link
 
 
+#: phrases of a development journal, which date a figure by a build instead of giving its command and date
+JOURNAL_PHRASES = re.compile(r"previous build|this build|measured before", re.IGNORECASE)
+
+
+def test_the_manual_and_the_readme_read_as_documentation_not_development_notes() -> None:
+    """README.md, every page of docs/ and benchmarks/RESULTS.md (which docs/results.md shows)."""
+    pages = [REPO_ROOT / "README.md", REPO_ROOT / "benchmarks" / "RESULTS.md",
+             *sorted((REPO_ROOT / "docs").rglob("*.md"))]
+    assert len(pages) > 20
+    found = [f"{page.relative_to(REPO_ROOT)}: {m.group(0)!r}" for page in pages
+             for m in JOURNAL_PHRASES.finditer(page.read_text(encoding="utf-8"))]
+    assert found == [], found
+    assert JOURNAL_PHRASES.search("as Measured Before the change") and not JOURNAL_PHRASES.search("measured on")
+
+
 def test_results_md_is_what_the_reports_give() -> None:
     assert (REPO_ROOT / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8") == results.render()
     cited = results.cited_reports()

@@ -1,7 +1,8 @@
 """The explorer at /ui and the HTML evaluation report: the subgraph data (pure), the page and its
 assets, and the page driven in a real headless Chromium against a real server: log in with a key,
 query, see the results and the subgraph drawn, open an entity page, browse communities and jobs,
-with no request leaving 127.0.0.1 and no key in any URL (screenshots under test-artifacts/)."""
+with no request leaving 127.0.0.1 and no key in any URL (screenshots under test-artifacts/; with
+HOPGRAPH_SCREENSHOTS=1 the manual's picture of the explorer, docs/images/explorer.png, too)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from tests.browser import (
     ARTIFACTS,
     DRAW_200_NODES,
     chromium,
+    doc_screenshot,
     needs_browser,
     requested_urls,
     screenshot,
@@ -150,6 +152,13 @@ def test_ui_and_its_assets_are_served_without_a_key(served: str) -> None:
     assert httpx.post(f"{served}/query", json={"text": "x"}).status_code == 401  # the data still needs a key
 
 
+def test_the_manuals_screenshots_are_written_only_when_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HOPGRAPH_SCREENSHOTS", raising=False)
+    assert doc_screenshot(None, "explorer") is None  # no driver touched, nothing written into the tree
+    monkeypatch.setenv("HOPGRAPH_SCREENSHOTS", "0")
+    assert doc_screenshot(None, "explorer") is None
+
+
 @needs_browser
 @pytest.mark.timeout(600)
 def test_explorer_in_a_real_browser(served: str, tmp_path: Path) -> None:
@@ -177,6 +186,7 @@ def test_explorer_in_a_real_browser(served: str, tmp_path: Path) -> None:
         assert "Vexmoor" in driver.find_element(By.ID, "results").text
         wait_for(driver, "return window.explorer.lastRenderMs !== null")
         screenshot(driver, "explorer-query")
+        doc_screenshot(driver, "explorer")  # the manual's picture (docs/exploring.md), only when asked for
 
         name = driver.find_element(By.CSS_SELECTOR, "#results .via a.entity-link").text
         driver.find_element(By.CSS_SELECTOR, "#results .via a.entity-link").click()
