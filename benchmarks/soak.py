@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import os
 import statistics
 import subprocess
@@ -67,13 +68,15 @@ def text_modes(gnn: bool = True) -> list[str]:
             if e.evaluated_on != frozenset({IMAGE}) and (gnn or name != "gnn")]
 
 
-def serve_env(info: ServerInfo, data_dir: Path, port: int, config: str, database: str = "soak") -> dict[str, str]:
-    """The ``HOPGRAPH_*`` variables of a ``hopgraph serve`` on ``port`` that uses ArcadeDB ``info`` and
-    builds the RAPTOR tree at every ingest (mode raptor answers)."""
+def serve_env(info: ServerInfo, data_dir: Path, port: int, config: str, ingest_root: Path,
+              database: str = "soak") -> dict[str, str]:
+    """The ``HOPGRAPH_*`` variables of a ``hopgraph serve`` on ``port`` that uses ArcadeDB ``info``, builds
+    the RAPTOR tree at every ingest (mode raptor answers) and reads server paths below ``ingest_root``
+    (where the soak's ingest job writes its files)."""
     return {"HOPGRAPH_RAPTOR__ENABLED": "true", "HOPGRAPH_DATA_DIR": str(data_dir), "HOPGRAPH_GRAPH__URI": info.uri,
             "HOPGRAPH_GRAPH__PASSWORD": info.password, "HOPGRAPH_GRAPH__HTTP_PORT": str(info.http_port),
             "HOPGRAPH_GRAPH__DATABASE": database, "HOPGRAPH_CONFIG": config, "HOPGRAPH_API__PORT": str(port),
-            "HOPGRAPH_API__HOST": "127.0.0.1"}
+            "HOPGRAPH_API__HOST": "127.0.0.1", "HOPGRAPH_API__INGEST_ROOTS": json.dumps([str(ingest_root)])}
 
 
 def rss_mb(pid: int) -> float | None:
@@ -279,7 +282,7 @@ def main() -> None:
         config = root / "empty.toml"
         config.write_text("", encoding="utf-8")
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
-               **serve_env(info, tmp / "data", port, str(config))}
+               **serve_env(info, tmp / "data", port, str(config), root / "ingest")}
         log = (root / "serve.log").open("w")
         proc = subprocess.Popen([sys.executable, "-m", "hopgraph.cli", "serve"], env=env,
                                 stdout=subprocess.DEVNULL, stderr=log)

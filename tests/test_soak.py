@@ -29,7 +29,7 @@ RSS_GROWTH_MB = 128
 def test_serve_under_mixed_load_fails_nothing_and_keeps_its_memory(arcadedb: ServerInfo, tmp_path: Path,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
     port, database = free_port(), f"soak{uuid.uuid4().hex[:10]}"
-    env = serve_env(arcadedb, tmp_path / "data", port, empty_config(tmp_path), database)
+    env = serve_env(arcadedb, tmp_path / "data", port, empty_config(tmp_path), tmp_path / "ingest", database)
     try:
         with serve_process(env, port) as (proc, url):
             ingest_sample(url)
