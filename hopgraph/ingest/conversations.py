@@ -20,7 +20,7 @@ from datetime import datetime
 
 from hopgraph.core.dates import date_mentions, session_time
 from hopgraph.core.records import ChatContext, Chunk
-from hopgraph.ingest.speakers import Speaker, speakers
+from hopgraph.ingest.speakers import STAMP, Speaker, speakers
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 _HEADER = re.compile(r"^[ \t]*(?:time|date|timestamp|session(?:[ \t]+\d+)?(?:[ \t]+(?:date|time))?)[ \t]*:"
                      r"[ \t]*(\S.*?)[ \t]*$", re.I | re.M)
 #: a line's own timestamp before its speaker: "[2023-05-08 13:56] Ann:", "2023-05-08 13:56 - Ann:"
-_STAMP = re.compile(r"^[ \t]*\[?(\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(?::\d{2})?)\]?[ \t]*[-\u2013]?[ \t]*(?=\S)", re.M)
+_STAMP = re.compile(rf"^{STAMP}(?=\S)", re.M)
 
 
 @dataclass(frozen=True)
@@ -53,9 +53,9 @@ def sessions(text: str, source: str = "", unread: list[str] | None = None) -> li
     if not found:
         day = None
         for m in _STAMP.finditer(text):
-            when = session_time(m.group(1))
+            when = session_time(m["time"])
             if when is None:
-                unread.append(m.group(1))
+                unread.append(m["time"])
             elif when.date() != day:
                 day = when.date()
                 found.append(Session(m.start(), when))

@@ -39,7 +39,7 @@ from hopgraph.core.records import (
 from hopgraph.core.settings import ExtractionSettings
 from hopgraph.core.text import normalize_name
 from hopgraph.ingest.identifiers import identifiers, is_identifier
-from hopgraph.ingest.speakers import speakers
+from hopgraph.ingest.speakers import Speaker, speakers
 
 log = logging.getLogger(__name__)
 
@@ -197,10 +197,10 @@ class SpacyExtractor:
                              Entity(id=eid, name=name, type=type_, description=context, description_chunk=chunk_id))
         return eid
 
-    def _spans(self, doc: Any, out: Extraction, chunk_id: str) -> list[_Span]:
+    def _spans(self, doc: Any, out: Extraction, chunk_id: str, tags: list[Speaker]) -> list[_Span]:
         spans: list[_Span] = []
         taken: set[int] = set()
-        for tag in speakers(doc.text):  # "WolfgangSchulz:" -> the person Wolfgang Schulz (ingest.speakers)
+        for tag in tags:  # "WolfgangSchulz:" -> the person Wolfgang Schulz (ingest.speakers)
             span = doc.char_span(tag.start, tag.end, alignment_mode="expand")
             line = doc.text[tag.start:].split("\n", 1)[0].strip()  # what the speaker says describes them
             eid = self._entity(out, tag.name, "PERSON", line, chunk_id) if span is not None else None
@@ -249,21 +249,22 @@ class SpacyExtractor:
         return spans
 
     # -- relations ---------------------------------------------------------------------------
-    def _turns(self, text: str) -> tuple[list[int], list[tuple[int, str]]]:
+    def _turns(self, text: str, tags: list[Speaker]) -> tuple[list[int], list[tuple[int, str]]]:
         """The speaker tags' line starts, and each line's end and speaker entity (``speaker_facts``)."""
         if not self.cfg.speaker_facts:
             return [], []
         starts: list[int] = []
         lines: list[tuple[int, str]] = []
-        for tag in speakers(text):
+        for tag in tags:
             end = text.find("\n", tag.end)
             starts.append(tag.start)
             lines.append((len(text) if end < 0 else end, self.resolve(entity_id(tag.name))))
         return starts, lines
 
     def _extract_doc(self, chunk: Chunk, doc: Any, out: Extraction) -> None:
-        spans = self._spans(doc, out, chunk.id)
-        turn_starts, turns = self._turns(doc.text)
+        tags = speakers(doc.text)
+        spans = self._spans(doc, out, chunk.id, tags)
+        turn_starts, turns = self._turns(doc.text, tags)
         # per sentence and span, so the result does not depend on which chunks share a batch
         named_at = {i for s in spans if s.named for i in range(s.start, s.end)}
         counts = Counter(s.eid for s in spans)

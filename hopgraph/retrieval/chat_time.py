@@ -74,8 +74,14 @@ class ChatTimes:
         return out
 
 
+#: the proleptic ordinal of 1970-01-01, numpy's day 0
+_EPOCH = date(1970, 1, 1).toordinal()
+
+
 def _months(days: np.ndarray) -> np.ndarray:
-    return np.array([date.fromordinal(int(d)).month if d > 0 else 0 for d in days], dtype=np.int64)
+    """The calendar month (1-12) of each day ordinal, 0 where undated (-1)."""
+    months = (days - _EPOCH).astype("datetime64[D]").astype("datetime64[M]").astype(np.int64) % 12 + 1
+    return np.where(days > 0, months, 0)
 
 
 def times_of(run: Run) -> ChatTimes:
