@@ -9,10 +9,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from hopgraph.vectors.embedders import _CachedEmbedder
+from hopgraph.vectors.cached import CachedEmbedder
 
 
-class HashEmbedder(_CachedEmbedder):
+class HashEmbedder(CachedEmbedder):
     """Eight dimensions from the SHA-256 of the text."""
 
     name, dim = "hash", 8

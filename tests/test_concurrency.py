@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from hopgraph.vectors.embedders import _CachedEmbedder
+from hopgraph.vectors.cached import CachedEmbedder
 
 
-class _HashEmbedder(_CachedEmbedder):
+class _HashEmbedder(CachedEmbedder):
     """A deterministic stand-in encoder (vectors from the text's hash) to drive the real cache."""
 
     name, dim = "hash", 8

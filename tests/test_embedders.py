@@ -6,14 +6,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hopgraph.vectors.cached import CPU_BATCH, GPU_BATCH, length_batches
 from hopgraph.vectors.embedders import (
-    CPU_BATCH,
-    GPU_BATCH,
     EmbedderError,
     OnnxInt8Embedder,
     SentenceTransformerEmbedder,
     declared_dim,
-    length_batches,
     resolve_model_path,
 )
 

@@ -149,5 +149,6 @@ def _warm_up(platform: Platform) -> None:
     keeper = platform.retriever.keeper
     keeper.refresh()  # loaded from disk (or built once) before the first request, never inside one
     embedder.embed(["warm up"])
+    platform.question_embedder.embed(["warm up"])
     # (after the model: the poller's first act is to grow the heap, which should not slow the start)
     keeper.start_polling(platform.settings.index.poll_s, pregrow=platform.settings.index.pregrow)

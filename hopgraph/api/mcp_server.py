@@ -92,7 +92,7 @@ class LocalAccess:
         """Open everything and load the embedder before the first call needs them (a failure is left for
         that call to report)."""
         try:
-            self._platform.embedder.warm()
+            self._platform.question_embedder.warm()
             self._open()
         except Exception as exc:  # the first tool call reports it as its error
             log.warning("warm-up failed: %s", exc)

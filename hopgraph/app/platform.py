@@ -18,7 +18,7 @@ from hopgraph.graphdb.protocols import CypherConsole, GraphAdmin, GraphBackend, 
 from hopgraph.graphdb.registry import GRAPH_BACKENDS
 from hopgraph.graphdb.store import DocumentState, IngestRun
 from hopgraph.vectors.clip import ClipEmbedder
-from hopgraph.vectors.embedders import Embedder, make_embedder
+from hopgraph.vectors.embedders import Embedder, for_questions, make_embedder
 from hopgraph.vectors.factory import open_vector_store
 from hopgraph.vectors.registry import VECTOR_BACKENDS
 from hopgraph.vectors.store import COLLECTIONS, CollectionSpec, VectorStore
@@ -113,6 +113,11 @@ class Platform:
     @cached_property
     def embedder(self) -> Embedder:
         return make_embedder(self.settings.embedder)
+
+    @cached_property
+    def question_embedder(self) -> Embedder:
+        """What embeds questions (``embedder.onnx_queries``: an ONNX copy of the model, without torch)."""
+        return for_questions(self.embedder)
 
     @cached_property
     def clip(self) -> ClipEmbedder | None:
@@ -223,7 +228,8 @@ class Platform:
             keeper = IndexKeeper(self.graph, self.vectors, recipe_of(cfg.retrieval), self.embedder.dim,
                                  folder=cfg.index_dir if self.persists_index else None,
                                  persist_every_s=cfg.index.persist_every_s, owner=cfg.graph_identity)
-            self._retriever = Retriever(self.graph, self.vectors, self.embedder, cfg.retrieval, keeper=keeper,
+            self._retriever = Retriever(self.graph, self.vectors, self.question_embedder, cfg.retrieval,
+                                        keeper=keeper,
                                         clip=self.clip, gpu=cfg.gpu, gnn_checkpoint=cfg.gnn_checkpoint_path)
         return self._retriever
 

@@ -64,7 +64,8 @@ def query(
     else:
         from hopgraph.app.platform import Platform  # after the checks: a bad mode is refused at once
 
-        with reported(), Platform(s) as p, loading(p.embedder, not image and REGISTRY.entries[mode].needs_vector):
+        needed = not image and REGISTRY.entries[mode].needs_vector
+        with reported(), Platform(s) as p, loading(p.question_embedder, needed):
             result = (p.query_image(text, top_k=top_k) if image
                       else p.query(text, mode=mode, top_k=top_k, explain=explain))
     if as_json:
@@ -276,7 +277,7 @@ def _run_modes(s: Settings, ds: Dataset, todo: list[str], stage_caps: bool, mmr:
         t = time.perf_counter()
         texts = list(ds.queries.values())
         # cached: every mode is timed on its own work (the parts of multi-part questions embedded too)
-        p.embedder.embed(texts + [part for t in texts for part in split_question(t)])
+        p.question_embedder.embed(texts + [part for t in texts for part in split_question(t)])
         per_query = (time.perf_counter() - t) * 1000 / len(ds.queries)
         console.print(f"query embeddings computed up front ({per_query:.1f} ms per query, batched); "
                       "the latencies below exclude them")

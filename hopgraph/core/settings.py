@@ -127,6 +127,12 @@ class ClipSettings(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     enabled: bool = Field(
+    onnx_queries: bool = Field(default=True, description=(
+        "Embed questions with onnxruntime from an ONNX copy of the model (a plain sentence-transformers "
+        "folder on the CPU), written once by the first process that loads the model: a cold `hopgraph "
+        "query` then starts without torch. Documents are embedded by the model itself."))
+    onnx_dir: str | None = Field(default=None, description=(
+        "Where the ONNX copies live (default: `$XDG_CACHE_HOME/hopgraph/onnx`, else `~/.cache/hopgraph/onnx`)."))
         default=False, description="Embed image files with CLIP and answer image queries (needs the extra `clip`).")
     model: str = Field(default="ViT-B-32", description="open_clip architecture, or the path of a model-config JSON.")
     checkpoint: str | None = Field(default=None, description="Local checkpoint file or open_clip pretrained tag.")

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -20,6 +21,8 @@ from hopgraph.retrieval.keyword import KeywordIndex
 from hopgraph.retrieval.ppr import JointWalk, pagerank
 from hopgraph.retrieval.snapshot import Snapshot
 from hopgraph.vectors.store import VectorStore
+
+_BLOCK = 16_384  # entity rows widened to float32 at a time (numpy has no fast float16 product)
 
 if TYPE_CHECKING:
     from hopgraph.gpu.ppr import TorchPPR
@@ -82,19 +85,29 @@ def seeds_of(run: Run) -> tuple[Seeds, np.ndarray]:
 
 
 def entity_similarity(snap: Snapshot, qvec: np.ndarray) -> np.ndarray:
-    """Cosine of the query with every entity name (in memory; float16 vectors through torch, whose
-    half-precision product is faster than numpy's single-precision one), as float32."""
+    """Cosine of the query with every entity name (in memory), as float32. float16 vectors go through
+    torch's half-precision product, faster than numpy's, where torch is loaded (a server); a process
+    without it (a cold ``hopgraph query``) widens them block by block rather than import torch."""
     if snap.n_entities == 0:
         return np.zeros(0)
     vectors = snap.entity_vectors
     if vectors.dtype != np.float16:
         return vectors @ np.asarray(qvec, dtype=np.float32)
-    import torch  # its float16 product; imported by the first query that seeds entities
+    if "torch" not in sys.modules:
+        return widened_product(vectors, qvec)
+    import torch
 
     with warnings.catch_warnings():  # a memory-mapped state is read-only, and torch only reads it
         warnings.simplefilter("ignore", UserWarning)
         half = torch.from_numpy(np.asarray(vectors))
     return (half @ torch.from_numpy(np.asarray(qvec, dtype=np.float16))).float().numpy()
+
+
+def widened_product(vectors: np.ndarray, qvec: np.ndarray) -> np.ndarray:
+    """``vectors @ qvec`` in float32 for float16 ``vectors``, widened ``_BLOCK`` rows at a time."""
+    q32 = np.asarray(qvec, dtype=np.float32)
+    return np.concatenate([np.asarray(vectors[i:i + _BLOCK], dtype=np.float32) @ q32
+                           for i in range(0, len(vectors), _BLOCK)] or [np.zeros(0, dtype=np.float32)])
 
 
 def seed_entities(snap: Snapshot, query: str, sims: np.ndarray, k: int, min_sim: float, cased: bool = True) -> Seeds:

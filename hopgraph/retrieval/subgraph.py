@@ -183,6 +183,11 @@ class GpuParts:
     def ppr_engine(self, walk: JointWalk) -> TorchPPR | None:
         """The torch PPR engine when ``gpu.ppr_backend`` asks for it (auto: on cuda)."""
         backend = self.cfg.ppr_backend
+        if backend == "auto" and self.cfg.device == "auto":
+            from hopgraph.gpu.presence import cuda_possible
+
+            if not cuda_possible():  # no torch import for a cold process on a CPU-only machine
+                return None
         if backend == "scipy" or (backend == "auto" and self.device.type != "cuda"):
             return None
         if self._ppr is None or self._ppr[0] is not walk:

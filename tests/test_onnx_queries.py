@@ -1,0 +1,84 @@
+"""Questions embedded from the model's ONNX copy: written once by the torch load, equal to the model's
+vectors up to float rounding, opened without torch, and a broken copy leaves questions to the model."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hopgraph.gpu.presence import cuda_possible
+from hopgraph.retrieval.signals import widened_product
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder
+from hopgraph.vectors.onnx_queries import QueryEmbedder, copy_path
+from tests.processes import cli_env
+
+QUESTIONS = ["Who founded the Vexmoor Observatory?", "When did Melanie paint a sunrise?", "x",
+             "What did Caroline say about the adoption agency she visited last week in the city?"]
+
+
+def test_the_torch_load_writes_a_copy_whose_vectors_equal_the_models(tmp_path: Path) -> None:
+    model = SentenceTransformerEmbedder(device="cpu", onnx_queries=True, onnx_dir=str(tmp_path))
+    questions = model.questions()
+    assert isinstance(questions, QueryEmbedder)
+    copy = copy_path(model._path, str(tmp_path))
+    assert copy is not None and not copy.exists()
+    questions.load()  # no copy yet: the model loads with torch and writes it
+    assert copy.is_file() and questions._session.result() is not None
+    got, want = questions.embed(QUESTIONS), model.embed(QUESTIONS)
+    assert got.shape == want.shape == (len(QUESTIONS), 384)
+    assert np.abs(got - want).max() < 1e-5
+    assert np.array_equal(questions.embed(QUESTIONS[:1])[0], got[0])  # cached
+
+
+def test_a_new_process_embeds_questions_from_the_copy_without_torch(tmp_path: Path) -> None:
+    SentenceTransformerEmbedder(device="cpu", onnx_queries=True, onnx_dir=str(tmp_path)).questions().load()
+    code = ("import sys\nfrom hopgraph.vectors.embedders import SentenceTransformerEmbedder\n"
+            f"q = SentenceTransformerEmbedder(onnx_queries=True, onnx_dir={str(tmp_path)!r}).questions()\n"
+            f"v = q.embed({QUESTIONS[:2]!r})\n"
+            "assert v.shape == (2, 384), v.shape\n"
+            "assert 'torch' not in sys.modules and 'transformers' not in sys.modules\n"
+            "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=cli_env())
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "ok" and out.stderr == ""  # quiet
+
+
+def test_a_broken_copy_leaves_questions_to_the_model(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    model = SentenceTransformerEmbedder(device="cpu", onnx_queries=True, onnx_dir=str(tmp_path))
+    copy = copy_path(model._path, str(tmp_path))
+    assert copy is not None
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    copy.write_bytes(b"not an onnx model")
+    questions = model.questions()
+    with caplog.at_level("INFO"):
+        got = questions.embed(QUESTIONS)
+    assert "cannot be used" in caplog.text
+    assert np.array_equal(got, model.embed(QUESTIONS))
+
+
+def test_without_onnx_queries_the_model_embeds_questions(tmp_path: Path) -> None:
+    model = SentenceTransformerEmbedder(device="cpu", onnx_queries=False, onnx_dir=str(tmp_path))
+    assert model.questions() is model
+
+
+def test_cuda_possible_needs_no_torch_on_a_machine_without_a_driver() -> None:
+    code = ("import sys\nfrom hopgraph.gpu.presence import cuda_possible\n"
+            "print(cuda_possible(), 'torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=cli_env())
+    assert out.returncode == 0, out.stderr
+    if Path("/dev/nvidiactl").exists() or Path("/proc/driver/nvidia/version").exists():
+        pytest.skip("this machine has an NVIDIA driver: torch is asked")
+    assert out.stdout.split() == ["False", "False"]
+    assert cuda_possible() is False  # torch loaded in this process: it says so too
+
+
+def test_widened_float16_product_equals_the_exact_one() -> None:
+    rng = np.random.default_rng(3)
+    vectors = rng.standard_normal((40_000, 16)).astype(np.float16)
+    q = rng.standard_normal(16).astype(np.float32)
+    want = vectors.astype(np.float64) @ q.astype(np.float64)
+    got = widened_product(vectors, q)
+    assert got.dtype == np.float32 and got.shape == (40_000,)
+    assert np.abs(got - want).max() < 1e-3
