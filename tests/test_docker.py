@@ -55,10 +55,29 @@ def test_compose_validates_with_healthchecks_and_volumes(config: dict[str, Any])
     for name in ("neo4j", "qdrant", "api"):
         assert services[name]["healthcheck"]["test"], name
     assert services["api"]["depends_on"]["neo4j"]["condition"] == "service_healthy"
-    assert services["worker"]["command"] == ["worker"]
-    assert services["worker"]["environment"]["HOPGRAPH_INGEST__RAY_ADDRESS"] == "ray://ray-head:10001"
+    assert services["worker"]["entrypoint"] == ["/bin/sh", "-c"]
+    assert services["worker"]["environment"]["HOPGRAPH_INGEST__RAY_ADDRESS"] == "auto"
     assert services["ray-worker"]["command"][:2] == ["start", "--address=ray-head:6379"]
     assert {"neo4j-data", "qdrant-data", "hopgraph-data"} <= set(config["volumes"])
+
+
+def test_the_ingest_worker_is_a_driver_on_a_cluster_node_not_a_ray_client() -> None:
+    """Read as written (no compose client needed): the re-ingestion worker's container joins the Ray
+    cluster as a node without task CPUs and runs ``hopgraph worker`` there, connecting to that node
+    (``auto``); nothing goes through Ray Client (``ray://``, port 10001), which Ray deprecates."""
+    text = (DOCKER / "compose.yaml").read_text()
+    assert "ray://" not in text and "10001" not in text and "ray-client-server-port" not in text
+    services = yaml.safe_load(text)["services"]
+    worker = services["worker"]
+    assert worker["entrypoint"] == ["/bin/sh", "-c"] and len(worker["command"]) == 1
+    joins, _, then = worker["command"][0].partition("&&")
+    assert joins.split()[:3] == ["ray", "start", "--address=ray-head:6379"] and "--num-cpus=0" in joins.split()
+    assert then.split() == ["exec", "hopgraph", "worker"]
+    assert worker["environment"]["HOPGRAPH_INGEST__RAY_ADDRESS"] == "auto"
+    assert worker["depends_on"]["ray-head"]["condition"] == "service_healthy" and worker["init"] is True
+    head = services["ray-head"]["command"]
+    assert head[:2] == ["start", "--head"] and "--port=6379" in head and "--num-cpus=0" in head
+    assert services["ray-worker"]["command"][:2] == ["start", "--address=ray-head:6379"]
 
 
 def test_compose_environment_is_valid_hopgraph_settings(config: dict[str, Any], monkeypatch: pytest.MonkeyPatch

@@ -5,8 +5,9 @@ copy (``model_copy(update=...)``), so nothing changes under a running component.
 Values come from (highest first): keyword arguments, environment variables
 ``HOPGRAPH_*`` (nested with ``__``, e.g. ``HOPGRAPH_GRAPH__BACKEND=neo4j``),
 a ``hopgraph.toml`` file (path in ``HOPGRAPH_CONFIG``, default ``./hopgraph.toml``),
-then the embedded defaults below. This module imports only from ``hopgraph.core``: the settings of
-each section (``*_settings``) and the constants they use (``limits``, ``records``).
+then the embedded defaults below. Of the project, this module imports only the settings of each
+section (``hopgraph.core.*_settings``); they import one another and constants of ``hopgraph.core``
+(``limits``, ``records``), nothing outside ``hopgraph.core``.
 """
 
 from __future__ import annotations
@@ -98,6 +99,14 @@ class VectorSettings(BaseModel):
     search_ef: int = Field(default=128, ge=8, description="HNSW search beam width (recall vs latency).")
     exact_below: int = Field(default=100_000, ge=0, description="Collections of fewer points are searched "
                              "exactly: full recall, and the same answer for the same points.")
+    shard_number: int | None = Field(
+        default=None, ge=1, description="Qdrant server in distributed mode: shards of each collection hopgraph "
+        "creates (points are spread over them by id). Unset: the server's default. Applies only when a "
+        "collection is created.")
+    replication_factor: int | None = Field(
+        default=None, ge=1, description="Qdrant server in distributed mode: copies of each shard of a collection "
+        "hopgraph creates, on different nodes (2 or more: reads are spread over the copies and survive the "
+        "loss of a node). Unset: the server's default. Applies only when a collection is created.")
 
 
 class EmbedderSettings(BaseModel):
@@ -118,6 +127,12 @@ class EmbedderSettings(BaseModel):
     cache_size: int = Field(default=50_000, ge=0, description=(
         "LRU cache of embedded texts (50k rows of 384 floats: 77 MB): names, relation and community "
         "texts recur within a run, and queries repeat."))
+    onnx_queries: bool = Field(default=True, description=(
+        "Embed questions with onnxruntime from an ONNX copy of the model (a plain sentence-transformers "
+        "folder on the CPU), written once by the first process that loads the model: a cold `hopgraph "
+        "query` then starts without torch. Documents are embedded by the model itself."))
+    onnx_dir: str | None = Field(default=None, description=(
+        "Where the ONNX copies live (default: `$XDG_CACHE_HOME/hopgraph/onnx`, else `~/.cache/hopgraph/onnx`)."))
 
 
 class ClipSettings(BaseModel):
@@ -127,12 +142,6 @@ class ClipSettings(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     enabled: bool = Field(
-    onnx_queries: bool = Field(default=True, description=(
-        "Embed questions with onnxruntime from an ONNX copy of the model (a plain sentence-transformers "
-        "folder on the CPU), written once by the first process that loads the model: a cold `hopgraph "
-        "query` then starts without torch. Documents are embedded by the model itself."))
-    onnx_dir: str | None = Field(default=None, description=(
-        "Where the ONNX copies live (default: `$XDG_CACHE_HOME/hopgraph/onnx`, else `~/.cache/hopgraph/onnx`)."))
         default=False, description="Embed image files with CLIP and answer image queries (needs the extra `clip`).")
     model: str = Field(default="ViT-B-32", description="open_clip architecture, or the path of a model-config JSON.")
     checkpoint: str | None = Field(default=None, description="Local checkpoint file or open_clip pretrained tag.")
@@ -280,8 +289,9 @@ class IngestSettings(BaseModel):
         "embedding) runs: `local` (this process and its extraction workers) or `ray` (tasks on a Ray cluster; "
         "one ordered writer in this process still writes everything, so the stores end the same).")
     ray_address: str | None = Field(
-        default=None, description="The Ray cluster of `engine = ray` (`host:port` of its head, `auto`, or "
-        "`ray://host:10001`); unset: `RAY_ADDRESS`, else a private Ray instance on this machine at 127.0.0.2. "
+        default=None, description="The Ray cluster of `engine = ray`: `host:port` of its head's GCS, or `auto` "
+        "on a node that joined the cluster with `ray start` (Ray Client's `ray://host:10001` still connects, but "
+        "Ray deprecates it); unset: `RAY_ADDRESS`, else a private Ray instance on this machine at 127.0.0.2. "
         "An unreachable cluster fails the run before anything is written.")
 
 

@@ -29,21 +29,13 @@ from hopgraph.vectors.store import (
     Hit,
     VectorPoint,
     VectorStoreError,
-    filter_terms,
     point_uuid,
+    qdrant_filter,
 )
 
 log = logging.getLogger(__name__)
 
 _KINDS = {"keyword": qe.PayloadSchemaType.Keyword, "integer": qe.PayloadSchemaType.Integer}
-
-
-def to_edge_filter(where: Filter | None) -> qe.Filter | None:
-    """Convert hopgraph's dict filter to a qdrant-edge Filter."""
-    if not where:
-        return None
-    return qe.Filter(must=[qe.FieldCondition(key=key, match=qe.MatchAny(value) if any_of else qe.MatchValue(value))
-                           for key, value, any_of in filter_terms(where)])
 
 
 class EdgeVectorStore:
@@ -154,7 +146,7 @@ class EdgeVectorStore:
                where: Filter | None = None) -> list[Hit]:
         req = qe.QueryRequest(
             limit=limit, query=qe.Query.Nearest(np.asarray(vector, dtype=np.float32).tolist()),
-            with_payload=True, filter=to_edge_filter(where), params=self._search_params(collection),
+            with_payload=True, filter=qdrant_filter(where, qe), params=self._search_params(collection),
         )
         return [Hit(str((p.payload or {})["id"]), float(p.score), dict(p.payload or {}))
                 for p in self._shard(collection).query(req)]
@@ -174,7 +166,7 @@ class EdgeVectorStore:
             self._counts.pop(collection, None)
 
     def delete_where(self, collection: str, where: Filter) -> None:
-        flt = to_edge_filter(where)
+        flt = qdrant_filter(where, qe)
         if flt is None:
             raise VectorStoreError("delete_where needs a non-empty filter")
         self._shard(collection).update(qe.UpdateOperation.delete_points_by_filter(flt))
@@ -185,7 +177,7 @@ class EdgeVectorStore:
 
     def scroll(self, collection: str, where: Filter | None = None, limit: int = 256,
                offset: str | None = None) -> tuple[list[Hit], str | None]:
-        req = qe.ScrollRequest(offset=offset, limit=limit, filter=to_edge_filter(where), with_payload=True)
+        req = qe.ScrollRequest(offset=offset, limit=limit, filter=qdrant_filter(where, qe), with_payload=True)
         records, nxt = self._shard(collection).scroll(req)
         hits = [Hit(str((r.payload or {})["id"]), 1.0, dict(r.payload or {})) for r in records]
         return hits, (str(nxt) if nxt is not None else None)

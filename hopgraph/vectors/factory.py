@@ -38,4 +38,5 @@ def _qdrant_client(settings: Settings, url: str) -> VectorStore:
 
     cfg = settings.vectors
     key = cfg.api_key.get_secret_value() if cfg.api_key else None
-    return QdrantClientVectorStore.connect(url, key, cfg.prefix, cfg.upsert_batch, cfg.timeout_s, cfg.exact_below)
+    return QdrantClientVectorStore.connect(url, key, cfg.prefix, cfg.upsert_batch, cfg.timeout_s, cfg.exact_below,
+                                           cfg.shard_number, cfg.replication_factor)

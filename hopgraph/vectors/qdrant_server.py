@@ -6,8 +6,10 @@ few hundred points only. The embedder that produced a collection is kept in its 
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from qdrant_client import QdrantClient
@@ -20,43 +22,57 @@ from hopgraph.vectors.store import (
     Hit,
     VectorPoint,
     VectorStoreError,
-    filter_terms,
     point_uuid,
+    qdrant_filter,
 )
+
+log = logging.getLogger(__name__)
 
 #: how long a collection's point count decides between exact and HNSW search on a shared server
 COUNT_TTL_S = 60.0
 _KINDS = {"keyword": qm.PayloadSchemaType.KEYWORD, "integer": qm.PayloadSchemaType.INTEGER}
 
 
-def to_client_filter(where: Filter | None) -> qm.Filter | None:
-    """Convert hopgraph's dict filter to a qdrant-client Filter."""
-    if not where:
-        return None
-    return qm.Filter(must=[qm.FieldCondition(key=key, match=qm.MatchAny(any=value) if any_of
-                                             else qm.MatchValue(value=value))
-                           for key, value, any_of in filter_terms(where)])
+def collection_params(dim: int, model: str, shard_number: int | None = None,
+                      replication_factor: int | None = None) -> dict[str, Any]:
+    """The keyword arguments of ``create_collection`` for one collection: cosine vectors of ``dim``, the
+    embedder in the metadata, and the distributed layout (``vectors.shard_number``,
+    ``vectors.replication_factor``) only where it is set, so that an unset one is the server's default."""
+    params: dict[str, Any] = {"vectors_config": qm.VectorParams(size=dim, distance=qm.Distance.COSINE),
+                              "metadata": {"model": model, "dim": dim}}
+    if shard_number is not None:
+        params["shard_number"] = shard_number
+    if replication_factor is not None:
+        params["replication_factor"] = replication_factor
+    return params
 
 
 class QdrantClientVectorStore:
     """Collections on a Qdrant server (or in memory), named ``<prefix><collection>``."""
 
     def __init__(self, client: QdrantClient, prefix: str = "hopgraph_", upsert_batch: int = 512,
-                 exact_below: int = 0) -> None:
+                 exact_below: int = 0, shard_number: int | None = None,
+                 replication_factor: int | None = None) -> None:
         self.client = client
         self.prefix = prefix
         self.upsert_batch = upsert_batch
         #: collections of fewer points are searched exactly (see ``VectorSettings.exact_below``)
         self.exact_below = exact_below
+        #: the distributed layout of the collections this store creates (None: the server's default)
+        self.shard_number = shard_number
+        self.replication_factor = replication_factor
         self._dirty: set[str] = set()
         self._counts: dict[str, tuple[float | None, int]] = {}  # collection -> (when counted, points)
 
     @classmethod
     def connect(cls, url: str | None, api_key: str | None, prefix: str, upsert_batch: int,
-                timeout_s: float, exact_below: int = 0) -> QdrantClientVectorStore:
-        if url in (None, ":memory:"):  # local mode searches exactly anyway
-            return cls(QdrantClient(location=":memory:"), prefix, upsert_batch)
-        return cls(QdrantClient(url=url, api_key=api_key, timeout=int(timeout_s)), prefix, upsert_batch, exact_below)
+                timeout_s: float, exact_below: int = 0, shard_number: int | None = None,
+                replication_factor: int | None = None) -> QdrantClientVectorStore:
+        if url in (None, ":memory:"):  # local mode searches exactly anyway (and has one shard, one copy)
+            return cls(QdrantClient(location=":memory:"), prefix, upsert_batch, shard_number=shard_number,
+                       replication_factor=replication_factor)
+        return cls(QdrantClient(url=url, api_key=api_key, timeout=int(timeout_s)), prefix, upsert_batch, exact_below,
+                   shard_number, replication_factor)
 
     def _params(self, collection: str) -> qm.SearchParams | None:
         """Exact search below ``exact_below`` points. Other processes write to a server too, so a count
@@ -88,13 +104,20 @@ class QdrantClientVectorStore:
                         f"collection {full} holds {dim}-d vectors of {meta.get('model')!r}, but the configured "
                         f"embedder is {want_model!r} ({want_dim}-d)"
                     )
+                self._check_layout(full, info.config.params)
                 continue
-            self.client.create_collection(
-                full, vectors_config=qm.VectorParams(size=want_dim, distance=qm.Distance.COSINE),
-                metadata={"model": want_model, "dim": want_dim},
-            )
+            self.client.create_collection(full, **collection_params(want_dim, want_model, self.shard_number,
+                                                                    self.replication_factor))
             for field_name, kind in fields.items():
                 self.client.create_payload_index(full, field_name, field_schema=_KINDS[kind])
+
+    def _check_layout(self, full: str, params: qm.CollectionParams) -> None:
+        """The layout settings apply when a collection is created: say so when an existing one differs."""
+        for name, want, have in (("shard_number", self.shard_number, params.shard_number),
+                                 ("replication_factor", self.replication_factor, params.replication_factor)):
+            if want is not None and have is not None and want != have:
+                log.warning("collection %s has %s = %s, not the configured %s: vectors.%s applies only when "
+                            "hopgraph creates a collection", full, name, have, want, name)
 
     def upsert(self, collection: str, points: Sequence[VectorPoint]) -> None:
         full = self._name(collection)
@@ -111,7 +134,7 @@ class QdrantClientVectorStore:
                where: Filter | None = None) -> list[Hit]:
         res = self.client.query_points(
             self._name(collection), query=np.asarray(vector, dtype=np.float32).tolist(), limit=limit,
-            query_filter=to_client_filter(where), with_payload=True, search_params=self._params(collection),
+            query_filter=qdrant_filter(where, qm), with_payload=True, search_params=self._params(collection),
         )
         return [Hit(str((p.payload or {})["id"]), float(p.score), dict(p.payload or {})) for p in res.points]
 
@@ -132,7 +155,7 @@ class QdrantClientVectorStore:
             self._counts.pop(collection, None)
 
     def delete_where(self, collection: str, where: Filter) -> None:
-        flt = to_client_filter(where)
+        flt = qdrant_filter(where, qm)
         if flt is None:
             raise VectorStoreError("delete_where needs a non-empty filter")
         self.client.delete(self._name(collection), qm.FilterSelector(filter=flt), wait=True)
@@ -143,7 +166,7 @@ class QdrantClientVectorStore:
 
     def scroll(self, collection: str, where: Filter | None = None, limit: int = 256,
                offset: str | None = None) -> tuple[list[Hit], str | None]:
-        records, nxt = self.client.scroll(self._name(collection), scroll_filter=to_client_filter(where),
+        records, nxt = self.client.scroll(self._name(collection), scroll_filter=qdrant_filter(where, qm),
                                           limit=limit, offset=offset, with_payload=True)
         hits = [Hit(str((r.payload or {})["id"]), 1.0, dict(r.payload or {})) for r in records]
         return hits, (str(nxt) if nxt is not None else None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 import numpy as np
 
@@ -15,6 +15,7 @@ from hopgraph.core.errors import StoreUnavailableError
 Filter = Mapping[str, str | int | Sequence[str] | Sequence[int]]
 FieldKind = Literal["keyword", "integer"]
 
+_F = TypeVar("_F", covariant=True)
 _NS = uuid.UUID("6f1d3c1e-5b0a-4d47-9a51-2b7f1f2a9c11")
 
 #: collections of hopgraph and the payload fields filtered on (indexed at creation)
@@ -116,7 +117,25 @@ class VectorStore(Protocol):
     def close(self) -> None: ...
 
 
-def filter_terms(where: Filter) -> list[tuple[str, Any, bool]]:
-    """``(key, value, any_of)`` for each condition of hopgraph's dict filter, as both Qdrant clients build
-    it: a list or tuple matches any of its items (``value`` is then a list), any other value matches itself."""
-    return [(k, list(v), True) if isinstance(v, list | tuple) else (k, v, False) for k, v in where.items()]
+class FilterModels(Protocol[_F]):
+    """The payload-filter classes that ``qdrant_edge`` and ``qdrant_client.models`` both offer, taking the
+    same keywords; ``_F`` is the package's ``Filter``."""
+
+    def Filter(self, *, must: list[Any]) -> _F: ...
+
+    def FieldCondition(self, *, key: str, match: Any) -> Any: ...
+
+    def MatchAny(self, *, any: list[Any]) -> Any: ...
+
+    def MatchValue(self, *, value: Any) -> Any: ...
+
+
+def qdrant_filter(where: Filter | None, models: FilterModels[_F]) -> _F | None:
+    """hopgraph's dict filter as a Filter of ``models`` (the ``qdrant_edge`` module or ``qdrant_client.models``),
+    or None when it is empty: every condition must hold; a list or tuple matches any of its items, any other
+    value matches itself."""
+    if not where:
+        return None
+    return models.Filter(must=[models.FieldCondition(key=k, match=models.MatchAny(any=list(v))
+                                                     if isinstance(v, list | tuple) else models.MatchValue(value=v))
+                               for k, v in where.items()])
