@@ -1,6 +1,7 @@
 """Real embedders: packaged MiniLM (fp32), its int8 ONNX twin, caching, clear load errors."""
 
 import json
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -119,3 +120,31 @@ def test_a_declared_model_loads_only_when_needed(tmp_path: Path) -> None:
     emb.warm()
     emb.warm()  # a second call starts nothing more
     assert emb.embed(["a query"]).shape == (1, 384) and emb._loaded.done()
+
+
+def test_token_counts_match_the_models_tokenizer_and_are_safe_beside_embedding(
+        embedder: SentenceTransformerEmbedder) -> None:
+    """The chunker counts tokens on one thread while the embedding thread encodes: counts equal the
+    model tokenizer's, and neither thread sees the other's padding state."""
+    texts = [*TEXTS, "Zorblax Quintana-Müller (1893-1951)", "x", "word " * 400]
+    want = [len(x) for x in embedder._tokenizer(texts, add_special_tokens=False)["input_ids"]]
+    assert embedder.count_tokens(texts) == want
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def count() -> None:
+        try:
+            while not stop.is_set():
+                assert embedder.count_tokens(texts) == want
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    try:
+        for k in range(30):
+            embedder.embed([f"{t} {k}" for t in texts])
+    finally:
+        stop.set()
+        counter.join()
+    assert errors == []

@@ -303,7 +303,14 @@ class IngestReport(BaseModel):
     warnings: dict[str, str] = Field(default_factory=dict,
                                      description="source -> what was left out (e.g. an unreadable image file)")
     seconds: float = 0.0
-    stage_seconds: dict[str, float] = Field(default_factory=dict, description="time per pipeline stage")
+    stage_seconds: dict[str, float] = Field(default_factory=dict, description=(
+        "seconds per pipeline stage; stages run side by side (extraction, embedding and writing overlap), so "
+        "they can sum past the run's seconds"))
+    stage_wait: dict[str, float] = Field(default_factory=dict, description=(
+        "seconds a stage waited for the stage before it (``embed``: for extraction; ``write``: for embedding)"))
+    stage_threads: dict[str, int] = Field(default_factory=dict, description=(
+        "the share of the cores each stage was given: extraction processes, embedding threads, writer threads"))
+    bound: str = Field(default="", description="the stage that bounded this run's throughput (the busiest)")
     extraction_workers: int = Field(default=0, description="spaCy worker processes this run's batches were "
                                     "parsed in (0: in the ingest process; see extraction.processes)")
 

@@ -277,6 +277,9 @@ class IngestSettings(BaseModel):
         default=False, description="Skip a text file that is not valid UTF-8. Off: each invalid byte sequence "
         "becomes U+FFFD and the report warns, naming the file and the count of replaced bytes.")
     doc_batch: int = Field(default=64, ge=1, description="Documents per write batch (the unit of resume).")
+    embed_threads: int = Field(default=0, ge=0, le=256, description=(
+        "Threads the embedder computes with during a local ingest, while extraction runs in its worker "
+        "processes (at the lowest CPU priority) and the writer writes the batch before (0: one per core)."))
     max_document_chars: int = Field(default=2_000_000, ge=1, description="A longer document is skipped with "
                                     "its reason (one document never holds up the queue for long).")
     max_document_chunks: int = Field(default=5000, ge=1, description="A document cut into more chunks is "

@@ -6,17 +6,19 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hopgraph.core.records import Chunk, IngestReport, Section
+from hopgraph.core.records import Chunk, IngestReport, Relation, Section
 from hopgraph.ingest.chunking import Chunker
 from hopgraph.ingest.conversations import chat_contexts
-from hopgraph.ingest.extraction import Extraction
-from hopgraph.ingest.extraction_worker import Pending
+from hopgraph.ingest.extraction import Extraction, Extractor
+from hopgraph.ingest.extraction_worker import ExtractionWorker, Pending
+from hopgraph.ingest.graph_docs import graph_extraction
 from hopgraph.ingest.source_text import SourceText
 from hopgraph.vectors.embedders import Embedder
+from hopgraph.vectors.store import VectorPoint
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +49,9 @@ class Prepared:
     pending: Pending | None = None
     extraction: Extraction | None = None
     embedder: Embedder | None = None
+    relations: list[Relation] | None = None                  # computed: the merged relations
+    points: dict[str, list[VectorPoint]] | None = None       # computed: the vectors per collection
+    removals: int = 0                                        # the ingestor's removals when computed
 
 
 def prepare(chunker: Chunker, batch: list[SourceText], most_chunks: int, report: IngestReport) -> Prepared | None:
@@ -80,3 +85,21 @@ def prepare(chunker: Chunker, batch: list[SourceText], most_chunks: int, report:
         return None
     graphs = {s.document.id: s.graph for s in todo if s.graph is not None}
     return Prepared(todo, chunks, sections, per_doc, graphs, [c for c in chunks if c.document_id not in graphs])
+
+
+def extract(prepared: Prepared, extractor: Extractor, parsers: ExtractionWorker | None, aliases: Mapping[str, str],
+            report: IngestReport) -> Extraction:
+    """The batch's extraction: Ray's, else the workers' (sent ahead; the wait is the ``extract`` stage),
+    else parsed here; graph documents add their own entities and relations once."""
+    if prepared.extraction is None:
+        with stage(report, "extract"):
+            if prepared.in_workers and parsers is not None:
+                pending = prepared.pending or parsers.submit(prepared.to_extract, aliases)
+                prepared.extraction = parsers.result(pending, extractor, prepared.to_extract)
+            else:
+                prepared.extraction = extractor.extract(prepared.to_extract)
+    for doc_id, graph in prepared.graphs.items():
+        prepared.extraction.add(graph_extraction(doc_id, graph, [c for c in prepared.chunks
+                                                                 if c.document_id == doc_id]))
+    prepared.graphs = {}
+    return prepared.extraction

@@ -13,6 +13,7 @@ finished by rerunning it, and ids derived from content make every step idempoten
 
 from __future__ import annotations
 
+import itertools
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -23,7 +24,7 @@ from tqdm import tqdm
 from hopgraph.core.records import Chunk, IngestReport, Relation, Section
 from hopgraph.core.settings import Settings
 from hopgraph.graphdb.store import COMPLETE, DELETING, PENDING, RemovalPlan
-from hopgraph.ingest.batches import Prepared, prepare, stage
+from hopgraph.ingest.batches import Prepared, extract, prepare, stage
 from hopgraph.ingest.chunking import Chunker
 from hopgraph.ingest.communities import CommunityBuilder
 from hopgraph.ingest.community_plan import CommunityReport
@@ -37,11 +38,11 @@ from hopgraph.ingest.embedding import (
 from hopgraph.ingest.extraction import Extraction, Extractor
 from hopgraph.ingest.extraction_worker import parser_pool
 from hopgraph.ingest.extractors import make_extractor
-from hopgraph.ingest.graph_docs import graph_extraction
 from hopgraph.ingest.graph_edits import plan_removal
 from hopgraph.ingest.graph_roles import IngestGraph
 from hopgraph.ingest.llm_client import ChatClient
 from hopgraph.ingest.llm_reports import LlmReporter
+from hopgraph.ingest.local_engine import busiest, embed_threads, pipelined
 from hopgraph.ingest.post_steps import run_post_steps
 from hopgraph.ingest.raptor import TreeBuilder, TreeReport
 from hopgraph.ingest.raptor_summary import LlmSummarizer
@@ -79,6 +80,7 @@ class Ingestor:
         # them again does not embed them again (an entity recurs in many batches); ids leave it
         # when their vectors are deleted
         self._embedded: dict[str, set[str]] = {"entities": set(), "relationships": set()}
+        self._removals = 0  # removals written so far (a batch embedded before one is checked at its write)
         self._llm: ChatClient | None = None
         self.extractor = self._extractor()
         self._ray = RayEngine(settings) if settings.ingest.engine == "ray" else None  # per-document work on Ray
@@ -154,6 +156,7 @@ class Ingestor:
                 report.documents_deleted = self.delete(gone, finish=False)
         self._finish(report)
         report.seconds = time.perf_counter() - t0
+        report.bound = busiest(report, report.seconds)
         return report
 
     def ingest_sources(self, items: Iterable[SourceText | Skipped], total: int | None = None,
@@ -168,35 +171,15 @@ class Ingestor:
         ctl = control or unattended()
         ctl.total = ctl.total if total is None else total
         bar = tqdm(total=total, unit="doc", desc="ingest", disable=not progress, dynamic_ncols=True)
-        batch: list[SourceText] = []
-        size = self.settings.ingest.doc_batch
-        limit = self.settings.ingest.max_document_chars
         try:
-            for item in items:
-                report.documents_seen += 1
-                if isinstance(item, SourceText) and len(item.text) > limit:
-                    item = Skipped(item.document.source, f"too long: {len(item.text):,} characters > "
-                                   f"ingest.max_document_chars={limit:,}")
-                if isinstance(item, SourceText) and item.warning:
-                    report.warnings[item.document.source] = item.warning
-                    log.warning("%s: %s", item.document.source, item.warning)
-                if isinstance(item, Skipped):
-                    report.skipped[item.source] = item.reason
-                    log.warning("skipped %s: %s", item.source, item.reason)
-                    bar.update(1)
-                    ctl.advance(1)
-                    continue
-                batch.append(item)
-                if len(batch) >= _LOOKAHEAD:
-                    self._ingest_changed(batch, size, report, ctl, bar)
-                    batch = []
-            self._ingest_changed(batch, size, report, ctl, bar)
+            self._write_all(self._changed(items, report, ctl, bar), report, ctl, bar)
         finally:
             bar.close()
             self.end_run()  # the extraction workers leave with the run; Ray's keep their models
         if finish:
             self._finish(report)
         report.seconds = time.perf_counter() - t0
+        report.bound = busiest(report, report.seconds)
         return report
 
     def _finish(self, report: IngestReport) -> None:
@@ -260,6 +243,7 @@ class Ingestor:
 
     # -- internals ---------------------------------------------------------------------------
     def _remove(self, plan: RemovalPlan, document_ids: Sequence[str] = ()) -> None:
+        self._removals += 1
         if document_ids:
             self.vectors.delete("images", list(document_ids))
             self.vectors.delete_where("sections", {"document_id": list(document_ids)})
@@ -275,49 +259,75 @@ class Ingestor:
             alive = {c.id for c in self.graph.community_texts(plan.community_ids)}
             self.vectors.delete("communities", [c for c in plan.community_ids if c not in alive])
 
-    def _ingest_changed(self, items: list[SourceText], size: int, report: IngestReport, ctl: IngestControl,
-                        bar: tqdm) -> None:
-        """Skip the unchanged documents of ``items`` (one read for all: a re-ingest of a large corpus
-        where one document changed reads states, not documents), then write the rest ``size`` at a time."""
-        latest = {s.document.id: s for s in items}  # a repeated id: its last version is what gets written
-        states = self.graph.document_states(list(latest)) if latest else {}
-        changed = []
-        for s in items:
-            if latest[s.document.id] is not s:
+    def _changed(self, items: Iterable[SourceText | Skipped], report: IngestReport, ctl: IngestControl,
+                 bar: tqdm) -> Iterator[list[SourceText]]:
+        """The write batches (``ingest.doc_batch``) of the new and changed documents among ``items``: the
+        skipped ones reported, the unchanged ones counted, read ahead ``_LOOKAHEAD`` at a time (one state
+        read for all: a re-ingest where one document changed reads states, not documents)."""
+        limit, size = self.settings.ingest.max_document_chars, self.settings.ingest.doc_batch
+        block: list[SourceText] = []
+        for item in itertools.chain(items, [None]):
+            if item is not None:
+                report.documents_seen += 1
+            if isinstance(item, SourceText) and len(item.text) > limit:
+                item = Skipped(item.document.source, f"too long: {len(item.text):,} characters > "
+                               f"ingest.max_document_chars={limit:,}")
+            if isinstance(item, SourceText) and item.warning:
+                report.warnings[item.document.source] = item.warning
+                log.warning("%s: %s", item.document.source, item.warning)
+            if isinstance(item, Skipped):
+                report.skipped[item.source] = item.reason
+                log.warning("skipped %s: %s", item.source, item.reason)
                 bar.update(1)
                 ctl.advance(1)
                 continue
-            st = states.get(s.document.id)
-            if st is not None and st.status == COMPLETE and st.content_hash == s.document.content_hash:
-                report.documents_unchanged += 1
-                bar.update(1)
-                ctl.advance(1)
-            else:
-                changed.append(s)
-        batches = [changed[i : i + size] for i in range(0, len(changed), size)]
-        if self._ray is not None:  # chunked, extracted and embedded on the cluster; written here, in order
-            for done, ready in self._ray.prepared(batches, self.aliases, self.embedder, report):
-                if ready is not None:
-                    self._write_batch(ready, report, ctl)
-                bar.update(len(done))
-                ctl.advance(len(done))
-            return
-        parsers = (self._parsers if self._parsers is not None and (len(batches) >= _WORKER_MIN_BATCHES
-                                                                   or self._parsers.running) else None)
-        report.extraction_workers = parsers.processes if parsers is not None else 0
-        pending: tuple[list[SourceText], Prepared | None] | None = None
-        for batch in [*batches, None]:  # batch i + 1 is chunked (and sent to a worker) before i is written
-            prepared = (prepare(self.chunker, batch, self.settings.ingest.max_document_chunks, report)
-                        if batch is not None else None)
-            if prepared is not None and parsers is not None:
-                prepared.in_workers = True
-            if pending is not None:
-                done, ready = pending
-                if ready is not None:
-                    self._write_batch(ready, report, ctl, upcoming=prepared)
-                bar.update(len(done))
-                ctl.advance(len(done))
-            pending = (batch, prepared) if batch is not None else None
+            if item is not None:
+                block.append(item)
+                if len(block) < _LOOKAHEAD:
+                    continue
+            latest = {s.document.id: s for s in block}  # a repeated id: its last version is what gets written
+            states = self.graph.document_states(list(latest)) if latest else {}
+            changed = []
+            for s in block:
+                st = states.get(s.document.id)
+                if latest[s.document.id] is not s or (st is not None and st.status == COMPLETE and
+                                                      st.content_hash == s.document.content_hash):
+                    report.documents_unchanged += latest[s.document.id] is s
+                    bar.update(1)
+                    ctl.advance(1)
+                else:
+                    changed.append(s)
+            yield from (changed[i : i + size] for i in range(0, len(changed), size))
+            block = []
+
+    def _write_all(self, batches: Iterator[list[SourceText]], report: IngestReport, ctl: IngestControl,
+                   bar: tqdm) -> None:
+        """Chunk, extract, embed and write every batch, the stages overlapping across the whole run: on
+        Ray (chunked, extracted and embedded on the cluster, written here in order), else pipelined here."""
+        if self._ray is not None:
+            stream = self._ray.prepared(batches, self.aliases, self.embedder, report)
+        else:
+            head = list(itertools.islice(batches, _WORKER_MIN_BATCHES))
+            use = self._parsers is not None and (len(head) >= _WORKER_MIN_BATCHES or self._parsers.running)
+            parsers = self._parsers if use else None
+            report.extraction_workers = parsers.processes if parsers is not None else 0
+            threads = embed_threads(self.settings.ingest.embed_threads)
+            report.stage_threads.update(extract=report.extraction_workers, embed=threads, write=1)
+
+            def chunked() -> Iterator[tuple[list[SourceText], Prepared | None]]:
+                for batch in itertools.chain(head, batches):  # as the pipeline asks for the next one
+                    prepared = prepare(self.chunker, batch, self.settings.ingest.max_document_chunks, report)
+                    if prepared is not None and parsers is not None:
+                        prepared.in_workers = True
+                        prepared.pending = parsers.submit(prepared.to_extract, self.aliases)
+                    yield batch, prepared
+
+            stream = pipelined(chunked(), self._compute, report, threads)
+        for done, ready in stream:
+            if ready is not None:
+                self._write_batch(ready, report, ctl)
+            bar.update(len(done))
+            ctl.advance(len(done))
 
     def _checkpoint(self, ctl: IngestControl, report: IngestReport, writing: bool = False) -> None:
         """Stop here if asked to, or (before writing) if the disk is nearly full: nothing of the
@@ -328,33 +338,32 @@ class Ingestor:
         if writing:
             check_free_space(self.settings.vectors_dir, self.settings.ingest.min_free_mb)
 
-    def _write_batch(self, prepared: Prepared, report: IngestReport, ctl: IngestControl,
-                     upcoming: Prepared | None = None) -> None:
-        """Extract (or take the workers' extraction), embed and write one prepared batch; the workers
-        parse the ``upcoming`` one while this one is written (not while it is embedded: the embedder
-        uses every core)."""
-        todo, chunks, sections, per_doc = prepared.todo, prepared.chunks, prepared.sections, prepared.per_doc
-        self._checkpoint(ctl, report)
-        with stage(report, "extract"):  # parsed ahead: the time spent waiting for the worker
-            if prepared.extraction is not None:  # extracted on a Ray worker
-                extraction = prepared.extraction
-            elif prepared.in_workers and self._parsers is not None:
-                pending = prepared.pending or self._parsers.submit(prepared.to_extract, self.aliases)
-                extraction = self._parsers.result(pending, self.extractor, prepared.to_extract)
-            else:
-                extraction = self.extractor.extract(prepared.to_extract)
-            for doc_id, graph in prepared.graphs.items():  # a graph document brings its own entities and relations
-                extraction.add(graph_extraction(doc_id, graph, [c for c in chunks if c.document_id == doc_id]))
-        relations = merge_relations(extraction.relations)
-        self._checkpoint(ctl, report)
+    def _compute(self, prepared: Prepared, report: IngestReport) -> Prepared:
+        """Extract (or take the workers' or Ray's extraction) and embed one batch: on the embedding
+        thread of a local ingest, ahead of the writer. The points are computed against the ids this
+        process embedded so far and tagged with the count of removals then (see ``_write_batch``)."""
+        prepared.removals = self._removals
+        extraction = extract(prepared, self.extractor, self._parsers, self.aliases, report)
+        prepared.relations = merge_relations(extraction.relations)
         with stage(report, "embed"):  # on Ray, from the vectors its worker computed
             embedder = prepared.embedder or self.embedder
-            points = vector_points(embedder, self.settings.extraction, chunks, sections, extraction,
-                                   relations, self._embedded, self.vectors.vectors)
-            points["captions"] = caption_points(embedder, {s.document.id: s.text for s in todo
+            points = vector_points(embedder, self.settings.extraction, prepared.chunks, prepared.sections,
+                                   extraction, prepared.relations, self._embedded, self.vectors.vectors)
+            points["captions"] = caption_points(embedder, {s.document.id: s.text for s in prepared.todo
                                                                 if s.document.kind == "image"})
-        if upcoming is not None and upcoming.in_workers and upcoming.pending is None and self._parsers is not None:
-            upcoming.pending = self._parsers.submit(upcoming.to_extract, self.aliases)
+        prepared.points = points
+        return prepared
+
+    def _write_batch(self, prepared: Prepared, report: IngestReport, ctl: IngestControl) -> None:
+        """Write one batch (computed ahead by ``_compute``, or now). Where a write removed entities or
+        relations since its points were computed, they are computed again: an id it skipped as embedded
+        may be gone with its vector."""
+        todo, chunks, sections, per_doc = prepared.todo, prepared.chunks, prepared.sections, prepared.per_doc
+        self._checkpoint(ctl, report)
+        if prepared.points is None or prepared.removals != self._removals:
+            self._compute(prepared, report)
+        extraction, relations, points = prepared.extraction, prepared.relations, prepared.points
+        assert extraction is not None and relations is not None and points is not None
         if self.clip is not None:
             with stage(report, "image_embed"):
                 points["images"] = image_points(self.clip, todo, report)

@@ -39,8 +39,8 @@ import logging
 import os
 import socket
 import time
-from collections import Counter, deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -308,44 +308,66 @@ class RayEngine:
                         for _ in range(self.window // _IN_FLIGHT_PER_TASK)])
         self.model_loads += sum(got.loaded for got in done)
 
-    def prepared(self, batches: Sequence[list[SourceText]], aliases: Mapping[str, str], embedder: Embedder,
+    def prepared(self, batches: Iterable[list[SourceText]], aliases: Mapping[str, str], embedder: Embedder,
                  report: IngestReport) -> Iterator[tuple[list[SourceText], Prepared | None]]:
         """The batches, chunked, extracted and embedded on the cluster, in their order (each
-        ``Prepared`` carries its extraction and an embedder holding its vectors)."""
+        ``Prepared`` carries its extraction and an embedder holding its vectors). Up to ``window``
+        batches are in flight for the whole run; results are taken as they finish and held in order
+        until the writer takes them (the held ones count against the window)."""
         import ray
 
         if self._task is None:
             self.start()
         shared = ray.put(dict(aliases))
         settings = ray.put(self.task_settings())
-        todo = deque(batches)
-        flying: deque[tuple[list[SourceText], Any]] = deque()
-        while todo or flying:
-            while todo and len(flying) < self.window:
-                batch = todo.popleft()
-                flying.append((batch, self._task.remote(settings, batch, shared, self.threads)))
-            batch, ref = flying.popleft()
-            t = time.perf_counter()
-            try:
-                got: Computed = ray.get(ref)
-            except ray.exceptions.RayTaskError:
-                raise
-            except ray.exceptions.RayError as exc:
-                raise RayUnavailableError(f"the Ray cluster lost a batch of {len(batch)} document(s) after "
-                                          f"{_RETRIES} retries ({exc}); rerun to complete the ingest") from exc
-            report.stage_seconds["ray_wait"] = report.stage_seconds.get("ray_wait", 0.0) + time.perf_counter() - t
-            for name, secs in got.stage_seconds.items():
-                key = f"ray_{name}"
-                report.stage_seconds[key] = report.stage_seconds.get(key, 0.0) + secs
-            for source, reason in got.skipped.items():
-                report.skipped[source] = reason
-                log.warning("skipped %s: %s", source, reason)
-            self.by_node[got.node] += 1
-            self.model_loads += got.loaded
+        todo = iter(batches)
+        flying: dict[Any, int] = {}  # in-flight task -> its sequence number
+        held: dict[int, tuple[list[SourceText], Computed | None]] = {}  # sent or finished, not yet yielded
+        sent = taken = 0
+        while True:
+            while sent - taken < self.window:
+                batch = next(todo, None)
+                if batch is None:
+                    break
+                flying[self._task.remote(settings, batch, shared, self.threads)] = sent
+                held[sent] = (batch, None)
+                sent += 1
+            if taken == sent:
+                return
+            while held[taken][1] is None:
+                t = time.perf_counter()
+                ready, _ = ray.wait(list(flying), num_returns=1)
+                report.stage_seconds["ray_wait"] = report.stage_seconds.get("ray_wait", 0.0) + time.perf_counter() - t
+                seq = flying.pop(ready[0])
+                held[seq] = (held[seq][0], self._got(ready[0], held[seq][0], report))
+            batch, got = held.pop(taken)
+            taken += 1
+            assert got is not None
             if got.prepared is not None:
                 got.prepared.extraction = got.extraction
                 got.prepared.embedder = Precomputed(embedder, got.texts, got.vectors)
             yield batch, got.prepared
+
+    def _got(self, ref: Any, batch: list[SourceText], report: IngestReport) -> Computed:
+        """A finished task's result, its stage seconds and skips added to the report."""
+        import ray
+
+        try:
+            got: Computed = ray.get(ref)
+        except ray.exceptions.RayTaskError:
+            raise
+        except ray.exceptions.RayError as exc:
+            raise RayUnavailableError(f"the Ray cluster lost a batch of {len(batch)} document(s) after "
+                                      f"{_RETRIES} retries ({exc}); rerun to complete the ingest") from exc
+        for name, secs in got.stage_seconds.items():
+            key = f"ray_{name}"
+            report.stage_seconds[key] = report.stage_seconds.get(key, 0.0) + secs
+        for source, reason in got.skipped.items():
+            report.skipped[source] = reason
+            log.warning("skipped %s: %s", source, reason)
+        self.by_node[got.node] += 1
+        self.model_loads += got.loaded
+        return got
 
     def close(self) -> None:
         """Disconnect (stopping the private instance) if this engine connected."""

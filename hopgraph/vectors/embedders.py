@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -133,6 +134,7 @@ class SentenceTransformerEmbedder(CachedEmbedder):
         copy = copy_path(self._path, onnx_dir) if onnx_queries and layout is not None else None
         self._onnx: tuple[PlainLayout, Path] | None = (layout, copy) if layout is not None and copy else None
         self._questions: QueryEmbedder | None = None
+        self._counting = threading.Lock()  # the model's own tokenizer, where the folder has no tokenizer.json
         self._loaded: Future[Any] = Future()
         self._started = threading.Lock()
         declared = declared_dim(self._path)
@@ -198,10 +200,32 @@ class SentenceTransformerEmbedder(CachedEmbedder):
         return np.asarray(self._model().encode(texts))
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Word-piece counts. From the folder's ``tokenizer.json`` by a tokenizer of its own, which never
+        pads or truncates: the chunker counts on one thread while another embeds, and the model's
+        tokenizer changes its padding state for every batch (two threads on it get mixed states)."""
         if not texts:
             return []
-        ids = self._tokenizer(list(texts), add_special_tokens=False, verbose=False)["input_ids"]
+        counter = self._counter
+        if counter is not None:
+            return [len(e.ids) for e in counter.encode_batch(list(texts), add_special_tokens=False)]
+        with self._counting:
+            ids = self._tokenizer(list(texts), add_special_tokens=False, verbose=False)["input_ids"]
         return [len(x) for x in ids]
+
+    @cached_property
+    def _counter(self) -> Any:
+        path = Path(self._path) / "tokenizer.json"
+        if not path.is_file():
+            return None
+        from tokenizers import Tokenizer
+
+        tok = Tokenizer.from_file(str(path))
+        tok.no_truncation()
+        tok.no_padding()
+        return tok
+
+    def _token_counts(self, texts: list[str]) -> list[int] | None:
+        return self.count_tokens(texts) if len(texts) > 1 else None
 
 
 def max_length(folder: str, layout: PlainLayout) -> int:

@@ -13,6 +13,7 @@ sentence-transformers itself.
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -75,6 +76,7 @@ class PlainEncoder:
         from transformers import AutoModel, AutoTokenizer
 
         self._torch = torch
+        self._tokenizing = threading.Lock()
         self.layout = layout
         self.tokenizer = AutoTokenizer.from_pretrained(folder)
         self.model = AutoModel.from_pretrained(folder).to(device).eval()
@@ -89,8 +91,9 @@ class PlainEncoder:
     def encode(self, texts: list[str]) -> np.ndarray:
         """Pooled (and, when the folder says so, normalized) vectors of one batch of texts."""
         torch = self._torch
-        features = self.tokenizer(texts, padding=True, truncation="longest_first", return_tensors="pt",
-                                  max_length=self.max_length)
+        with self._tokenizing:  # the tokenizer sets its padding state per call: one thread at a time
+            features = self.tokenizer(texts, padding=True, truncation="longest_first", return_tensors="pt",
+                                      max_length=self.max_length)
         features = {k: v.to(self.device) for k, v in features.items()}
         with torch.inference_mode():
             tokens = self.model(**features, return_dict=True).last_hidden_state
