@@ -45,14 +45,14 @@ OTHER_FIGURES: tuple[tuple[str, str, str, str, str], ...] = (
     ("Embedding batch size on a CPU", "batches of 8 against 64: 1.31x passages/s, 2.65x titles/s",
      "python -m benchmarks.embed", "2026-11-23", DEV_MACHINE),
     ("Ray ingest against a local ingest, the first 300 records of the 2wiki corpus (write batches of 16, models "
-     "loaded before the clock starts, the faster of two runs; one torch thread per Ray task)",
-     "local 3.13 documents/s (95.9 s, the writer busy 26% of it); Ray with 1 worker 7.28 documents/s (41.2 s, "
-     "writer busy 44%); Ray with 2 workers 10.04 documents/s (29.9 s, writer busy 53%). Per document: a worker "
-     "94 ms (111 ms with 2 workers and the writer sharing the 2 cores): embedding 68-83 ms, extraction 24-26 ms, "
-     "chunking 2 ms; the writer 53-60 ms: communities (computed once at the end of the run) about 33 ms, graph "
-     "writes 10-15 ms, resolution 4 ms, vector writes 2 ms. Communities: 21% of the local run's wall time, 33% "
-     "of the 2-worker run's",
-     "python -m benchmarks.ingest_scale --repeat 2", "2026-11-25", DEV_MACHINE + "; shared (load average 8-20)"),
+     "loaded before the clock starts, one run each; Ray on a private instance at 127.0.0.2 with num_cpus = the "
+     "workers)",
+     "local 12.63 documents/s (23.7 s, the writer busy 52% of it); Ray with 1 worker 11.87 documents/s (25.3 s); "
+     "with 2 workers 11.62 documents/s (25.8 s). On two cores the Ray workers, the writer and the graph server "
+     "share the same cores, so a second worker adds no capacity: this machine cannot show Ray's scaling. Per "
+     "document on a worker: 63-65 ms (embedding 39-45, extraction 19-21, chunking 2-3); the writer 28-31 ms, "
+     "so one writer keeps up with about two workers of this speed",
+     "python -m benchmarks.ingest_scale --docs 300 --workers 1 2", "2026-11-27", DEV_MACHINE),
     ("Index state at 0.1M and 0.3M entities (10 edges per entity, one document per 10 entities)",
      "0.1M entities, 2.2M joint edges: state 0.41 GB RSS, full build 0.6 s, refresh after a 100-document delta "
      "0.23-0.28 s (median), process RSS while refreshing 1.2 GB; 0.3M entities, 6.6M joint edges (a loaded "

@@ -11,6 +11,7 @@ machine. A report this page does not cite is not needed: ``cited_reports()`` nam
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -271,9 +272,12 @@ def global_questions() -> Section:
 
 def other_figures() -> Section:
     rows = [[what, figure, f"`{command}`", date, machine] for what, figure, command, date, machine in OTHER_FIGURES]
+    kept = tuple(sorted({m for _, _, command, _, _ in OTHER_FIGURES
+                         for m in re.findall(r"benchmarks/reports/([\w.-]+)", command)}))
     lines = ["Figures of the other scripts in `benchmarks/` (they print ratios against baselines of the same run; "
-             "no report file is kept).", "", *table(["what", "figure", "command", "date", "machine"], rows)]
-    return Section("Ingest, freshness and scale", (), lines)
+             "where a script writes a report file, its command names it).", "",
+             *table(["what", "figure", "command", "date", "machine"], rows)]
+    return Section("Ingest, freshness and scale", kept, lines)
 
 
 SECTIONS = (conversations, current_build, multi_hop, ablations, global_questions, images, raptor, sections,
