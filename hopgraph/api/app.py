@@ -8,6 +8,7 @@ import logging
 import signal
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
@@ -18,14 +19,15 @@ from hopgraph.api.auth import Authenticator
 from hopgraph.api.deps import AppState
 from hopgraph.api.job_store import JobStore
 from hopgraph.api.job_work import work_for
-from hopgraph.api.jobs import JobManager
+from hopgraph.api.jobs import JobManager, JobWork
 from hopgraph.api.limits import BodyLimit
 from hopgraph.api.metrics import Metrics
-from hopgraph.api.routes import admin, answer, documents, export, graph, ops, query, stores
+from hopgraph.api.routes import admin, answer, collections, documents, export, graph, ops, query, stores
 from hopgraph.api.schemas import JobOut
 from hopgraph.app.platform import Platform
+from hopgraph.core.collections import DEFAULT
 from hopgraph.core.config import load_settings
-from hopgraph.core.errors import HopgraphError
+from hopgraph.core.errors import BadInputError, HopgraphError
 from hopgraph.core.service_settings import ScheduledSource, SchedulerSettings
 from hopgraph.core.settings import Settings
 from hopgraph.ingest.scheduler import ReingestScheduler
@@ -54,6 +56,9 @@ def create_app(settings: Settings | None = None, platform: Platform | None = Non
     ``freeze_after_start``: a process that serves only this app (``hopgraph serve``) moves what its
     start loaded out of the garbage collector's sight (``gc.freeze``)."""
     settings = settings or (platform.settings if platform else Settings())
+    if settings.collection != DEFAULT:
+        raise BadInputError("a server serves every collection (requests choose one with ?collection=NAME): "
+                            "start it without --collection or HOPGRAPH_COLLECTION")
     cfg = settings.api
     metrics = Metrics()
 
@@ -72,7 +77,15 @@ def create_app(settings: Settings | None = None, platform: Platform | None = Non
             # scanned them all again (0.27 s over 524k objects on the 2wiki store), charged to whichever
             # query set it off, such as the first one after an index refresh
             gc.freeze()
-        jobs.resume(lambda job, spec: work_for(plat, metrics, spec, hg.settings.scheduler.sources))
+        def resumed(job: JobOut, spec: dict[str, Any]) -> JobWork | None:
+            try:
+                where = hg.platform_for(job.collection)
+            except HopgraphError as exc:  # a collection deleted since: its jobs are dropped
+                log.warning("job %s of collection %r not resumed: %s", job.id, job.collection, exc)
+                return None
+            return work_for(where, metrics, spec, hg.settings.scheduler.sources)
+
+        jobs.resume(resumed)
 
         def reingest(source: ScheduledSource) -> JobOut:
             spec = {"op": "reingest", "source": source.name}
@@ -98,6 +111,7 @@ def create_app(settings: Settings | None = None, platform: Platform | None = Non
             if hg.scheduler is not None:
                 hg.scheduler.shutdown()
             await run_in_threadpool(jobs.shutdown, cfg.shutdown_grace_s)
+            await run_in_threadpool(hg.close_others)
             await run_in_threadpool(plat.retriever.keeper.stop_polling)
             if owned:
                 await run_in_threadpool(plat.close)
@@ -108,7 +122,7 @@ def create_app(settings: Settings | None = None, platform: Platform | None = Non
     docs_pages.install(app)
     explorer.install(app)
     for router in (query.router, answer.router, documents.router, graph.router, export.router, admin.router,
-                   stores.router, ops.router):
+                   stores.router, ops.router, collections.router):
         app.include_router(router)
     mcp_running = mcp_http.install(app, cfg.host)  # the MCP tools at /mcp (streamable HTTP)
     app.middleware("http")(metrics.middleware)

@@ -48,12 +48,23 @@ class Authenticator:
     def open(self) -> bool:
         return not self.keys
 
-    def scope_of(self, presented: str) -> Scope | None:
+    def key_of(self, presented: str) -> ApiKey | None:
+        """The configured key whose digest ``presented`` has, if any."""
         digest = hash_key(presented)
         for k in self.keys:
             if hmac.compare_digest(k.sha256, digest):
-                return k.scope
+                return k
         return None
+
+    def scope_of(self, presented: str) -> Scope | None:
+        key = self.key_of(presented)
+        return key.scope if key is not None else None
+
+
+async def presented(key: str | None = Depends(_header),
+                    bearer: HTTPAuthorizationCredentials | None = Depends(_bearer)) -> str | None:
+    """A dependency: the key the request presents (``X-API-Key``, else the bearer token), if any."""
+    return key or (bearer.credentials if bearer else None)
 
 
 def require(scope: Scope) -> Callable[..., Coroutine[Any, Any, Scope]]:

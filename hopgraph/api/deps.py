@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import Request
@@ -13,6 +14,7 @@ from hopgraph.api.jobs import JobManager
 from hopgraph.api.metrics import Metrics
 from hopgraph.api.schemas import Problem
 from hopgraph.app.platform import Platform
+from hopgraph.core.collections import DEFAULT
 from hopgraph.core.settings import Settings
 from hopgraph.ingest.scheduler import ReingestScheduler
 
@@ -28,6 +30,33 @@ class AppState:
     auth: Authenticator
     scheduler: ReingestScheduler | None = None
     reload: Callable[[], Any] = lambda: None  # set by the app: re-read keys and schedules (api.reload)
+    #: the platforms of the collections other than ``default`` that requests opened
+    others: dict[str, Platform] = field(default_factory=dict)
+    opening: threading.Lock = field(default_factory=threading.Lock)
+
+    def platform_for(self, collection: str) -> Platform:
+        """The platform of ``collection`` (opened on first use, sharing the default one's models)."""
+        if collection == DEFAULT:
+            return self.platform
+        with self.opening:
+            found = self.others.get(collection)
+            if found is None:
+                found = Platform(self.settings, embedder=self.platform.embedder, collection=collection)
+                found.retriever.state()  # the stores and the index state, before the first request
+                self.others[collection] = found
+            return found
+
+    def forget(self, collection: str) -> None:
+        """Close the platform of a deleted collection."""
+        with self.opening:
+            found = self.others.pop(collection, None)
+        if found is not None:
+            found.close()
+
+    def close_others(self) -> None:
+        """Close every collection's platform but the default one (at shutdown)."""
+        for name in list(self.others):
+            self.forget(name)
 
 
 def state(request: Request) -> AppState:

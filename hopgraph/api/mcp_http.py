@@ -24,8 +24,11 @@ from starlette.types import Scope as AsgiScope
 
 from hopgraph.api.auth import Scope, authorize, presented_key
 from hopgraph.api.deps import AppState
+from hopgraph.api.problems import ProblemError
 from hopgraph.api.routes.documents import submit_local_paths
+from hopgraph.api.tenancy import may_use
 from hopgraph.app.platform import Platform
+from hopgraph.core.collections import DEFAULT
 
 log = logging.getLogger(__name__)
 
@@ -53,12 +56,15 @@ class ServedAccess:
     def platform(self, ctx: Any, scope: Scope, tool: str) -> Platform:
         request = ctx.request_context.request
         headers = request.headers if isinstance(request, Request) else {}
-        authorize(self.hg.auth, presented_key(headers), scope, f"the tool {tool!r}")
+        key = presented_key(headers)
+        authorize(self.hg.auth, key, scope, f"the tool {tool!r}")
+        if not may_use(self.hg.auth, key, DEFAULT):  # the MCP tools serve the default collection
+            raise ProblemError(403, "this API key may not use collection 'default', which the MCP tools serve")
         return self.hg.platform
 
     def ingest(self, ctx: Any, paths: list[str]) -> dict[str, Any]:
         """Queue the paths as ``POST /documents/paths`` does and wait for the job (or answer it running)."""
-        job = submit_local_paths(self.hg, paths)
+        job = submit_local_paths(self.hg, self.hg.platform, paths)
         with contextlib.suppress(concurrent.futures.TimeoutError):
             job = self.hg.jobs.wait(job.id, timeout=INGEST_WAIT_S) or job
         return job.model_dump(mode="json")

@@ -156,6 +156,7 @@ class JobOut(BaseModel):
     id: str
     kind: Literal["ingest", "delete", "reingest"]
     status: Literal["queued", "running", "cancelling", "succeeded", "failed", "cancelled", "skipped"]
+    collection: str = Field(default="default", description="The collection the job works on.")
     detail: str = ""
     created_at: Timestamp
     started_at: Timestamp | None = None

@@ -9,6 +9,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from hopgraph.app.collections import require as require_collection
+from hopgraph.core.collections import DEFAULT, placed
 from hopgraph.core.memory import keep_freed_memory
 from hopgraph.core.records import IngestReport, QueryFilters, QueryResult
 from hopgraph.core.service_settings import ScheduledSource
@@ -41,8 +43,13 @@ class Platform:
     Use as a context manager; stores are opened lazily and closed (vectors flushed) on exit.
     """
 
-    def __init__(self, settings: Settings | None = None, embedder: Embedder | None = None) -> None:
-        self.settings = settings or Settings()
+    def __init__(self, settings: Settings | None = None, embedder: Embedder | None = None,
+                 collection: str | None = None) -> None:
+        """``collection``: the collection to open (default: ``settings.collection``); other than
+        ``default`` it must have been created (``hopgraph.app.collections``)."""
+        self.settings = placed(settings or Settings(), collection)
+        if self.settings.collection != DEFAULT:
+            require_collection(self.settings, self.settings.collection)
         if self.settings.index.keep_freed_memory:  # before the stores start threads (see hopgraph.core.memory)
             keep_freed_memory()
         if embedder is not None:  # share a loaded model between platforms (tests, servers)

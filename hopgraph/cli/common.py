@@ -24,10 +24,16 @@ console = Console()
 err = Console(stderr=True)
 
 
+#: the collection ``hopgraph --collection NAME`` chose (None: ``HOPGRAPH_COLLECTION``, else ``default``)
+COLLECTION: str | None = None
+
+
 def load_settings() -> Settings:
-    """The settings of this invocation, with logging set up from them."""
+    """The settings of this invocation, placed in its collection, with logging set up from them."""
+    from hopgraph.core.collections import placed
+
     with reported():
-        s = strict_settings()
+        s = placed(strict_settings(), COLLECTION)
     logging.basicConfig(level=s.log_level.upper(), format="%(message)s", datefmt="[%X]",
                         handlers=[RichHandler(console=err, show_path=False)])
     for noisy in ("neo4j", "httpx", "sentence_transformers", "urllib3"):

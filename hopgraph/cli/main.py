@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
-from hopgraph.cli import ask, documents, explore, gnn, graphqa, query, service
+from hopgraph.cli import ask, common, documents, explore, gnn, graphqa, query, service
+from hopgraph.cli.collections import collections_app
 from hopgraph.cli.db import db_app
 
 app = typer.Typer(
@@ -17,6 +20,18 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(db_app, name="db")
+app.add_typer(collections_app, name="collections")
+
+
+@app.callback()
+def main(collection: Annotated[str | None, typer.Option(
+        "--collection", "-C", envvar="HOPGRAPH_COLLECTION", show_default=False,
+        help="The collection (an isolated knowledge graph) the command addresses; default: `default`.")] = None
+         ) -> None:
+    """hopgraph: ingest documents into a knowledge graph (ArcadeDB/Neo4j + Qdrant) and query it."""
+    common.COLLECTION = collection
+
+
 for command in (documents.ingest, query.query, ask.ask, documents.delete, documents.documents, documents.status,
                 documents.doctor, documents.communities, documents.tree, documents.migrate, query.modes, explore.cypher,
                 explore.export, service.serve, service.mcp, service.worker, service.api_key):

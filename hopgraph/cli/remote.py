@@ -27,6 +27,10 @@ def _call(method: str, url: str, timeout: float = 120.0, extra_headers: dict[str
           **kwargs: Any) -> Any:
     import httpx
 
+    from hopgraph.cli import common
+
+    if common.COLLECTION not in (None, "default"):  # the collection --collection chose
+        kwargs["params"] = {**kwargs.get("params", {}), "collection": common.COLLECTION}
     key = os.environ.get(KEY_ENV)
     headers = {"X-API-Key": key} if key else {}
     headers.update(extra_headers or {})
@@ -104,3 +108,20 @@ def ingest(base: str, paths: list[str], token: str = "", timeout_s: float = 24 *
     job = _call("POST", f"{base}/documents/paths", json={"paths": paths},
                 extra_headers={OWNER_HEADER: token} if token else None)
     return IngestReport.model_validate(_finished(base, job, f"ingesting {len(paths)} path(s)", timeout_s))
+
+
+def collections(base: str) -> list[dict[str, Any]]:
+    """``GET /collections`` of a running serve."""
+    found: list[dict[str, Any]] = _call("GET", f"{base}/collections")
+    return found
+
+
+def create_collection(base: str, name: str) -> dict[str, Any]:
+    """``POST /collections`` of a running serve."""
+    made: dict[str, Any] = _call("POST", f"{base}/collections", json={"name": name})
+    return made
+
+
+def delete_collection(base: str, name: str) -> None:
+    """``DELETE /collections/NAME`` of a running serve."""
+    _call("DELETE", f"{base}/collections/{name}")

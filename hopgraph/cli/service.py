@@ -92,13 +92,24 @@ def worker(once: Annotated[bool, typer.Option(help="Run every source once and ex
 def api_key(
     name: Annotated[str, typer.Argument(help="A name for the key (who or what uses it).")],
     scope: Annotated[str, typer.Option(help="'read' (query, explore) or 'admin' (also ingest, delete).")] = "read",
+    collections: Annotated[list[str] | None, typer.Option(
+        "--collection", help="A collection the key may use (repeat for several; '*' for every one). "
+        "Default: default.")] = None,
 ) -> None:
     """Make a new API key. Prints the key once, and the settings entry holding only its hash."""
     from hopgraph.api.auth import new_key
+    from hopgraph.core.collections import check_name
 
     if scope not in ("read", "admin"):
         raise fail(BadInputError("scope must be 'read' or 'admin'"))
+    allowed = collections or ["default"]
+    with reported():
+        for c in allowed:
+            if c != "*":
+                check_name(c)
     key, digest = new_key()
     console.print(f"key (shown once): [bold]{key}[/]")
     console.print("add to hopgraph.toml:")
-    console.print(f'[[api.api_keys]]\nname = "{name}"\nsha256 = "{digest}"\nscope = "{scope}"', markup=False)
+    listed = ", ".join(f'"{c}"' for c in allowed)
+    console.print(f'[[api.api_keys]]\nname = "{name}"\nsha256 = "{digest}"\nscope = "{scope}"\n'
+                  f'collections = [{listed}]', markup=False)

@@ -20,6 +20,10 @@ class ApiKey(BaseModel):
         pattern=r"^[0-9a-f]{64}$", description="SHA-256 hex digest of the key (hopgraph api-key prints it).")
     scope: Literal["read", "admin"] = Field(
         default="read", description="'read': query and explore; 'admin': also ingest, delete and reload.")
+    collections: list[str] = Field(
+        default_factory=lambda: ["default"], min_length=1, description="The collections the key may use "
+        "(`*`: every one, and with 'admin' also create and delete collections). A key may not even learn "
+        "whether another collection exists.")
 
 
 class ApiSettings(BaseModel):

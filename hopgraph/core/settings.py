@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 from hopgraph.core.answer_settings import AnswerSettings
@@ -307,6 +307,10 @@ class Settings(BaseSettings):
     )
 
     data_dir: Path = Field(default=Path(".hopgraph"), description="Holds the embedded stores.")
+    collection: str = Field(default="default", pattern=r"^[a-z][a-z0-9]{0,39}$", description=(
+        "The collection (an isolated knowledge graph with its own database, vector collections and index "
+        "state) that commands and `Platform` address; `hopgraph --collection NAME`, `Platform(settings, "
+        "collection=NAME)`, `?collection=NAME` over HTTP. `default` holds what was ingested without one."))
     log_level: str = Field(
         default="INFO", description="Logging level of the CLI and the server (DEBUG, INFO, WARNING, ERROR).")
     graph: GraphSettings = Field(default_factory=GraphSettings)
@@ -326,6 +330,18 @@ class Settings(BaseSettings):
     gpu: GpuSettings = Field(default_factory=GpuSettings)
     api: ApiSettings = Field(default_factory=ApiSettings)
     scheduler: SchedulerSettings = Field(default_factory=SchedulerSettings)
+
+    #: the collection whose stores these settings name (``hopgraph.core.collections.placed``), else None
+    _placed_in: str | None = PrivateAttr(default=None)
+
+    @property
+    def placed_in(self) -> str | None:
+        """The collection these settings were placed in (None: not yet, see ``core.collections.placed``)."""
+        return self._placed_in
+
+    def mark_placed(self, collection: str) -> None:
+        """Record that the store locations are ``collection``'s (``core.collections.placed`` only)."""
+        self._placed_in = collection
 
     @classmethod
     def settings_customise_sources(

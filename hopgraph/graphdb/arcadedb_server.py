@@ -355,3 +355,22 @@ def ensure_database(host: str, http_port: int, user: str, password: str, name: s
             f"cannot reach ArcadeDB's HTTP API at {base}: {exc}. graph.http_port ({http_port}) must be the HTTP "
             "port of the server hopgraph reaches over Bolt (HOPGRAPH_GRAPH__HTTP_PORT; `hopgraph db status` "
             "names the embedded server's ports)") from exc
+
+
+def drop_arcadedb_database(host: str, http_port: int, user: str, password: str, name: str,
+                           timeout_s: float = 60.0) -> None:
+    """Drop an ArcadeDB database if it exists (over HTTP, as databases are created)."""
+    import httpx
+
+    base = f"http://{host}:{http_port}/api/v1"
+    try:
+        with httpx.Client(auth=(user, password), timeout=timeout_s) as client:
+            r = client.get(f"{base}/exists/{name}")
+            r.raise_for_status()
+            if r.json().get("result") is not True:
+                return
+            r = client.post(f"{base}/server", json={"command": f"drop database {name}"})
+            if r.status_code >= 400:
+                raise GraphServerError(f"cannot drop ArcadeDB database {name!r}: {r.status_code} {r.text}")
+    except httpx.HTTPError as exc:
+        raise GraphServerError(f"cannot reach ArcadeDB's HTTP API at {base}: {exc}") from exc

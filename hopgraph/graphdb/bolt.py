@@ -86,6 +86,11 @@ class BoltGraphStore(IndexReadsMixin, CommunityEditsMixin, TreeEditsMixin, Secti
         except ClientError as exc:  # community edition: only the default database exists
             log.debug("database creation skipped: %s", exc.message)
 
+    def drop_database(self) -> None:
+        """Drop this store's database (Neo4j: on the system database; Enterprise only)."""
+        with self._driver.session(database="system") as s:
+            s.run("DROP DATABASE $name IF EXISTS", name=self.database).consume()
+
     def _session(self, read: bool = False) -> neo4j.Session:
         mode = neo4j.READ_ACCESS if read else neo4j.WRITE_ACCESS
         return self._driver.session(database=self.database, default_access_mode=mode)

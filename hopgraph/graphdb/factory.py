@@ -6,7 +6,12 @@ from __future__ import annotations
 from urllib.parse import urlparse
 
 from hopgraph.core.settings import Settings
-from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB, ensure_database, on_server_ports
+from hopgraph.graphdb.arcadedb_server import (
+    EmbeddedArcadeDB,
+    drop_arcadedb_database,
+    ensure_database,
+    on_server_ports,
+)
 from hopgraph.graphdb.bolt import BoltGraphStore, GraphStoreError
 from hopgraph.graphdb.dialect import dialect_for
 from hopgraph.graphdb.protocols import GraphBackend
@@ -43,3 +48,24 @@ def open_bolt_store(settings: Settings) -> BoltGraphStore:
         host = cfg.host if cfg.uri is None else (urlparse(cfg.uri).hostname or cfg.host)
         ensure_database(host, cfg.http_port, auth[0], auth[1], cfg.database)
     return BoltGraphStore(uri, auth, cfg, dialect_for(cfg.backend))
+
+
+def drop_database(settings: Settings) -> None:
+    """Drop the graph database ``graph.database`` names (a deleted collection's): over ArcadeDB's HTTP
+    API, or ``DROP DATABASE`` on a Neo4j server (Enterprise: Community has one database). A missing
+    database is not an error; the in-memory backend keeps nothing to drop."""
+    cfg = settings.graph
+    if cfg.backend == "arcadedb":
+        if cfg.uri is None:
+            info = EmbeddedArcadeDB(settings.graph_dir, cfg).ensure_running()
+            cfg, host, password = on_server_ports(cfg, info), cfg.host, info.password
+        else:
+            host = urlparse(cfg.uri).hostname or cfg.host
+            password = cfg.password.get_secret_value() if cfg.password else ""
+        drop_arcadedb_database(host, cfg.http_port, "root" if cfg.uri is None else cfg.user, password, cfg.database)
+    elif cfg.backend == "neo4j":
+        store = open_bolt_store(settings)
+        try:
+            store.drop_database()
+        finally:
+            store.close()

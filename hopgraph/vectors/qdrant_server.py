@@ -111,6 +111,12 @@ class QdrantClientVectorStore:
             for field_name, kind in fields.items():
                 self.client.create_payload_index(full, field_name, field_schema=_KINDS[kind])
 
+    def drop_collections(self) -> None:
+        """Delete this store's collections (``<prefix><collection>``) from the server."""
+        for name in COLLECTIONS:
+            if self.client.collection_exists(self._name(name)):
+                self.client.delete_collection(self._name(name))
+
     def _check_layout(self, full: str, params: qm.CollectionParams) -> None:
         """The layout settings apply when a collection is created: say so when an existing one differs."""
         for name, want, have in (("shard_number", self.shard_number, params.shard_number),

@@ -5,13 +5,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
-from hopgraph.api.auth import require
-from hopgraph.api.deps import problems, state
+from hopgraph.api.deps import problems
 from hopgraph.api.schemas import AnswerRequest, AnswerResponse
+from hopgraph.api.tenancy import ReadPlatform
 from hopgraph.app.answers import Answerer
 from hopgraph.core.errors import HopgraphError, classify
 
@@ -19,10 +19,10 @@ log = logging.getLogger(__name__)
 router = APIRouter(tags=["answer"])
 
 
-def answerer(request: Request) -> Answerer:
-    """The platform's answerer. As a dependency it runs before the response starts, so "no LLM is
-    configured" (``ConflictError``) is a 409 problem, never an event inside a begun stream."""
-    return state(request).platform.answerer
+def answerer(p: ReadPlatform) -> Answerer:
+    """The answerer of the request's collection. As a dependency it runs before the response starts, so
+    "no LLM is configured" (``ConflictError``) is a 409 problem, never an event inside a begun stream."""
+    return p.answerer
 
 
 def _args(body: AnswerRequest) -> dict[str, object]:
@@ -30,8 +30,7 @@ def _args(body: AnswerRequest) -> dict[str, object]:
             "token_budget": body.token_budget, "filters": body.filters}
 
 
-@router.post("/answer", response_model=AnswerResponse, dependencies=[Depends(require("read"))],
-             responses=problems(400, 401, 403, 409, 413, 422, 503),
+@router.post("/answer", response_model=AnswerResponse, responses=problems(400, 401, 403, 404, 409, 413, 422, 503),
              summary="Answer a question with the configured LLM, citing the retrieved passages")
 async def answer(body: AnswerRequest, ans: Answerer = Depends(answerer)) -> AnswerResponse:
     """Retrieve with a mode, send its cited context to the OpenAI-compatible endpoint of the ``llm``
@@ -41,8 +40,8 @@ async def answer(body: AnswerRequest, ans: Answerer = Depends(answerer)) -> Answ
     return AnswerResponse(**result.model_dump(exclude={"citations_valid"}))
 
 
-@router.post("/answer/stream", response_class=EventSourceResponse, dependencies=[Depends(require("read"))],
-             responses=problems(400, 401, 403, 409, 413, 422),
+@router.post("/answer/stream", response_class=EventSourceResponse,
+             responses=problems(400, 401, 403, 404, 409, 413, 422),
              summary="The same answer as server-sent events, written as the LLM writes it")
 def answer_stream(body: AnswerRequest, ans: Answerer = Depends(answerer)) -> Iterator[ServerSentEvent]:
     """Events in order: ``retrieval`` (the ranked passages and the context sent), ``delta`` (pieces of

@@ -17,12 +17,15 @@ from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from hopgraph.api.auth import is_loopback, require
+from hopgraph.api.auth import Scope, authorize, is_loopback, presented
 from hopgraph.api.deps import AppState, problems, state
 from hopgraph.api.job_work import records_file, work_for
 from hopgraph.api.problems import ProblemError
 from hopgraph.api.schemas import DocumentOut, IngestRequest, JobList, JobOut, LocalPathsRequest, QuietRuns
+from hopgraph.api.tenancy import AdminPlatform, ReadPlatform, may_use
 from hopgraph.app.ownership import OWNER_HEADER, is_owner_token
+from hopgraph.app.platform import Platform
+from hopgraph.core.collections import DEFAULT, home
 from hopgraph.core.records import document_id
 from hopgraph.ingest.scheduler import UNCHANGED_RUNS
 
@@ -60,7 +63,7 @@ def _write_atomically(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-async def _json_documents(request: Request, hg: AppState) -> JobOut:
+async def _json_documents(request: Request, hg: AppState, p: Platform) -> JobOut:
     try:
         payload = json.loads(await request.body())
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -73,27 +76,34 @@ async def _json_documents(request: Request, hg: AppState) -> JobOut:
         raise ProblemError(413, f"at most {hg.settings.api.max_documents} documents per request")
     records: list[dict[str, Any]] = [d.model_dump(exclude_none=True) for d in body.documents]
     job_id = uuid.uuid4().hex
-    path = await run_in_threadpool(records_file, hg.platform, job_id, records)
-    return _submit(hg, "ingest", f"{len(records)} JSON document(s) into {body.collection}",
+    path = await run_in_threadpool(records_file, p, job_id, records)
+    return _submit(hg, p, "ingest", f"{len(records)} JSON document(s) into {body.collection}",
                    {"op": "ingest_records", "collection": body.collection, "records": str(path)}, job_id)
 
 
-def _submit(hg: AppState, kind: str, detail: str, spec: dict[str, Any], job_id: str | None = None) -> JobOut:
-    """Queue the work of ``spec`` as a durable job."""
-    work = work_for(hg.platform, hg.metrics, spec)
+def _submit(hg: AppState, p: Platform, kind: str, detail: str, spec: dict[str, Any],
+            job_id: str | None = None) -> JobOut:
+    """Queue the work of ``spec`` on collection ``p`` as a durable job."""
+    work = work_for(p, hg.metrics, spec)
     if work is None:
         raise ProblemError(400, f"cannot run {spec.get('op')!r}")
-    job = JobOut(id=job_id or uuid.uuid4().hex, kind=kind, status="queued", detail=detail, created_at=time.time())
+    job = JobOut(id=job_id or uuid.uuid4().hex, kind=kind, status="queued", detail=detail, created_at=time.time(),
+                 collection=p.settings.collection)
     return hg.jobs.submit(kind, detail, work, spec=spec, job=job)
 
 
-async def _uploaded_files(request: Request, hg: AppState, replace: bool) -> JobOut:
+def uploads_dir(p: Platform) -> Path:
+    """Where the uploaded files of ``p``'s collection are kept."""
+    return (p.settings.data_dir.absolute() / home(p.settings, p.settings.collection) / "uploads").resolve()
+
+
+async def _uploaded_files(request: Request, hg: AppState, p: Platform, replace: bool) -> JobOut:
     form = await request.form(max_files=hg.settings.api.max_documents, max_fields=100)
     files = [f for f in form.getlist("files") if isinstance(f, UploadFile)]
     if not files:
         raise RequestValidationError([{"loc": ("body", "files"), "msg": "no files uploaded in field 'files'",
                                        "type": "missing"}])
-    folder = hg.settings.data_dir.absolute() / "uploads"
+    folder = uploads_dir(p)
     staged: dict[Path, bytes] = {}
     for n, f in enumerate(files):
         rel = upload_path(f.filename or "", n)
@@ -108,14 +118,14 @@ async def _uploaded_files(request: Request, hg: AppState, replace: bool) -> JobO
     paths = [folder / rel for rel in staged]  # nothing is written unless every file may be
     for path, data in zip(paths, staged.values(), strict=True):
         await run_in_threadpool(_write_atomically, path, data)
-    return _submit(hg, "ingest", f"{len(paths)} uploaded file(s): {', '.join(p.name for p in paths[:5])}",
-                   {"op": "ingest_paths", "paths": [str(p) for p in paths], "uploads": True})
+    return _submit(hg, p, "ingest", f"{len(paths)} uploaded file(s): {', '.join(f.name for f in paths[:5])}",
+                   {"op": "ingest_paths", "paths": [str(f) for f in paths], "uploads": True})
 
 
 @router.post("/documents", status_code=202, response_model=JobOut, openapi_extra=_UPLOAD_BODY,
-             dependencies=[Depends(require("admin"))], responses=problems(400, 401, 403, 409, 413, 415, 422),
+             responses=problems(400, 401, 403, 404, 409, 413, 415, 422),
              summary="Ingest documents (JSON records or uploaded files) as a background job")
-async def add_documents(request: Request, replace: bool = Query(
+async def add_documents(p: AdminPlatform, request: Request, replace: bool = Query(
         False, description="Uploads: replace a document uploaded before under the same path (else 409).")) -> JobOut:
     """Queue an ingest job and answer at once with its id; poll ``GET /jobs/{id}``. An uploaded file
     is identified by its relative path; a different file under a path taken is a 409 unless
@@ -124,23 +134,24 @@ async def add_documents(request: Request, replace: bool = Query(
     hg = state(request)
     ctype = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if ctype == "application/json":
-        return await _json_documents(request, hg)
+        return await _json_documents(request, hg, p)
     if ctype == "multipart/form-data":
-        return await _uploaded_files(request, hg, replace)
+        return await _uploaded_files(request, hg, p, replace)
     raise ProblemError(415, "send application/json (IngestRequest) or multipart/form-data with 'files'")
 
 
-@router.post("/documents/paths", status_code=202, response_model=JobOut, dependencies=[Depends(require("admin"))],
+@router.post("/documents/paths", status_code=202, response_model=JobOut,
              responses=problems(400, 401, 403, 404, 422),
              summary="Ingest files and folders from the server's own disk (a server on loopback only)")
-async def add_local_paths(body: LocalPathsRequest, request: Request) -> JobOut:
+async def add_local_paths(p: AdminPlatform, body: LocalPathsRequest, request: Request) -> JobOut:
     """Queue an ingest of absolute paths the server itself reads: how ``hopgraph ingest`` works while
     ``hopgraph serve`` owns the stores of the same machine. Refused (403) unless the server listens on
     a loopback address, so a remote client can never have it read its disk; 403 for a path outside
     ``api.ingest_roots`` unless the request shows the owner token of ``serve.json`` (``hopgraph ingest``
     of the server's own user); 404 names a missing path."""
     hg = state(request)
-    return submit_local_paths(hg, body.paths, owner=is_owner_token(hg.settings, request.headers.get(OWNER_HEADER)))
+    return submit_local_paths(hg, p, body.paths,
+                              owner=is_owner_token(hg.settings, request.headers.get(OWNER_HEADER)))
 
 
 def outside_roots(paths: list[Path], roots: list[Path]) -> list[str]:
@@ -150,15 +161,15 @@ def outside_roots(paths: list[Path], roots: list[Path]) -> list[str]:
     return [str(p) for p in paths if not any(p.resolve().is_relative_to(r) for r in real)]
 
 
-def submit_local_paths(hg: AppState, names: list[str], owner: bool = False) -> JobOut:
+def submit_local_paths(hg: AppState, p: Platform, names: list[str], owner: bool = False) -> JobOut:
     """Queue the ingest of absolute paths on this server's disk (``POST /documents/paths``, the MCP tool
     ``ingest_paths``): refused unless the server listens on loopback, the paths are absolute, lie below
     ``api.ingest_roots`` (symlinks and '..' resolved; not asked of the ``owner``) and exist."""
     if not is_loopback(hg.settings.api.host):
         raise ProblemError(403, f"this server listens on {hg.settings.api.host}: it ingests paths on its own "
                                 "disk only when it listens on a loopback address; upload the files instead")
-    paths = [Path(p) for p in names]
-    relative = [str(p) for p in paths if not p.is_absolute()]
+    paths = [Path(n) for n in names]
+    relative = [str(f) for f in paths if not f.is_absolute()]
     if relative:
         raise ProblemError(400, f"paths must be absolute: {', '.join(relative[:5])}")
     outside = [] if owner else outside_roots(paths, hg.settings.api.ingest_roots)
@@ -166,66 +177,64 @@ def submit_local_paths(hg: AppState, names: list[str], owner: bool = False) -> J
         where = ", ".join(str(r) for r in hg.settings.api.ingest_roots) or "none are configured"
         raise ProblemError(403, f"{', '.join(outside[:5])}: outside api.ingest_roots ({where}); the server reads "
                                 "only below them (upload the files instead)")
-    missing = [str(p) for p in paths if not p.exists()]
+    missing = [str(f) for f in paths if not f.exists()]
     if missing:
         raise ProblemError(404, f"no such file or directory on the server: {', '.join(missing[:5])}")
-    return _submit(hg, "ingest", f"{len(paths)} local path(s): {', '.join(p.name for p in paths[:5])}",
-                   {"op": "ingest_paths", "paths": [str(p) for p in paths]})
+    return _submit(hg, p, "ingest", f"{len(paths)} local path(s): {', '.join(f.name for f in paths[:5])}",
+                   {"op": "ingest_paths", "paths": [str(f) for f in paths]})
 
 
-@router.get("/documents", response_model=list[DocumentOut], dependencies=[Depends(require("read"))],
-            responses=problems(401, 403, 422), summary="List documents")
-def list_documents(request: Request, skip: int = Query(0, ge=0, le=10_000_000), limit: int = Query(100, ge=1, le=1000)
-                   ) -> list[DocumentOut]:
-    docs = state(request).platform.browser.list_documents(skip=skip, limit=limit)
+@router.get("/documents", response_model=list[DocumentOut], responses=problems(401, 403, 404, 422),
+            summary="List documents")
+def list_documents(p: ReadPlatform, skip: int = Query(0, ge=0, le=10_000_000),
+                   limit: int = Query(100, ge=1, le=1000)) -> list[DocumentOut]:
+    docs = p.browser.list_documents(skip=skip, limit=limit)
     return [DocumentOut(id=d.id, source=d.source, status=d.status, content_hash=d.content_hash) for d in docs]
 
 
-@router.get("/documents/{collection}/{record_id}", response_model=DocumentOut,
-            dependencies=[Depends(require("read"))], responses=problems(401, 403, 404),
-            summary="A JSON record's document, by the (collection, id) it was sent with")
-def get_record(collection: str, record_id: str, request: Request) -> DocumentOut:
-    """The document of the record sent as ``{"collection": collection, "documents": [{"id": record_id, ...}]}``."""
-    doc_id = document_id(f"{collection}#{record_id}")
-    found = state(request).platform.browser.document_states([doc_id]).get(doc_id)
+@router.get("/documents/{source}/{record_id}", response_model=DocumentOut, responses=problems(401, 403, 404, 422),
+            summary="A JSON record's document, by the (source prefix, id) it was sent with")
+def get_record(p: ReadPlatform, source: str, record_id: str) -> DocumentOut:
+    """The document of the record sent as ``{"collection": source, "documents": [{"id": record_id, ...}]}``
+    (the body's ``collection`` is the source prefix of its records)."""
+    doc_id = document_id(f"{source}#{record_id}")
+    found = p.browser.document_states([doc_id]).get(doc_id)
     if found is None:
-        raise ProblemError(404, f"no record {record_id!r} in collection {collection!r}")
+        raise ProblemError(404, f"no record {record_id!r} with source prefix {source!r}")
     return DocumentOut(id=found.id, source=found.source, status=found.status, content_hash=found.content_hash)
 
 
-@router.delete("/documents/{collection}/{record_id}", status_code=202, response_model=JobOut,
-               dependencies=[Depends(require("admin"))], responses=problems(401, 403, 404),
-               summary="Delete a JSON record's document, by the (collection, id) it was sent with")
-def delete_record(collection: str, record_id: str, request: Request) -> JobOut:
+@router.delete("/documents/{source}/{record_id}", status_code=202, response_model=JobOut,
+               responses=problems(401, 403, 404, 422), summary="Delete a JSON record's document, by the (source "
+               "prefix, id) it was sent with")
+def delete_record(p: AdminPlatform, source: str, record_id: str, request: Request) -> JobOut:
     """Queue the deletion of the record's document (as ``DELETE /documents/{doc_id}``)."""
-    return delete_document(document_id(f"{collection}#{record_id}"), request)
+    return delete_document(p, document_id(f"{source}#{record_id}"), request)
 
 
-@router.delete("/documents/{doc_id}", status_code=202, response_model=JobOut,
-               dependencies=[Depends(require("admin"))], responses=problems(401, 403, 404),
+@router.delete("/documents/{doc_id}", status_code=202, response_model=JobOut, responses=problems(401, 403, 404, 422),
                summary="Delete a document and everything only it supported")
-def delete_document(doc_id: str, request: Request) -> JobOut:
+def delete_document(p: AdminPlatform, doc_id: str, request: Request) -> JobOut:
     """Queue the deletion (chunks, mentions, orphaned entities and relations, vectors, communities)."""
-    hg = state(request)
-    if doc_id not in hg.platform.browser.document_states([doc_id]):
+    if doc_id not in p.browser.document_states([doc_id]):
         raise ProblemError(404, f"no document {doc_id!r}")
-    return _submit(hg, "delete", doc_id, {"op": "delete", "ids": [doc_id]})
+    return _submit(state(request), p, "delete", doc_id, {"op": "delete", "ids": [doc_id]})
 
 
-@router.get("/jobs", response_model=JobList, dependencies=[Depends(require("read"))],
-            responses=problems(401, 403, 422), summary="Recent jobs and recorded scheduled runs")
-def list_jobs(request: Request, limit: int = Query(50, ge=1, le=1000)) -> JobList:
+@router.get("/jobs", response_model=JobList, responses=problems(401, 403, 404, 422),
+            summary="Recent jobs and recorded scheduled runs of a collection")
+def list_jobs(p: ReadPlatform, request: Request, limit: int = Query(50, ge=1, le=1000)) -> JobList:
     """Jobs of this server (newest first), then scheduled re-ingestion runs recorded in the graph
     (also those of earlier servers and of ``hopgraph worker``), and the next run of each schedule."""
     hg = state(request)
-    jobs = hg.jobs.list()
+    jobs = [j for j in hg.jobs.list() if j.collection == p.settings.collection]
     known = {j.result.get("run_id") for j in jobs if j.kind == "reingest"}
     active: dict[str, float] = {}  # source -> creation of its oldest queued/running job here
     for j in jobs:
         if j.kind == "reingest" and j.status in ("queued", "running"):
             active[j.detail] = min(active.get(j.detail, j.created_at), j.created_at)
     unchanged: dict[str, QuietRuns] = {}
-    for run in hg.platform.browser.ingest_runs(limit=limit):
+    for run in p.browser.ingest_runs(limit=limit):
         if run.status == "unchanged":  # runs that changed nothing: a count, not rows
             unchanged[run.source] = QuietRuns(runs=int(run.report.get(UNCHANGED_RUNS, 1)),
                                               last_checked=run.started_at, skipped=run.report.get("skipped") or {})
@@ -238,16 +247,17 @@ def list_jobs(request: Request, limit: int = Query(50, ge=1, le=1000)) -> JobLis
                            started_at=run.started_at, finished_at=run.finished_at,
                            result={"source": run.source, **run.report}, error=None if warned else run.error,
                            warning=run.error if warned else None))
-    schedules = hg.scheduler.next_runs() if hg.scheduler else {}
+    schedules = hg.scheduler.next_runs() if hg.scheduler and p.settings.collection == DEFAULT else {}
     return JobList(jobs=sorted(jobs, key=lambda j: -j.created_at)[:limit], schedules=schedules, unchanged=unchanged)
 
 
-@router.delete("/jobs/{job_id}", response_model=JobOut, dependencies=[Depends(require("admin"))],
-               responses=problems(401, 403, 404, 409), summary="Cancel a job")
-def cancel_job(job_id: str, request: Request) -> JobOut:
+@router.delete("/jobs/{job_id}", response_model=JobOut, responses=problems(401, 403, 404, 409, 422),
+               summary="Cancel a job")
+def cancel_job(job_id: str, request: Request, key: str | None = Depends(presented)) -> JobOut:
     """A queued job is cancelled at once; a running one stops at its next checkpoint ('cancelling',
     then 'cancelled'), every document complete or untouched. A finished job cannot be cancelled (409)."""
     hg = state(request)
+    _job_of(request, job_id, key, "admin")
     job = hg.jobs.cancel(job_id)
     if job is None:
         raise ProblemError(404, f"no job {job_id!r}")
@@ -256,10 +266,17 @@ def cancel_job(job_id: str, request: Request) -> JobOut:
     return job
 
 
-@router.get("/jobs/{job_id}", response_model=JobOut, dependencies=[Depends(require("read"))],
-            responses=problems(401, 403, 404), summary="One job")
-def get_job(job_id: str, request: Request) -> JobOut:
-    job = state(request).jobs.get(job_id)
-    if job is None:
+@router.get("/jobs/{job_id}", response_model=JobOut, responses=problems(401, 403, 404, 422), summary="One job")
+def get_job(job_id: str, request: Request, key: str | None = Depends(presented)) -> JobOut:
+    return _job_of(request, job_id, key, "read")
+
+
+def _job_of(request: Request, job_id: str, key: str | None, scope: Scope) -> JobOut:
+    """The job, once the key may use its collection with ``scope`` (a job of a collection the key may
+    not use is answered as unknown)."""
+    hg = state(request)
+    authorize(hg.auth, key, scope)
+    job = hg.jobs.get(job_id)
+    if job is None or not may_use(hg.auth, key, job.collection):
         raise ProblemError(404, f"no job {job_id!r} (finished jobs are kept for a while; see GET /jobs)")
     return job

@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Literal
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 from starlette.concurrency import run_in_threadpool
 
-from hopgraph.api.auth import require
 from hopgraph.api.deps import problems, state
 from hopgraph.api.problems import ProblemError
 from hopgraph.api.schemas import (
@@ -21,6 +20,7 @@ from hopgraph.api.schemas import (
     MentionOut,
     NeighbourOut,
 )
+from hopgraph.api.tenancy import ReadPlatform
 from hopgraph.app.platform import Platform
 from hopgraph.core.errors import HopgraphError
 from hopgraph.core.service_settings import ApiSettings
@@ -28,18 +28,18 @@ from hopgraph.core.service_settings import ApiSettings
 if TYPE_CHECKING:
     from hopgraph.retrieval.entity_lookup import NameMatch
 
-router = APIRouter(tags=["graph"], dependencies=[Depends(require("read"))])
+router = APIRouter(tags=["graph"])
 
 
-@router.get("/entities", response_model=list[EntityMatch], responses=problems(401, 403, 422),
+@router.get("/entities", response_model=list[EntityMatch], responses=problems(401, 403, 404, 422),
             summary="Find entities by name (exact, normalized or prefix)")
-def find_entities(request: Request, name: str = Query(min_length=1, max_length=500),
+def find_entities(p: ReadPlatform, name: str = Query(min_length=1, max_length=500),
                   match: Literal["exact", "normalized", "prefix"] = Query(
                       "normalized", description="exact: as written; normalized: ignoring case, articles, "
                       "possessives and punctuation; prefix: normalized names that start with it."),
                   limit: int = Query(20, ge=1, le=1000)) -> list[EntityMatch]:
     """Entities of the served index state (see ``GET /ready`` for its version), most mentioned first."""
-    return entity_matches(state(request).platform, name, match, limit)
+    return entity_matches(p, name, match, limit)
 
 
 def entity_matches(platform: Platform, name: str, match: NameMatch = "normalized", limit: int = 20
@@ -53,10 +53,10 @@ def entity_matches(platform: Platform, name: str, match: NameMatch = "normalized
                         chunks=int(snap.entity_df[e])) for e in lookup(served, name, match, limit)]
 
 
-@router.get("/entities/{entity_id}", response_model=EntityOut, responses=problems(401, 403, 404),
+@router.get("/entities/{entity_id}", response_model=EntityOut, responses=problems(401, 403, 404, 422),
             summary="An entity with its mention counts and communities")
-def get_entity(entity_id: str, request: Request) -> EntityOut:
-    row = state(request).platform.browser.entity(entity_id)
+def get_entity(p: ReadPlatform, entity_id: str) -> EntityOut:
+    row = p.browser.entity(entity_id)
     if row is None:
         raise ProblemError(404, f"no entity {entity_id!r}")
     return EntityOut(**row)
@@ -64,9 +64,9 @@ def get_entity(entity_id: str, request: Request) -> EntityOut:
 
 @router.get("/entities/{entity_id}/neighbors", response_model=list[NeighbourOut],
             responses=problems(401, 403, 404, 422), summary="Related entities, strongest relation first")
-def get_neighbours(entity_id: str, request: Request, skip: int = Query(0, ge=0, le=10_000_000),
+def get_neighbours(p: ReadPlatform, entity_id: str, skip: int = Query(0, ge=0, le=10_000_000),
                    limit: int = Query(50, ge=1, le=1000)) -> list[NeighbourOut]:
-    graph = state(request).platform.browser
+    graph = p.browser
     rows = graph.entity_neighbours(entity_id, skip=skip, limit=limit)
     if not rows and graph.entity(entity_id) is None:
         raise ProblemError(404, f"no entity {entity_id!r}")
@@ -75,8 +75,8 @@ def get_neighbours(entity_id: str, request: Request, skip: int = Query(0, ge=0, 
 
 @router.get("/entities/{entity_id}/chunks", response_model=list[MentionOut],
             responses=problems(401, 403, 404, 422), summary="The chunks that mention an entity (provenance)")
-def get_entity_chunks(entity_id: str, request: Request, limit: int = Query(50, ge=1, le=1000)) -> list[MentionOut]:
-    found = entity_mentions(state(request).platform, entity_id, limit)
+def get_entity_chunks(p: ReadPlatform, entity_id: str, limit: int = Query(50, ge=1, le=1000)) -> list[MentionOut]:
+    found = entity_mentions(p, entity_id, limit)
     if found is None:
         raise ProblemError(404, f"no entity {entity_id!r}")
     return found
@@ -93,34 +93,34 @@ def entity_mentions(platform: Platform, entity_id: str, limit: int = 50) -> list
                        ord=m.chunk.ord, count=m.count, text=m.chunk.text) for m in found[:limit]]
 
 
-@router.get("/communities", response_model=list[CommunitySummary], responses=problems(401, 403, 422),
+@router.get("/communities", response_model=list[CommunitySummary], responses=problems(401, 403, 404, 422),
             summary="Communities, optionally of one level (0 = finest), largest first")
-def list_communities(request: Request, level: int | None = Query(None, ge=0, le=100),
+def list_communities(p: ReadPlatform, level: int | None = Query(None, ge=0, le=100),
                      skip: int = Query(0, ge=0, le=10_000_000),
                      limit: int = Query(50, ge=1, le=1000)) -> list[CommunitySummary]:
-    rows = state(request).platform.browser.communities(level=level, skip=skip, limit=limit)
+    rows = p.browser.communities(level=level, skip=skip, limit=limit)
     return [CommunitySummary(**r) for r in rows]
 
 
 @router.get("/communities/{community_id}", response_model=CommunityOut, responses=problems(401, 403, 404, 422),
             summary="A community with its parent, children and members")
-def get_community(community_id: str, request: Request, members: int = Query(200, ge=0, le=5000)) -> CommunityOut:
-    row = state(request).platform.browser.community(community_id, member_limit=members)
+def get_community(p: ReadPlatform, community_id: str, members: int = Query(200, ge=0, le=5000)) -> CommunityOut:
+    row = p.browser.community(community_id, member_limit=members)
     if row is None:
         raise ProblemError(404, f"no community {community_id!r}")
     return CommunityOut(**row)
 
 
-@router.post("/cypher", response_model=CypherResponse, responses=problems(400, 401, 403, 413, 422, 503, 504),
+@router.post("/cypher", response_model=CypherResponse, responses=problems(400, 401, 403, 404, 413, 422, 503, 504),
              summary="Run a read-only, parameterized Cypher statement")
-async def run_cypher(body: CypherRequest, request: Request) -> CypherResponse:
+async def run_cypher(p: ReadPlatform, body: CypherRequest, request: Request) -> CypherResponse:
     """Write clauses (CREATE, MERGE, SET, DELETE, REMOVE, LOAD CSV, CALL of procedures that write...)
     are refused before the statement runs; rows are capped and the statement has a timeout."""
     hg = state(request)
     limit, timeout = cypher_bounds(hg.settings.api, body)
     try:
         res = await asyncio.wait_for(run_in_threadpool(
-            hg.platform.console.explore, body.query, body.params, limit, timeout), timeout + 2.0)
+            p.console.explore, body.query, body.params, limit, timeout), timeout + 2.0)
     except TimeoutError:
         raise ProblemError(504, f"the statement took longer than {timeout:g}s") from None
     except HopgraphError:  # refused by the guard, or rejected by the database: said as it is

@@ -5,21 +5,21 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 
-from hopgraph.api.auth import require
 from hopgraph.api.deps import problems, state
 from hopgraph.api.problems import ProblemError
 from hopgraph.api.schemas import QueryRequest, QueryResponse
+from hopgraph.api.tenancy import ReadPlatform
 
 router = APIRouter(tags=["query"])
 
 
-@router.post("/query", response_model=QueryResponse, dependencies=[Depends(require("read"))],
-             responses=problems(400, 401, 403, 413, 422, 503, 504),
+@router.post("/query", response_model=QueryResponse, responses=problems(400, 401, 403, 404, 413, 422, 503, 504),
              summary="Retrieve ranked, cited chunks and a cited context")
-async def query(body: QueryRequest, request: Request) -> QueryResponse:
+async def query(body: QueryRequest, request: Request,
+                p: ReadPlatform) -> QueryResponse:
     """Answer a query with one of the retrieval modes. ``notes`` and ``degraded`` say when a stage
     overran its time cap and a cheaper mode answered; ``timings_ms`` gives each stage's time."""
     hg = state(request)
@@ -42,7 +42,7 @@ async def query(body: QueryRequest, request: Request) -> QueryResponse:
     timeout = hg.settings.api.query_timeout_s
     try:
         result = await asyncio.wait_for(run_in_threadpool(
-            hg.platform.query, body.text, body.mode.value, body.top_k, body.explain, cfg, body.filters), timeout)
+            p.query, body.text, body.mode.value, body.top_k, body.explain, cfg, body.filters), timeout)
     except TimeoutError:
         raise ProblemError(504, f"the query took longer than query_timeout_s={timeout:g}s") from None
     hg.metrics.observe_query(body.mode.value, result.degraded, result.timings_ms.get("total", 0.0))

@@ -3,25 +3,25 @@ owns the embedded stores (read keys)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
-from hopgraph.api.auth import require
-from hopgraph.api.deps import problems, state
+from hopgraph.api.deps import problems
 from hopgraph.api.schemas import CheckOut, StoreStatus
+from hopgraph.api.tenancy import ReadPlatform
 from hopgraph.app.doctor import diagnose
 
-router = APIRouter(tags=["operations"], dependencies=[Depends(require("read"))])
+router = APIRouter(tags=["operations"])
 
 
-@router.get("/status", response_model=StoreStatus, responses=problems(401, 403),
+@router.get("/status", response_model=StoreStatus, responses=problems(401, 403, 404, 422),
             summary="The counts of `hopgraph status`: graph items and vectors")
-async def store_status(request: Request) -> StoreStatus:
-    return StoreStatus.model_validate(await run_in_threadpool(state(request).platform.status))
+async def store_status(p: ReadPlatform) -> StoreStatus:
+    return StoreStatus.model_validate(await run_in_threadpool(p.status))
 
 
-@router.get("/doctor", response_model=list[CheckOut], responses=problems(401, 403),
+@router.get("/doctor", response_model=list[CheckOut], responses=problems(401, 403, 404, 422),
             summary="Every check of `hopgraph doctor`, failed ones included (200 either way; see `ok`)")
-async def doctor(request: Request) -> list[CheckOut]:
-    checks = await run_in_threadpool(diagnose, state(request).platform)
+async def doctor(p: ReadPlatform) -> list[CheckOut]:
+    checks = await run_in_threadpool(diagnose, p)
     return [CheckOut(name=c.name, ok=c.ok, detail=c.detail) for c in checks]
