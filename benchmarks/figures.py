@@ -37,6 +37,14 @@ OTHER_FIGURES: tuple[tuple[str, str, str, str, str], ...] = (
      "with it at the same CPU priority, 485 s at the lowest (the embedder already uses both cores)",
      "HOPGRAPH_EXTRACTION__WORKER=true python -m benchmarks.ingest --corpora ../shared/data/podcasts",
      "2026-11-24", DEV_MACHINE),
+    ("The walk's stopping tolerance (graph mode, every query of each developer set, question embeddings "
+     "computed first): top-10 rankings and the expansion stage's median against a stop at 1e-6",
+     "at 1e-3 (the default): identical top 10 for 478 of 478 queries on 2wiki-dev-500, 100 of 100 on hotpotqa-100 "
+     "and musique-100, 182 of 182 on lihua-dev, 386 of 386 on locomo-dev; expansion p50 33.9 -> 18.6 ms "
+     "(2wiki-dev-500), 8.6 -> 4.6 (hotpotqa-100), 11.3 -> 6.3 (musique-100), 5.3 -> 3.5 (lihua-dev), 3.0 -> 1.8 "
+     "(locomo-dev); at 1e-4 the same rankings, 2wiki-dev-500 22.9 ms",
+     "python -m benchmarks.ppr_tolerance ../shared/data/SET --data-dir D (D: where hopgraph eval ingested SET)",
+     "2026-11-27", DEV_MACHINE + "; a CI run beside it"),
     ("Cold CLI commands, the graph server running, the packaged sample (median of 5 processes)",
      "hopgraph --help 0.37 s; status 1.18 s; doctor 1.21 s; query --mode bm25 1.42 s; query --mode dense 1.54 s; "
      "query --mode graph 1.61 s (questions embedded from the ONNX copy of the model, torch not imported; with the "

@@ -16,7 +16,8 @@ import httpx
 import pytest
 
 from hopgraph.api.auth import hash_key
-from hopgraph.app.collections import create_collection, delete_collection, list_collections
+from hopgraph.app.collection_registry import list_collections
+from hopgraph.app.collections import create_collection, delete_collection
 from hopgraph.app.platform import Platform
 from hopgraph.core.collections import CollectionNameError, check_name, placed
 from hopgraph.core.errors import BadInputError, ConflictError, NotFoundError

@@ -17,7 +17,7 @@ from starlette.concurrency import run_in_threadpool
 
 from hopgraph.api.auth import Authenticator, Scope, authorize, presented
 from hopgraph.api.problems import ProblemError
-from hopgraph.app.collections import exists
+from hopgraph.app.collection_registry import exists
 from hopgraph.app.platform import Platform
 from hopgraph.core.collections import DEFAULT, NAME
 

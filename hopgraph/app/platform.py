@@ -9,7 +9,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from hopgraph.app.collections import require as require_collection
+from hopgraph.app.collection_registry import require as require_collection
 from hopgraph.core.collections import DEFAULT, placed
 from hopgraph.core.memory import keep_freed_memory
 from hopgraph.core.records import IngestReport, QueryFilters, QueryResult

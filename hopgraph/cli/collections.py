@@ -21,7 +21,7 @@ NameArg = Annotated[str, typer.Argument(help="A lower-case letter, then up to 39
 @collections_app.command("list")
 def list_cmd(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     """List the collections."""
-    from hopgraph.app.collections import list_collections
+    from hopgraph.app.collection_registry import list_collections
     from hopgraph.app.ownership import running_server
     from hopgraph.cli import remote
 

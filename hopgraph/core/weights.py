@@ -8,6 +8,10 @@ import numpy.typing as npt
 
 Array = npt.NDArray[np.float64]
 
+#: the personalized PageRank walk stops when an iteration moves less than this much mass (L1): its
+#: scores are fused with others, whose top ranks do not move below it (``python -m benchmarks.ppr_tolerance``)
+WALK_TOLERANCE = 1e-3
+
 
 def specificity(df: Array | float) -> Array:
     """``1 / log(1 + df)`` (df floored at 1): an entity in one chunk weighs 1.44, in 100 chunks 0.22.

@@ -14,6 +14,8 @@ import numpy as np
 import scipy.sparse as sp
 import torch
 
+from hopgraph.core.weights import WALK_TOLERANCE
+
 
 def sparse_tensor(matrix: sp.spmatrix, device: torch.device, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     """A scipy matrix as a torch sparse CSR tensor on ``device``."""
@@ -55,7 +57,7 @@ class TorchPPR:
 
     @torch.no_grad()
     def run(self, personalization: np.ndarray | torch.Tensor, damping: float = 0.5, iterations: int = 30,
-            tol: float = 1e-6) -> torch.Tensor:
+            tol: float = WALK_TOLERANCE) -> torch.Tensor:
         """``x = damping * P x + (1 - damping) * p`` per column; returns ``(n, B)`` (or ``(n,)`` for
         a vector), each column summing to 1 (all zeros for an all-zero personalization)."""
         p = torch.as_tensor(personalization, dtype=torch.float32, device=self.device)

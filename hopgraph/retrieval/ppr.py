@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from hopgraph.core.weights import WALK_TOLERANCE
 from hopgraph.retrieval.snapshot import Snapshot
 
 #: the joint graph's edge count above which the ``auto`` solver pushes: below it 20-30 power
@@ -134,8 +135,9 @@ def _normalized(personalization: np.ndarray) -> np.ndarray | None:
 
 
 def personalized_pagerank(transition: sp.spmatrix | Walk, personalization: np.ndarray, damping: float = 0.5,
-                          iterations: int = 30, tol: float = 1e-6) -> np.ndarray:
-    """Power iteration of ``x = damping * P x + (1 - damping) * p``; returns x (sums to ~1)."""
+                          iterations: int = 30, tol: float = WALK_TOLERANCE) -> np.ndarray:
+    """Power iteration of ``x = damping * P x + (1 - damping) * p`` until an iteration moves less than
+    ``tol`` (L1); returns x (sums to ~1)."""
     p = _normalized(personalization)
     if p is None:
         return np.zeros(len(personalization))

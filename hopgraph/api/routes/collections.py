@@ -10,7 +10,8 @@ from hopgraph.api.auth import authorize, presented
 from hopgraph.api.deps import problems, state
 from hopgraph.api.problems import ProblemError
 from hopgraph.api.tenancy import may_use
-from hopgraph.app.collections import CollectionInfo, create_collection, delete_collection, list_collections
+from hopgraph.app.collection_registry import CollectionInfo, list_collections
+from hopgraph.app.collections import create_collection, delete_collection
 
 router = APIRouter(tags=["collections"])
 
