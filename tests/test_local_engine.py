@@ -14,6 +14,7 @@ from hopgraph.app.platform import Platform
 from hopgraph.core.records import IngestReport
 from hopgraph.core.settings import IngestSettings, ResolutionSettings
 from hopgraph.ingest.batches import Prepared
+from hopgraph.ingest.embedded_memo import EmbeddedMemo
 from hopgraph.ingest.extraction_worker import cores
 from hopgraph.ingest.local_engine import AHEAD, busiest, embed_threads, pipelined
 from hopgraph.ingest.source_text import SourceText
@@ -91,3 +92,19 @@ def test_an_entity_removed_by_the_batch_before_is_embedded_again(arcadedb: Serve
         rows = p.graph.read("MATCH (e:Entity) WHERE e.name = 'Zorblax Quintana' RETURN e.id AS id")
         assert len(rows) == 1
         assert rows[0]["id"] in p.vectors.vectors("entities", [rows[0]["id"]])
+
+
+def test_the_memo_skips_ids_written_or_coming_and_forgets_what_never_came() -> None:
+    memo = EmbeddedMemo()
+    assert memo.expect("entities", ["a", "b"]) == {"a", "b"}
+    assert memo.expect("entities", ["b", "c"]) == {"c"}  # b: marked by the batch before
+    known = memo.known()["entities"]
+    assert "a" in known and "c" in known and "z" not in known
+    memo.wrote("entities", ["a", "b"])
+    assert memo.written["entities"] == {"a", "b"} and memo.coming["entities"] == {"c"}
+    memo.forget("entities", ["a"])
+    memo.unexpect("entities", ["c"])
+    assert "a" not in memo.known()["entities"] and "c" not in memo.known()["entities"]
+    memo.expect("relationships", ["r"])
+    memo.end_run()
+    assert "r" not in memo.known()["relationships"] and "b" in memo.known()["entities"]

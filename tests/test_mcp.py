@@ -31,6 +31,8 @@ from tests.conftest import free_port, settings_for
 from tests.processes import cli_env
 from tests.serve_process import serve_process
 
+ROOT_KEY = "root-key-for-mcp-tests"
+
 HOPPER = "Grace Hopper wrote the first compiler for the UNIVAC I at Remington Rand."
 LOVELACE = "Ada Lovelace published the first algorithm for the Analytical Engine of Charles Babbage."
 READ_TOOLS = {"query", "ask", "list_documents", "get_document", "lookup_entity", "cypher"}
@@ -123,8 +125,9 @@ def test_http_endpoint_authorises_each_call_with_its_key(arcadedb: ServerInfo, e
     _ingest(settings, embedder, hopper)
     config = tmp_path / "hopgraph.toml"
     entry = '[[api.api_keys]]\nname = "{0}"\nsha256 = "{1}"\nscope = "{0}"\n'
+    root = f'[[api.api_keys]]\nname = "root"\nsha256 = "{hash_key(ROOT_KEY)}"\nscope = "admin"\ncollections = ["*"]\n'
     config.write_text(f'[api]\ningest_roots = ["{tmp_path}"]\n' + entry.format("read", hash_key(READ_KEY))
-                      + entry.format("admin", hash_key(ADMIN_KEY)))
+                      + entry.format("admin", hash_key(ADMIN_KEY)) + root)
     port = free_port()
 
     async def call(url: str, key: str, tool: str, arguments: dict[str, Any]) -> CallToolResult:
@@ -158,10 +161,22 @@ def test_http_endpoint_authorises_each_call_with_its_key(arcadedb: ServerInfo, e
             found = _data(await call(url, READ_KEY, "query", {"text": "Who published the first algorithm?",
                                                                "mode": "bm25", "top_k": 1}))
             assert "Ada Lovelace" in found["results"][0]["text"]
+            # another collection: its tools answer from it alone, and only for keys that may use it
+            made = httpx.post(f"{url}/collections", json={"name": "teamx"}, headers={"X-API-Key": ROOT_KEY},
+                              timeout=120)
+            assert made.status_code == 201, made.text
+            done = _data(await call(url, ROOT_KEY, "ingest_paths", {"paths": [str(hopper)], "collection": "teamx"}))
+            assert done["status"] == "succeeded" and done["result"]["documents_ingested"] == 1, done
+            found = _data(await call(url, ROOT_KEY, "query", {"text": "Who published the first algorithm?",
+                                                               "mode": "bm25", "collection": "teamx"}))
+            assert found["results"] and all("Ada Lovelace" not in r["text"] for r in found["results"])
+            refused = _error(await call(url, READ_KEY, "query", {"text": "compiler", "collection": "teamx"}))
+            assert "may not use collection 'teamx'" in refused
 
         anyio.run(session)
         jobs = httpx.get(f"{url}/jobs", headers={"X-API-Key": READ_KEY}, timeout=30).json()["jobs"]
         assert [j["status"] for j in jobs] == ["succeeded"]  # the MCP ingest went through the job queue
+        # (the ingest into teamx is a job of that collection, listed with ?collection=teamx)
 
 
 def test_http_endpoint_without_keys_is_open_as_the_api_is(settings: Settings, platform: Platform,

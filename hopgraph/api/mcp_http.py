@@ -24,9 +24,8 @@ from starlette.types import Scope as AsgiScope
 
 from hopgraph.api.auth import Scope, authorize, presented_key
 from hopgraph.api.deps import AppState
-from hopgraph.api.problems import ProblemError
 from hopgraph.api.routes.documents import submit_local_paths
-from hopgraph.api.tenancy import may_use
+from hopgraph.api.tenancy import check_collection
 from hopgraph.app.platform import Platform
 from hopgraph.core.collections import DEFAULT
 
@@ -53,18 +52,15 @@ class ServedAccess:
     def query_timeout_s(self) -> float | None:
         return self.hg.settings.api.query_timeout_s
 
-    def platform(self, ctx: Any, scope: Scope, tool: str) -> Platform:
+    def platform(self, ctx: Any, scope: Scope, tool: str, collection: str = DEFAULT) -> Platform:
         request = ctx.request_context.request
         headers = request.headers if isinstance(request, Request) else {}
-        key = presented_key(headers)
-        authorize(self.hg.auth, key, scope, f"the tool {tool!r}")
-        if not may_use(self.hg.auth, key, DEFAULT):  # the MCP tools serve the default collection
-            raise ProblemError(403, "this API key may not use collection 'default', which the MCP tools serve")
-        return self.hg.platform
+        name = check_collection(self.hg, presented_key(headers), scope, collection, f"the tool {tool!r}")
+        return self.hg.platform_for(name)
 
-    def ingest(self, ctx: Any, paths: list[str]) -> dict[str, Any]:
+    def ingest(self, ctx: Any, paths: list[str], collection: str = DEFAULT) -> dict[str, Any]:
         """Queue the paths as ``POST /documents/paths`` does and wait for the job (or answer it running)."""
-        job = submit_local_paths(self.hg, self.hg.platform, paths)
+        job = submit_local_paths(self.hg, self.hg.platform_for(collection), paths)
         with contextlib.suppress(concurrent.futures.TimeoutError):
             job = self.hg.jobs.wait(job.id, timeout=INGEST_WAIT_S) or job
         return job.model_dump(mode="json")

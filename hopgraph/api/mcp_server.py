@@ -28,6 +28,7 @@ from hopgraph.api.problems import ProblemError
 from hopgraph.api.routes.graph import cypher_bounds, entity_matches, entity_mentions
 from hopgraph.api.schemas import AnswerRequest, CypherRequest, DocumentOut, EntityOut, NeighbourOut, QueryRequest
 from hopgraph.app.platform import Platform
+from hopgraph.core.collections import DEFAULT
 from hopgraph.core.errors import (
     BadInputError,
     HopgraphError,
@@ -39,6 +40,9 @@ from hopgraph.core.limits import QUERY_TEXT_MAX, TOP_K_MAX
 from hopgraph.retrieval.registry import REGISTRY
 
 T = TypeVar("T")
+COLLECTION_HELP = ("The collection (an isolated knowledge graph) to use; 'default' holds what was ingested "
+                   "without one.")
+Collection = Annotated[str, Field(max_length=40, description=COLLECTION_HELP)]
 log = logging.getLogger(__name__)
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 INSTRUCTIONS = (
@@ -57,12 +61,13 @@ class Access(Protocol):
         """Seconds a query may run before its call fails (the API's ``api.query_timeout_s``); None: no limit."""
         ...
 
-    def platform(self, ctx: Context, scope: Scope, tool: str) -> Platform:
-        """The platform, once the call is allowed ``scope`` (else a ``ProblemError`` 401/403)."""
+    def platform(self, ctx: Context, scope: Scope, tool: str, collection: str = DEFAULT) -> Platform:
+        """The platform of ``collection``, once the call is allowed ``scope`` on it (else a ``ProblemError``
+        401/403; 404 or 422 for an unknown or malformed collection)."""
         ...
 
-    def ingest(self, ctx: Context, paths: list[str]) -> dict[str, Any]:
-        """Ingest files and folders for an allowed call; what was done, as JSON."""
+    def ingest(self, ctx: Context, paths: list[str], collection: str = DEFAULT) -> dict[str, Any]:
+        """Ingest files and folders into ``collection`` for an allowed call; what was done, as JSON."""
         ...
 
 
@@ -74,19 +79,31 @@ class LocalAccess:
     def __init__(self, platform: Platform) -> None:
         self._platform = platform
         self._opening = threading.Lock()
-        self._opened = False
+        self._opened: dict[str, Platform] = {}  # collection -> its platform, stores and index state open
         self._writing = threading.Lock()  # one ingest at a time (queries go on meanwhile)
 
-    def platform(self, ctx: Context, scope: Scope, tool: str) -> Platform:
-        return self._open()
+    def platform(self, ctx: Context, scope: Scope, tool: str, collection: str = DEFAULT) -> Platform:
+        return self._open(collection)
 
-    def _open(self) -> Platform:
-        """The platform with its stores and index state opened (once, whichever thread asks first)."""
+    def _open(self, collection: str = DEFAULT) -> Platform:
+        """The collection's platform with its stores and index state opened (once, whichever thread asks
+        first; another collection than ``default`` shares the models)."""
         with self._opening:
-            if not self._opened:
-                self._platform.retriever.state()  # the graph and vector stores, the index state
-                self._opened = True
-        return self._platform
+            found = self._opened.get(collection)
+            if found is None:
+                found = self._platform if collection == DEFAULT else Platform(
+                    self._platform.settings, embedder=self._platform.embedder, collection=collection)
+                found.retriever.state()  # the graph and vector stores, the index state
+                self._opened[collection] = found
+        return found
+
+    def close(self) -> None:
+        """Close the platforms of collections other than ``default`` (the caller owns that one)."""
+        with self._opening:
+            for name, p in list(self._opened.items()):
+                if name != DEFAULT:
+                    p.close()
+            self._opened.clear()
 
     def warm(self) -> None:
         """Open everything and load the embedder before the first call needs them (a failure is left for
@@ -97,13 +114,13 @@ class LocalAccess:
         except Exception as exc:  # the first tool call reports it as its error
             log.warning("warm-up failed: %s", exc)
 
-    def ingest(self, ctx: Context, paths: list[str]) -> dict[str, Any]:
+    def ingest(self, ctx: Context, paths: list[str], collection: str = DEFAULT) -> dict[str, Any]:
         found = [Path(p).expanduser().absolute() for p in paths]
         missing = [str(p) for p in found if not p.exists()]
         if missing:
             raise NotFoundError(f"no such file or directory: {', '.join(missing[:5])}")
         with self._writing:
-            report = self._platform.ingest(found)
+            report = self._open(collection).ingest(found)
         return {"status": "succeeded", "result": report.model_dump(mode="json")}
 
 
@@ -134,10 +151,11 @@ def _as_tool_error() -> Iterator[None]:
 
 
 async def _call(access: Access, ctx: Context, scope: Scope, tool: str, work: Callable[[Platform], T],
-                timeout_s: float | None = None) -> T:
-    """Authorise the call and run ``work`` on a worker thread (the event loop keeps serving)."""
+                timeout_s: float | None = None, collection: str = DEFAULT) -> T:
+    """Authorise the call on ``collection`` and run ``work`` on a worker thread (the event loop keeps
+    serving)."""
     def run() -> T:
-        return work(access.platform(ctx, scope, tool))
+        return work(access.platform(ctx, scope, tool, collection))
 
     with _as_tool_error():
         if timeout_s is None:
@@ -161,13 +179,14 @@ def build_server(access: Access) -> MCPServer:
                                                            "'graph' follows entities and titles across passages "
                                                            "(multi-hop).")] = "graph",
                     top_k: Annotated[int, Field(description=f"Results to return (1 to {TOP_K_MAX}).")] = 10,
-                    ) -> dict[str, Any]:
+                    collection: Collection = DEFAULT) -> dict[str, Any]:
         """Ranked passages for a question, each with its citation (source, document_id, chunk_id), and the
         cited context built from them for an answer. Validated and answered as POST /query."""
         with _as_tool_error():
             body = QueryRequest(text=text, mode=mode, top_k=top_k)
         result = await _call(access, ctx, "read", "query",
-                             lambda p: p.query(body.text, body.mode.value, body.top_k), access.query_timeout_s)
+                             lambda p: p.query(body.text, body.mode.value, body.top_k), access.query_timeout_s,
+                             collection)
         return result.model_dump(mode="json", exclude={"explain"})
 
     @server.tool(annotations=READ, title="Answer with citations")
@@ -175,28 +194,30 @@ def build_server(access: Access) -> MCPServer:
                   mode: Annotated[str | None, Field(description="Retrieval mode of the context (default: the "
                                                                 "server's answer.mode).")] = None,
                   top_k: Annotated[int | None, Field(description="Passages retrieved (default: the server's "
-                                                                 "answer.top_k).")] = None) -> dict[str, Any]:
+                                                                 "answer.top_k).")] = None,
+                  collection: Collection = DEFAULT) -> dict[str, Any]:
         """An LLM's answer from the cited context of a retrieval, with its citations checked against that
         context (as POST /answer). Fails with the API's message when the server has no LLM configured."""
         with _as_tool_error():
             body = AnswerRequest(text=question, mode=mode, top_k=top_k)
         answer = await _call(access, ctx, "read", "ask", lambda p: p.answerer.answer(
-            body.text, mode=body.mode.value if body.mode else None, top_k=body.top_k))
+            body.text, mode=body.mode.value if body.mode else None, top_k=body.top_k), collection=collection)
         return answer.model_dump(mode="json")
 
     @server.tool(annotations=READ, title="List documents")
     async def list_documents(ctx: Context, skip: Annotated[int, Field(ge=0, le=10_000_000)] = 0,
-                             limit: Annotated[int, Field(ge=1, le=1000)] = 100) -> dict[str, Any]:
+                             limit: Annotated[int, Field(ge=1, le=1000)] = 100,
+                             collection: Collection = DEFAULT) -> dict[str, Any]:
         """Ingested documents in id order: id, source (file path or collection#record), status."""
         docs = await _call(access, ctx, "read", "list_documents",
-                           lambda p: p.browser.list_documents(skip=skip, limit=limit))
+                           lambda p: p.browser.list_documents(skip=skip, limit=limit), collection=collection)
         return {"documents": [_document(d).model_dump() for d in docs]}
 
     @server.tool(annotations=READ, title="Get a document")
     async def get_document(ctx: Context, document_id: Annotated[str, Field(min_length=1, max_length=512)],
                            entities: Annotated[int, Field(ge=0, le=1000, description="Entities it mentions to "
                                                                                      "list.")] = 50,
-                           ) -> dict[str, Any]:
+                           collection: Collection = DEFAULT) -> dict[str, Any]:
         """One document (by its id, e.g. from a citation): source, status, and the entities it mentions."""
         def work(p: Platform) -> dict[str, Any]:
             found = p.browser.document_states([document_id]).get(document_id)
@@ -206,14 +227,14 @@ def build_server(access: Access) -> MCPServer:
             return {**_document(found).model_dump(), "entities": [
                 {k: n.get(k) for k in ("id", "name", "type")} for n in nodes[:entities]]}
 
-        return await _call(access, ctx, "read", "get_document", work)
+        return await _call(access, ctx, "read", "get_document", work, collection=collection)
 
     @server.tool(annotations=READ, title="Look up an entity")
     async def lookup_entity(ctx: Context, name: Annotated[str, Field(min_length=1, max_length=500)],
                             match: Literal["exact", "normalized", "prefix"] = "normalized",
                             limit: Annotated[int, Field(ge=1, le=1000, description="Matches, relations and "
                                                                                    "chunks to list.")] = 10,
-                            ) -> dict[str, Any]:
+                            collection: Collection = DEFAULT) -> dict[str, Any]:
         """Entities by name (normalized: ignoring case, articles and punctuation), and for the best match its
         mention counts and communities, its relations (strongest first) and the chunks that mention it
         (as GET /entities, /entities/{id}, /neighbors and /chunks)."""
@@ -228,13 +249,13 @@ def build_server(access: Access) -> MCPServer:
                     "relations": [NeighbourOut(**r).model_dump() for r in p.browser.entity_neighbours(best, 0, limit)],
                     "chunks": [m.model_dump() for m in entity_mentions(p, best, limit) or []]}
 
-        return await _call(access, ctx, "read", "lookup_entity", work)
+        return await _call(access, ctx, "read", "lookup_entity", work, collection=collection)
 
     @server.tool(annotations=READ, title="Read-only Cypher")
     async def cypher(ctx: Context, statement: Annotated[str, Field(description="A read-only Cypher statement.")],
                      params: Annotated[dict[str, Any] | None, Field(description="Query parameters.")] = None,
                      limit: Annotated[int | None, Field(description="Row limit (at most the server's cap).")] = None,
-                     ) -> dict[str, Any]:
+                     collection: Collection = DEFAULT) -> dict[str, Any]:
         """Run read-only Cypher against the graph (labels Document, Chunk, Entity, Community; edges HAS_CHUNK,
         MENTIONS, RELATED...). Write clauses and writing procedures are refused before the statement runs, as
         POST /cypher refuses them; rows are capped."""
@@ -251,22 +272,23 @@ def build_server(access: Access) -> MCPServer:
                 raise BadInputError(f"a parameter cannot be sent to the graph database: {exc}") from None
             return {"columns": res.columns, "rows": res.rows, "truncated": res.truncated}
 
-        return await _call(access, ctx, "read", "cypher", work)
+        return await _call(access, ctx, "read", "cypher", work, collection=collection)
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),
           title="Ingest files (admin)")
     async def ingest_paths(ctx: Context, paths: Annotated[list[str], Field(
             min_length=1, max_length=1000, description="Absolute paths of files and folders on the server's "
-                                                       "disk.")]) -> dict[str, Any]:
+                                                       "disk.")],
+                           collection: Collection = DEFAULT) -> dict[str, Any]:
         """Ingest files and folders from the server's own disk (unchanged documents are skipped). Needs an
         admin key over HTTP, where it works as POST /documents/paths (a loopback server only)."""
         def work(_: Platform) -> dict[str, Any]:
-            done = access.ingest(ctx, paths)
+            done = access.ingest(ctx, paths, collection)
             if done.get("status") == "failed":
                 raise ToolError(f"the ingest failed: {done.get('error')}")
             return done
 
-        return await _call(access, ctx, "admin", "ingest_paths", work)
+        return await _call(access, ctx, "admin", "ingest_paths", work, collection=collection)
 
     return server
 

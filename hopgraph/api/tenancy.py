@@ -16,6 +16,7 @@ from fastapi import Depends, Query, Request
 from starlette.concurrency import run_in_threadpool
 
 from hopgraph.api.auth import Authenticator, Scope, authorize, presented
+from hopgraph.api.deps import AppState
 from hopgraph.api.problems import ProblemError
 from hopgraph.app.collection_registry import exists
 from hopgraph.app.platform import Platform
@@ -33,10 +34,10 @@ def may_use(auth: Authenticator, presented: str | None, collection: str) -> bool
     return key is not None and ("*" in key.collections or collection in key.collections)
 
 
-def check_collection(request: Request, presented: str | None, scope: Scope, collection: str) -> str:
+def check_collection(hg: AppState, presented: str | None, scope: Scope, collection: str, what: str = "this route"
+                     ) -> str:
     """``collection`` once the key may use it with ``scope`` (401/403) and it exists (422, 404)."""
-    hg = request.app.state.hg
-    authorize(hg.auth, presented, scope)
+    authorize(hg.auth, presented, scope, what)
     if not may_use(hg.auth, presented, collection):
         raise ProblemError(403, f"this API key may not use collection {collection[:40]!r}")
     if not NAME.fullmatch(collection):
@@ -52,7 +53,7 @@ def collection_platform(scope: Scope) -> Callable[..., Coroutine[Any, Any, Platf
 
     async def platform(request: Request, collection: str = COLLECTION_QUERY,
                        key: str | None = Depends(presented)) -> Platform:
-        name = check_collection(request, key, scope, collection)
+        name = check_collection(request.app.state.hg, key, scope, collection)
         opened: Platform = await run_in_threadpool(request.app.state.hg.platform_for, name)
         return opened
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from hopgraph.core.records import Chunk, IngestReport, Relation, Section
@@ -52,6 +52,7 @@ class Prepared:
     relations: list[Relation] | None = None                  # computed: the merged relations
     points: dict[str, list[VectorPoint]] | None = None       # computed: the vectors per collection
     removals: int = 0                                        # the ingestor's removals when computed
+    marked: dict[str, set[str]] = field(default_factory=dict)  # ids it marked as coming (EmbeddedMemo)
 
 
 def prepare(chunker: Chunker, batch: list[SourceText], most_chunks: int, report: IngestReport) -> Prepared | None:
@@ -103,3 +104,15 @@ def extract(prepared: Prepared, extractor: Extractor, parsers: ExtractionWorker 
                                                                  if c.document_id == doc_id]))
     prepared.graphs = {}
     return prepared.extraction
+
+
+def prepared_batches(chunker: Chunker, batches: Iterable[list[SourceText]], most_chunks: int,
+                     parsers: ExtractionWorker | None, aliases: Mapping[str, str], report: IngestReport
+                     ) -> Iterator[tuple[list[SourceText], Prepared | None]]:
+    """Each batch with its ``prepare``, chunked (and sent to the parse workers) as the caller asks for it."""
+    for batch in batches:
+        prepared = prepare(chunker, batch, most_chunks, report)
+        if prepared is not None and parsers is not None:
+            prepared.in_workers = True
+            prepared.pending = parsers.submit(prepared.to_extract, aliases)
+        yield batch, prepared

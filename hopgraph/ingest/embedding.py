@@ -5,7 +5,7 @@ CLIP, image files; and the vectors of sections and image captions that have none
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +36,7 @@ def section_point(section: Section, chunk_vectors: Mapping[str, np.ndarray]) -> 
 
 
 def vector_points(embedder: Embedder, cfg: ExtractionSettings, chunks: list[Chunk], sections: list[Section],
-                  extraction: Extraction, relations: list[Relation], already: Mapping[str, set[str]],
+                  extraction: Extraction, relations: list[Relation], already: Mapping[str, Container[str]],
                   stored: Lookup) -> dict[str, list[VectorPoint]]:
     """The batch's points per collection, except entities and relations whose ids are in ``already``
     (their vectors were written by this process). ``stored``: the vectors already in the store (for

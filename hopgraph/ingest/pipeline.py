@@ -24,12 +24,14 @@ from tqdm import tqdm
 from hopgraph.core.records import Chunk, IngestReport, Relation, Section
 from hopgraph.core.settings import Settings
 from hopgraph.graphdb.store import COMPLETE, DELETING, PENDING, RemovalPlan
-from hopgraph.ingest.batches import Prepared, extract, prepare, stage
+from hopgraph.ingest.batches import Prepared, extract, prepared_batches, stage
 from hopgraph.ingest.chunking import Chunker
 from hopgraph.ingest.communities import CommunityBuilder
 from hopgraph.ingest.community_plan import CommunityReport
 from hopgraph.ingest.control import IngestCancelled, IngestControl, check_free_space, unattended
 from hopgraph.ingest.counting import count_documents
+from hopgraph.ingest.embedded_memo import COLLECTIONS as MEMO_COLLECTIONS
+from hopgraph.ingest.embedded_memo import EmbeddedMemo
 from hopgraph.ingest.embedding import (
     caption_points,
     image_points,
@@ -56,7 +58,6 @@ from hopgraph.vectors.embedders import Embedder
 from hopgraph.vectors.store import VectorStore
 
 log = logging.getLogger(__name__)
-_EMBEDDED_CAP = 2_000_000  # ids remembered per collection by a long-lived ingestor (about 200 MB)
 #: documents read ahead to skip the unchanged ones with one state read (a write batch is ``ingest.doc_batch``)
 _LOOKAHEAD = 1024
 #: batches in one run from which spaCy parses in worker processes (their start costs seconds)
@@ -79,7 +80,7 @@ class Ingestor:
         # entity and relationship ids whose vectors this process wrote: a later batch mentioning
         # them again does not embed them again (an entity recurs in many batches); ids leave it
         # when their vectors are deleted
-        self._embedded: dict[str, set[str]] = {"entities": set(), "relationships": set()}
+        self._embedded = EmbeddedMemo()
         self._removals = 0  # removals written so far (a batch embedded before one is checked at its write)
         self._llm: ChatClient | None = None
         self.extractor = self._extractor()
@@ -117,6 +118,7 @@ class Ingestor:
         (a server's uploads and scheduled jobs)."""
         if self._parsers is not None:
             self._parsers.close()
+        self._embedded.end_run()
 
     def _chat(self) -> ChatClient:
         """One LLM client (and response cache) for extraction and community reports."""
@@ -189,7 +191,7 @@ class Ingestor:
 
     def forget_embedded(self, collection: str, ids: Sequence[str]) -> None:
         """Forget that ``ids`` were embedded in this run (merged away: a later batch embeds its canonical)."""
-        self._embedded[collection].difference_update(ids)
+        self._embedded.forget(collection, ids)
 
     def update_tree(self, rebuild: bool = False, progress: Callable[[int, int], None] | None = None) -> TreeReport:
         """Bring the RAPTOR tree up to date now (``rebuild``: re-partition and rebuild every branch);
@@ -252,8 +254,8 @@ class Ingestor:
         self.vectors.delete("chunks", plan.chunk_ids)
         self.vectors.delete("entities", plan.entity_ids)
         self.vectors.delete("relationships", plan.relation_ids)
-        self._embedded["entities"].difference_update(plan.entity_ids)
-        self._embedded["relationships"].difference_update(plan.relation_ids)
+        self._embedded.forget("entities", plan.entity_ids)
+        self._embedded.forget("relationships", plan.relation_ids)
         self.graph.remove(plan, document_ids)
         if plan.community_ids:  # communities the removal emptied are gone from the graph
             alive = {c.id for c in self.graph.community_texts(plan.community_ids)}
@@ -313,16 +315,9 @@ class Ingestor:
             report.extraction_workers = parsers.processes if parsers is not None else 0
             threads = embed_threads(self.settings.ingest.embed_threads)
             report.stage_threads.update(extract=report.extraction_workers, embed=threads, write=1)
-
-            def chunked() -> Iterator[tuple[list[SourceText], Prepared | None]]:
-                for batch in itertools.chain(head, batches):  # as the pipeline asks for the next one
-                    prepared = prepare(self.chunker, batch, self.settings.ingest.max_document_chunks, report)
-                    if prepared is not None and parsers is not None:
-                        prepared.in_workers = True
-                        prepared.pending = parsers.submit(prepared.to_extract, self.aliases)
-                    yield batch, prepared
-
-            stream = pipelined(chunked(), self._compute, report, threads)
+            chunked = prepared_batches(self.chunker, itertools.chain(head, batches),
+                                       self.settings.ingest.max_document_chunks, parsers, self.aliases, report)
+            stream = pipelined(chunked, self._compute, report, threads)
         for done, ready in stream:
             if ready is not None:
                 self._write_batch(ready, report, ctl)
@@ -343,15 +338,18 @@ class Ingestor:
         thread of a local ingest, ahead of the writer. The points are computed against the ids this
         process embedded so far and tagged with the count of removals then (see ``_write_batch``)."""
         prepared.removals = self._removals
+        for collection, marked in prepared.marked.items():  # computed before: its marks go
+            self._embedded.unexpect(collection, marked)
         extraction = extract(prepared, self.extractor, self._parsers, self.aliases, report)
         prepared.relations = merge_relations(extraction.relations)
         with stage(report, "embed"):  # on Ray, from the vectors its worker computed
             embedder = prepared.embedder or self.embedder
             points = vector_points(embedder, self.settings.extraction, prepared.chunks, prepared.sections,
-                                   extraction, prepared.relations, self._embedded, self.vectors.vectors)
+                                   extraction, prepared.relations, self._embedded.known(), self.vectors.vectors)
             points["captions"] = caption_points(embedder, {s.document.id: s.text for s in prepared.todo
                                                                 if s.document.kind == "image"})
         prepared.points = points
+        prepared.marked = {c: self._embedded.expect(c, (p.id for p in points[c])) for c in MEMO_COLLECTIONS}
         return prepared
 
     def _write_batch(self, prepared: Prepared, report: IngestReport, ctl: IngestControl) -> None:
@@ -373,11 +371,8 @@ class Ingestor:
         with stage(report, "vector_write"):
             for collection, pts in points.items():
                 self.vectors.upsert(collection, pts)
-                if collection in self._embedded:
-                    seen = self._embedded[collection]
-                    if len(seen) > _EMBEDDED_CAP:  # a memo, not state: forgetting costs re-embedding only
-                        seen.clear()
-                    seen.update(p.id for p in pts)
+                if collection in MEMO_COLLECTIONS:
+                    self._embedded.wrote(collection, (p.id for p in pts))
         with stage(report, "graph_write"):  # the commit point of the batch
             self.graph.commit(documents=[s.document.id for s in todo],
                               statuses=[(s.document.id, COMPLETE, s.document.content_hash) for s in todo])
