@@ -269,3 +269,13 @@ def test_rerankers(embedder: SentenceTransformerEmbedder, tmp_path: Path) -> Non
     first = CrossEncoderReranker(str(model_dir), device="cpu").score("Where was Enigma broken?", passages)
     again = CrossEncoderReranker(str(model_dir), device="cpu").score("Where was Enigma broken?", passages)
     assert len(first) == 2 and np.allclose(first, again)
+
+
+def test_top_is_the_head_of_the_full_ranking() -> None:
+    from hopgraph.retrieval.fusion import ranked, top
+
+    rng = np.random.default_rng(7)
+    for size in (0, 1, 5, 300):
+        scores = {f"c{i}": float(rng.integers(0, 20)) / 4 for i in range(size)}  # many ties
+        for n in (0, 1, 3, 10, 299, 300, 400):
+            assert top(scores, n) == ranked(scores)[:n]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
+
 
 def rrf(rankings: Mapping[str, list[str]], k: int = 60, weights: Mapping[str, float] | None = None) -> dict[str, float]:
     """Reciprocal-rank fusion: sum over signals of ``weight / (k + rank)``."""
@@ -43,3 +45,15 @@ def weighted(signals: Mapping[str, Mapping[str, float]], weights: Mapping[str, f
 def ranked(scores: Mapping[str, float]) -> list[str]:
     """Items by descending score, ties broken by id (deterministic)."""
     return [k for k, _ in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def top(scores: Mapping[str, float], n: int) -> list[str]:
+    """``ranked(scores)[:n]`` without sorting every item: those at or above the n-th largest score are
+    found with numpy, then only they are sorted (the same order, ties broken by id)."""
+    if n <= 0:
+        return []
+    if n >= len(scores):
+        return ranked(scores)
+    values = np.fromiter(scores.values(), dtype=np.float64, count=len(scores))
+    cut = np.partition(values, len(values) - n)[len(values) - n]
+    return ranked({k: v for k, v in scores.items() if v >= cut})[:n]

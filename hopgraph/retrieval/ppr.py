@@ -74,6 +74,9 @@ class JointWalk:
             links, link_weight = sp.csr_matrix(snap.links * link_weight + extra_links), 1.0
         self.blocks = ((snap.adjacency, snap.mentioned_in), (snap.incidence, links))
         self.weights = ((1.0, mention_weight), (mention_weight, link_weight))
+        # a transposed product reads its matrix column-wise, more slowly: a symmetric matrix (the
+        # adjacency and the title links are built symmetric) is its own transpose, row-wise
+        self._in_edges = tuple(m if _symmetric(m) else sp.csr_matrix(m.T) for m in (snap.adjacency, links))
         pairs = list(zip(self.blocks, self.weights, strict=True))
         out = np.concatenate([_row_sums(a) * wa + _row_sums(b) * wb for (a, b), (wa, wb) in pairs])
         self.inv = np.divide(1.0, out, out=np.zeros_like(out), where=out > 0)
@@ -85,10 +88,11 @@ class JointWalk:
     def __matmul__(self, x: np.ndarray) -> np.ndarray:
         """``P @ x``: the mass each node receives from ``x`` in one step."""
         n_e, v = self.n_entities, self.inv * x
-        (adjacency, mentioned), (incidence, links) = self.blocks
+        (_, mentioned), (incidence, _) = self.blocks
+        into_entities, into_chunks = self._in_edges
         m, l_w = self.weights[0][1], self.weights[1][1]
-        return np.concatenate([adjacency.T @ v[:n_e] + m * (mentioned @ v[n_e:]),
-                               m * (incidence @ v[:n_e]) + l_w * (links.T @ v[n_e:])])
+        return np.concatenate([into_entities @ v[:n_e] + m * (mentioned @ v[n_e:]),
+                               m * (incidence @ v[:n_e]) + l_w * (into_chunks @ v[n_e:])])
 
     def spread(self, nodes: np.ndarray, mass: np.ndarray) -> Spread:
         """Where one step takes the ``mass`` of each of ``nodes`` (sorted)."""
@@ -122,6 +126,11 @@ Walk = MatrixWalk | JointWalk
 
 def as_walk(transition: sp.spmatrix | Walk) -> Walk:
     return transition if isinstance(transition, MatrixWalk | JointWalk) else MatrixWalk(transition)
+
+
+def _symmetric(m: sp.csr_matrix) -> bool:
+    """Whether a square matrix equals its transpose (checked once per walk)."""
+    return m.shape[0] == m.shape[1] and (m != m.T).nnz == 0
 
 
 def _row_sums(m: sp.csr_matrix) -> np.ndarray:

@@ -18,7 +18,7 @@ from hopgraph.retrieval import confidence, subgraph
 from hopgraph.retrieval.context import build_context
 from hopgraph.retrieval.diversity import mmr
 from hopgraph.retrieval.explain_graph import query_subgraph
-from hopgraph.retrieval.fusion import normalize, ranked
+from hopgraph.retrieval.fusion import normalize, ranked, top
 from hopgraph.retrieval.index.keeper import IndexKeeper
 from hopgraph.retrieval.index.state import IndexRecipe, IndexState
 from hopgraph.retrieval.nli_clusters import cluster
@@ -120,7 +120,8 @@ class Retriever:
         if filters is not None:
             scores = {c: s for c, s in scores.items() if c in snap.chunk_index and filters.allows(
                 snap.chunk_docs[snap.chunk_index[c]], snap.chunk_sources[snap.chunk_index[c]])}
-        order = ranked(scores)
+        every = cfg.rerank or cfg.mmr_lambda is not None or cfg.confidence.enabled or entry.confidence
+        order = ranked(scores) if every else top(scores, k)  # all of them only where a later step reads them
         if cfg.rerank and order:
             t = time.perf_counter()
             order = self._rerank(run, order)

@@ -17,7 +17,7 @@ from hopgraph.retrieval.entity_bridges import entity_bridge
 from hopgraph.retrieval.explain_paths import expansion_paths
 from hopgraph.retrieval.facts import fact_chunks
 from hopgraph.retrieval.first_pass import first_pass_weights, state_homogeneity
-from hopgraph.retrieval.fusion import ranked, rrf, weighted
+from hopgraph.retrieval.fusion import ranked, rrf, top, weighted
 from hopgraph.retrieval.parts import part_scores
 from hopgraph.retrieval.resources import Resources
 from hopgraph.retrieval.run import GraphPass, Run
@@ -105,7 +105,7 @@ def fuse(run: Run, res: Resources, gp: GraphPass, extra: dict[str, dict[str, flo
         named["facts"] = gp.facts
     pool = set(gp.first[: cfg.candidate_k])
     for name in named.keys() - {"dense", "bm25"}:
-        pool |= set(ranked(named[name])[: cfg.candidate_k])
+        pool |= set(top(named[name], cfg.candidate_k))
     sig = {name: {c: s for c, s in v.items() if c in pool} for name, v in named.items()}
     weights = {"pcst": res.gpu.cfg.pcst_weight, "gnn": res.gpu.gnn_weight(), "facts": cfg.fact_weight,
                **first_pass_weights(cfg, state_homogeneity(run.state), run.snap.n_chunks)}
