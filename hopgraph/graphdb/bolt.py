@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 from urllib.parse import urlparse
 
 import neo4j
-from neo4j.exceptions import ClientError, ConstraintError, ServiceUnavailable
+from neo4j.exceptions import ClientError, ConstraintError, DatabaseError, ServiceUnavailable, TransientError
 
 from hopgraph.core.errors import StoreUnavailableError
 from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, combine_mentions
@@ -86,11 +87,6 @@ class BoltGraphStore(IndexReadsMixin, CommunityEditsMixin, TreeEditsMixin, Secti
         except ClientError as exc:  # community edition: only the default database exists
             log.debug("database creation skipped: %s", exc.message)
 
-    def drop_database(self) -> None:
-        """Drop this store's database (Neo4j: on the system database; Enterprise only)."""
-        with self._driver.session(database="system") as s:
-            s.run("DROP DATABASE $name IF EXISTS", name=self.database).consume()
-
     def _session(self, read: bool = False) -> neo4j.Session:
         mode = neo4j.READ_ACCESS if read else neo4j.WRITE_ACCESS
         return self._driver.session(database=self.database, default_access_mode=mode)
@@ -130,13 +126,21 @@ class BoltGraphStore(IndexReadsMixin, CommunityEditsMixin, TreeEditsMixin, Secti
         runner = self._migrations()
         return runner.apply_pending()
 
-    def _run_schema(self, statement: str) -> None:
-        try:
-            with self._session() as s:
-                s.run(statement).consume()
-        except ClientError as exc:  # a concurrent runner created the same index a moment earlier
-            if "already exists" not in (exc.message or "").lower() and "Equivalent" not in (exc.code or ""):
-                raise
+    def _run_schema(self, statement: str, attempts: int = 5) -> None:
+        """Run an (idempotent) migration statement, again where an index a concurrent runner builds fails it."""
+        for attempt in range(1, attempts + 1):
+            try:
+                with self._session() as s:
+                    s.run(statement).consume()
+                return
+            except ClientError as exc:  # a concurrent runner created the same index a moment earlier
+                if "already exists" not in (exc.message or "").lower() and "Equivalent" not in (exc.code or ""):
+                    raise
+                return
+            except (DatabaseError, TransientError):
+                if attempt == attempts:
+                    raise
+                time.sleep(0.2 * attempt)
 
     def _record(self, params: dict[str, Any]) -> str:
         """Record a migration; if a concurrent runner won the MERGE race, return its checksum."""

@@ -64,8 +64,9 @@ def drop_database(settings: Settings) -> None:
             password = cfg.password.get_secret_value() if cfg.password else ""
         drop_arcadedb_database(host, cfg.http_port, "root" if cfg.uri is None else cfg.user, password, cfg.database)
     elif cfg.backend == "neo4j":
-        store = open_bolt_store(settings)
-        try:
-            store.drop_database()
-        finally:
-            store.close()
+        import neo4j
+
+        password = cfg.password.get_secret_value() if cfg.password else ""
+        with neo4j.GraphDatabase.driver(cfg.uri or "", auth=(cfg.user, password)) as drv, \
+                drv.session(database="system") as s:
+            s.run("DROP DATABASE $name IF EXISTS", name=cfg.database).consume()
