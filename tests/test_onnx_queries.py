@@ -82,3 +82,11 @@ def test_widened_float16_product_equals_the_exact_one() -> None:
     got = widened_product(vectors, q)
     assert got.dtype == np.float32 and got.shape == (40_000,)
     assert np.abs(got - want).max() < 1e-3
+
+
+def test_an_unwritable_cache_leaves_questions_to_the_model(tmp_path: Path) -> None:
+    blocked = tmp_path / "file-not-dir"
+    blocked.write_text("x")
+    model = SentenceTransformerEmbedder(device="cpu", onnx_queries=True, onnx_dir=str(blocked / "onnx"))
+    got = model.questions().embed(QUESTIONS[:2])  # the export fails (a file where a folder should be)
+    assert np.abs(got - model.embed(QUESTIONS[:2])).max() < 1e-6

@@ -73,9 +73,9 @@ def export_copy(model: Any, tokenizer: Any, target: Path) -> bool:
     if "token_type_ids" not in sample:
         return False
     axes = {name: {0: "batch", 1: "tokens"} for name in (*_INPUTS, "hidden")}
-    target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}")
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)  # (a read-only home: logged, questions use torch)
         with warnings.catch_warnings(), torch.no_grad():
             warnings.simplefilter("ignore")
             torch.onnx.export(_Hidden(model).eval(), tuple(sample[k] for k in _INPUTS), str(tmp),
