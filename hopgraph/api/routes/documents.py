@@ -94,7 +94,7 @@ def _submit(hg: AppState, p: Platform, kind: str, detail: str, spec: dict[str, A
 
 def uploads_dir(p: Platform) -> Path:
     """Where the uploaded files of ``p``'s collection are kept."""
-    return (p.settings.data_dir.absolute() / home(p.settings, p.settings.collection) / "uploads").resolve()
+    return p.settings.data_dir.absolute() / home(p.settings, p.settings.collection) / "uploads"
 
 
 async def _uploaded_files(request: Request, hg: AppState, p: Platform, replace: bool) -> JobOut:
