@@ -20,7 +20,7 @@ from hopgraph.api.deps import AppState
 from hopgraph.api.problems import ProblemError
 from hopgraph.app.collection_registry import exists
 from hopgraph.app.platform import Platform
-from hopgraph.core.collections import DEFAULT, NAME
+from hopgraph.core.collections import DEFAULT, CollectionNameError, check_name
 
 COLLECTION_QUERY = Query(DEFAULT, description="The collection (an isolated knowledge graph) addressed; "
                          "`default` holds what was ingested without one.", max_length=40)
@@ -40,9 +40,10 @@ def check_collection(hg: AppState, presented: str | None, scope: Scope, collecti
     authorize(hg.auth, presented, scope, what)
     if not may_use(hg.auth, presented, collection):
         raise ProblemError(403, f"this API key may not use collection {collection[:40]!r}")
-    if not NAME.fullmatch(collection):
-        raise ProblemError(422, f"invalid collection name {collection[:40]!r}: a lower-case letter, then up to 39 "
-                                "lower-case letters or digits")
+    try:
+        check_name(collection)
+    except CollectionNameError as exc:
+        raise ProblemError(422, str(exc)) from None
     if not exists(hg.settings, collection):
         raise ProblemError(404, f"no collection {collection!r}")
     return collection

@@ -14,11 +14,13 @@ from __future__ import annotations
 import re
 
 from hopgraph.core.errors import BadInputError
+from hopgraph.core.service_settings import COLLECTION_NAME
 from hopgraph.core.settings import Settings
 
 DEFAULT = "default"
 #: a collection's name: it becomes part of database and collection names on every backend
-NAME = re.compile(r"^[a-z][a-z0-9]{0,39}$")
+NAME = re.compile(COLLECTION_NAME)
+NAME_RULE = "a lower-case letter, then up to 39 lower-case letters or digits"
 
 
 class CollectionNameError(BadInputError):
@@ -28,8 +30,7 @@ class CollectionNameError(BadInputError):
 def check_name(name: str) -> str:
     """``name`` when it is a valid collection name, else a ``CollectionNameError`` saying the rule."""
     if not isinstance(name, str) or not NAME.fullmatch(name):
-        raise CollectionNameError(f"invalid collection name {str(name)[:60]!r}: a lower-case letter, then up to 39 "
-                                  "lower-case letters or digits")
+        raise CollectionNameError(f"invalid collection name {str(name)[:60]!r}: {NAME_RULE}")
     return name
 
 

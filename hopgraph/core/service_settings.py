@@ -9,6 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from hopgraph.core.limits import CYPHER_MAX_ROWS, CYPHER_MAX_TIMEOUT_S
 
+#: a collection's name (``core.collections``): it becomes part of database and collection names on every backend
+COLLECTION_NAME = r"^[a-z][a-z0-9]{0,39}$"
+
 
 class ApiKey(BaseModel):
     """An API key, stored only as the SHA-256 hex digest of the key (``hopgraph api-key`` makes one)."""

@@ -24,7 +24,7 @@ from hopgraph.core.gpu_settings import GpuSettings
 from hopgraph.core.index_settings import IndexSettings
 from hopgraph.core.retrieval_settings import ImageRetrievalSettings as ImageRetrievalSettings  # re-exported
 from hopgraph.core.retrieval_settings import RetrievalSettings
-from hopgraph.core.service_settings import ApiSettings, SchedulerSettings
+from hopgraph.core.service_settings import COLLECTION_NAME, ApiSettings, SchedulerSettings
 from hopgraph.core.summary_settings import CommunitySettings, RaptorSettings
 
 
@@ -307,7 +307,7 @@ class Settings(BaseSettings):
     )
 
     data_dir: Path = Field(default=Path(".hopgraph"), description="Holds the embedded stores.")
-    collection: str = Field(default="default", pattern=r"^[a-z][a-z0-9]{0,39}$", description=(
+    collection: str = Field(default="default", pattern=COLLECTION_NAME, description=(
         "The collection (an isolated knowledge graph with its own database, vector collections and index "
         "state) that commands and `Platform` address; `hopgraph --collection NAME`, `Platform(settings, "
         "collection=NAME)`, `?collection=NAME` over HTTP. `default` holds what was ingested without one."))

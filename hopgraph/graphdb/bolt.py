@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 from urllib.parse import urlparse
 
 import neo4j
-from neo4j.exceptions import ClientError, ConstraintError, DatabaseError, ServiceUnavailable, TransientError
+from neo4j.exceptions import ClientError, ServiceUnavailable
 
 from hopgraph.core.errors import StoreUnavailableError
 from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, combine_mentions
@@ -22,7 +21,7 @@ from hopgraph.graphdb.community_edits import CommunityEditsMixin
 from hopgraph.graphdb.dialect import Dialect
 from hopgraph.graphdb.entity_types import EntityTypesMixin
 from hopgraph.graphdb.index_reads import IndexReadsMixin
-from hopgraph.graphdb.migrations import MigrationRunner, discover, packaged
+from hopgraph.graphdb.schema_edits import SchemaMixin
 from hopgraph.graphdb.section_edits import SectionEditsMixin
 from hopgraph.graphdb.store import (
     DocumentState,
@@ -50,8 +49,8 @@ def _dedupe(rows: Iterable[dict[str, Any]], key: str = "id") -> list[dict[str, A
     return list(out.values())
 
 
-class BoltGraphStore(IndexReadsMixin, CommunityEditsMixin, TreeEditsMixin, SectionEditsMixin, EntityTypesMixin,
-                     BrowseMixin):
+class BoltGraphStore(SchemaMixin, IndexReadsMixin, CommunityEditsMixin, TreeEditsMixin, SectionEditsMixin,
+                     EntityTypesMixin, BrowseMixin):
     """GraphStore over Bolt. Writes are UNWIND batches in managed write transactions."""
 
     def __init__(self, uri: str, auth: tuple[str, str], cfg: GraphSettings, dialect: Dialect) -> None:
@@ -121,55 +120,10 @@ class BoltGraphStore(IndexReadsMixin, CommunityEditsMixin, TreeEditsMixin, Secti
 
             self._write(work)
 
-    # -- schema -------------------------------------------------------------------------------
-    def migrate(self) -> list[str]:
-        runner = self._migrations()
-        return runner.apply_pending()
-
-    def _run_schema(self, statement: str, attempts: int = 5) -> None:
-        """Run an (idempotent) migration statement, again where an index a concurrent runner builds fails it."""
-        for attempt in range(1, attempts + 1):
-            try:
-                with self._session() as s:
-                    s.run(statement).consume()
-                return
-            except ClientError as exc:  # a concurrent runner created the same index a moment earlier
-                if "already exists" not in (exc.message or "").lower() and "Equivalent" not in (exc.code or ""):
-                    raise
-                return
-            except (DatabaseError, TransientError):
-                if attempt == attempts:
-                    raise
-                time.sleep(0.2 * attempt)
-
-    def _record(self, params: dict[str, Any]) -> str:
-        """Record a migration; if a concurrent runner won the MERGE race, return its checksum."""
-        def work(tx: neo4j.ManagedTransaction) -> str:
-            rec = tx.run(cypher.RECORD_MIGRATION, **params).single()
-            return str(rec["checksum"]) if rec else ""
-
-        try:
-            return self._write(work)
-        except ConstraintError:
-            rows = self.read(cypher.MIGRATION_CHECKSUM, {"version": params["version"]})
-            if not rows:
-                raise
-            return str(rows[0]["checksum"])
-
     # -- meta ---------------------------------------------------------------------------------
     def version(self) -> int:
         rows = self.read(cypher.GET_VERSION)
         return int(rows[0]["version"]) if rows and rows[0]["version"] is not None else 0
-
-    def _migrations(self) -> MigrationRunner:
-        """The runner of the configured migrations (the packaged ones by default)."""
-        return MigrationRunner(self.cfg.migrations_dir or packaged(), self._run_schema, self.read, self._record)
-
-    def pending_migrations(self) -> list[str]:
-        """Migration files not yet applied to this graph."""
-        runner = self._migrations()
-        applied = runner.applied()
-        return [m.path.name for m in discover(runner.directory) if m.version not in applied]
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}

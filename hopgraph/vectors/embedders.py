@@ -113,6 +113,7 @@ class _Loaded:
     tokenizer: Any
     device: str
     dim: int
+    tokenizing: threading.Lock  # held while ``tokenizer`` is used (its padding state is per call)
 
 
 class SentenceTransformerEmbedder(CachedEmbedder):
@@ -134,7 +135,6 @@ class SentenceTransformerEmbedder(CachedEmbedder):
         copy = copy_path(self._path, onnx_dir) if onnx_queries and layout is not None else None
         self._onnx: tuple[PlainLayout, Path] | None = (layout, copy) if layout is not None and copy else None
         self._questions: QueryEmbedder | None = None
-        self._counting = threading.Lock()  # the model's own tokenizer, where the folder has no tokenizer.json
         self._loaded: Future[Any] = Future()
         self._started = threading.Lock()
         declared = declared_dim(self._path)
@@ -208,8 +208,9 @@ class SentenceTransformerEmbedder(CachedEmbedder):
         counter = self._counter
         if counter is not None:
             return [len(e.ids) for e in counter.encode_batch(list(texts), add_special_tokens=False)]
-        with self._counting:
-            ids = self._tokenizer(list(texts), add_special_tokens=False, verbose=False)["input_ids"]
+        loaded = self._model()
+        with loaded.tokenizing:
+            ids = loaded.tokenizer(list(texts), add_special_tokens=False, verbose=False)["input_ids"]
         return [len(x) for x in ids]
 
     @cached_property
@@ -250,20 +251,23 @@ def _load_model(path: str, device: str, onnx: tuple[PlainLayout, Path] | None = 
         plain = PlainEncoder(path, layout, device)
         if onnx is not None and not onnx[1].is_file() and str(plain.device) == "cpu":
             export_copy(plain.model, plain.tokenizer, onnx[1])
-        return _Loaded(plain.encode, plain.tokenizer, str(plain.device), plain.dim)
+        return _Loaded(plain.encode, plain.tokenizer, str(plain.device), plain.dim, plain.tokenizing)
     from sentence_transformers import SentenceTransformer
 
     st = SentenceTransformer(path, device=device)
     get_dim = getattr(st, "get_embedding_dimension", None) or st.get_sentence_embedding_dimension
 
+    tokenizing = threading.Lock()
+
     def encode(texts: list[str]) -> np.ndarray:
-        return np.asarray(st.encode(texts, batch_size=len(texts), normalize_embeddings=True, convert_to_numpy=True,
-                                    show_progress_bar=False))
+        with tokenizing:  # (sentence-transformers tokenizes inside encode)
+            return np.asarray(st.encode(texts, batch_size=len(texts), normalize_embeddings=True,
+                                        convert_to_numpy=True, show_progress_bar=False))
 
     dim = get_dim()
     if dim is None:
         raise EmbedderError(f"the model at {path!r} does not declare an embedding dimension")
-    return _Loaded(encode, st.tokenizer, str(st.device), int(dim))
+    return _Loaded(encode, st.tokenizer, str(st.device), int(dim), tokenizing)
 
 
 class OnnxInt8Embedder(CachedEmbedder):

@@ -76,7 +76,7 @@ class PlainEncoder:
         from transformers import AutoModel, AutoTokenizer
 
         self._torch = torch
-        self._tokenizing = threading.Lock()
+        self.tokenizing = threading.Lock()  # its tokenizer sets padding state per call: one thread at a time
         self.layout = layout
         self.tokenizer = AutoTokenizer.from_pretrained(folder)
         self.model = AutoModel.from_pretrained(folder).to(device).eval()
@@ -91,7 +91,7 @@ class PlainEncoder:
     def encode(self, texts: list[str]) -> np.ndarray:
         """Pooled (and, when the folder says so, normalized) vectors of one batch of texts."""
         torch = self._torch
-        with self._tokenizing:  # the tokenizer sets its padding state per call: one thread at a time
+        with self.tokenizing:
             features = self.tokenizer(texts, padding=True, truncation="longest_first", return_tensors="pt",
                                       max_length=self.max_length)
         features = {k: v.to(self.device) for k, v in features.items()}

@@ -12,6 +12,7 @@ from hopgraph.api.problems import ProblemError
 from hopgraph.api.tenancy import may_use
 from hopgraph.app.collection_registry import CollectionInfo, list_collections
 from hopgraph.app.collections import create_collection, delete_collection
+from hopgraph.core.collections import NAME, NAME_RULE
 
 router = APIRouter(tags=["collections"])
 
@@ -19,19 +20,15 @@ router = APIRouter(tags=["collections"])
 class CollectionRequest(BaseModel):
     """A collection to create."""
 
-    name: str = Field(min_length=1, max_length=40, pattern=r"^[a-z][a-z0-9]{0,39}$",
-                      description="A lower-case letter, then up to 39 lower-case letters or digits.")
+    name: str = Field(min_length=1, max_length=40, pattern=NAME.pattern, description=NAME_RULE)
 
 
 def _every_collection(request: Request, key: str | None) -> None:
     """Creating and deleting collections needs an admin key that may use every collection (``*``)."""
     hg = state(request)
     authorize(hg.auth, key, "admin")
-    if not hg.auth.open:
-        found = hg.auth.key_of(key or "")
-        if found is None or "*" not in found.collections:
-            raise ProblemError(403, "creating and deleting collections needs an admin key whose collections "
-                                    "are '*'")
+    if not may_use(hg.auth, key, "*"):  # only a key listing '*' may use the collection named '*'
+        raise ProblemError(403, "creating and deleting collections needs an admin key whose collections are '*'")
 
 
 @router.get("/collections", response_model=list[CollectionInfo], responses=problems(401, 403),
