@@ -8,13 +8,8 @@ import numpy as np
 import pytest
 
 from hopgraph.vectors.cached import CPU_BATCH, GPU_BATCH, length_batches
-from hopgraph.vectors.embedders import (
-    EmbedderError,
-    OnnxInt8Embedder,
-    SentenceTransformerEmbedder,
-    declared_dim,
-    resolve_model_path,
-)
+from hopgraph.vectors.embedders import OnnxInt8Embedder, SentenceTransformerEmbedder, declared_dim
+from hopgraph.vectors.packaged_models import EmbedderError, resolve_model_path
 
 TEXTS = ["Ebenezer Scrooge is a miser.", "Bob Cratchit is his clerk.", "Marley's ghost visits on Christmas Eve."]
 

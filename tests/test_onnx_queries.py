@@ -90,3 +90,42 @@ def test_an_unwritable_cache_leaves_questions_to_the_model(tmp_path: Path) -> No
     model = SentenceTransformerEmbedder(device="cpu", onnx_queries=True, onnx_dir=str(blocked / "onnx"))
     got = model.questions().embed(QUESTIONS[:2])  # the export fails (a file where a folder should be)
     assert np.abs(got - model.embed(QUESTIONS[:2])).max() < 1e-6
+
+
+def tiny_model_without_token_types(folder: Path) -> Path:
+    """A two-layer DistilBERT sentence-transformers folder in the layout the hub's models ship (its
+    inputs, like MPNet's, have no token_type_ids), with MiniLM's word pieces."""
+    import json
+
+    from transformers import BertTokenizerFast, DistilBertConfig, DistilBertModel
+
+    from hopgraph.vectors.packaged_models import resolve_model_path
+
+    tok = BertTokenizerFast.from_pretrained(resolve_model_path("all-MiniLM-L6-v2"))
+    tok.model_input_names = ["input_ids", "attention_mask"]
+    tok.save_pretrained(folder)
+    DistilBertModel(DistilBertConfig(vocab_size=tok.vocab_size, dim=32, hidden_dim=64, n_layers=2,
+                                     n_heads=2)).save_pretrained(folder)
+    (folder / "modules.json").write_text(json.dumps([
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+        {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"}]))
+    (folder / "sentence_bert_config.json").write_text(json.dumps({"max_seq_length": 64, "do_lower_case": False}))
+    (folder / "1_Pooling").mkdir()
+    (folder / "1_Pooling" / "config.json").write_text(json.dumps(
+        {"word_embedding_dimension": 32, "pooling_mode_mean_tokens": True}))
+    (folder / "2_Normalize").mkdir()
+    return folder
+
+
+def test_a_model_without_token_types_gets_a_copy_too(tmp_path: Path) -> None:
+    folder = tiny_model_without_token_types(tmp_path / "model")
+    model = SentenceTransformerEmbedder(str(folder), device="cpu", onnx_queries=True, onnx_dir=str(tmp_path / "onnx"))
+    questions = model.questions()
+    assert isinstance(questions, QueryEmbedder)
+    questions.load()
+    session = questions._session.result()
+    assert session is not None and session.inputs == ("input_ids", "attention_mask")
+    got, want = questions.embed(QUESTIONS), model.embed(QUESTIONS)
+    assert got.shape == want.shape == (len(QUESTIONS), 32)
+    assert np.abs(got - want).max() < 1e-5

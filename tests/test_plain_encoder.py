@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hopgraph.vectors.embedders import SentenceTransformerEmbedder, resolve_model_path
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder
+from hopgraph.vectors.packaged_models import resolve_model_path
 from hopgraph.vectors.plain_encoder import PlainEncoder, PlainLayout, plain_layout
 
 TEXTS = ["Ebenezer Scrooge", "Bob Cratchit is his clerk.", "x", "", "London " * 400, "Ünïcödé 東京"]

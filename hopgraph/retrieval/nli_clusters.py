@@ -22,7 +22,8 @@ from itertools import combinations
 import numpy as np
 
 from hopgraph.core.result_settings import NliSettings
-from hopgraph.vectors.embedders import EmbedderError, pick_device
+from hopgraph.vectors.embedders import pick_device
+from hopgraph.vectors.packaged_models import EmbedderError
 
 
 @dataclass(frozen=True)

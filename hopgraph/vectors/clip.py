@@ -22,7 +22,8 @@ import numpy as np
 
 from hopgraph.core.linalg import unit
 from hopgraph.core.settings import ClipSettings
-from hopgraph.vectors.embedders import EmbedderError, pick_device
+from hopgraph.vectors.embedders import pick_device
+from hopgraph.vectors.packaged_models import EmbedderError
 
 log = logging.getLogger(__name__)
 

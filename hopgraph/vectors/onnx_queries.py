@@ -59,27 +59,28 @@ def export_copy(model: Any, tokenizer: Any, target: Path) -> bool:
     to torch."""
     import torch
 
+    sample = tokenizer(["an example question", "a second, longer example sentence"], padding=True,
+                       return_tensors="pt")
+    names = [k for k in _INPUTS if k in sample]  # MPNet and DistilBERT take no token_type_ids
+    if names[:2] != ["input_ids", "attention_mask"]:
+        return False
+
     class _Hidden(torch.nn.Module):
         def __init__(self, inner: Any) -> None:
             super().__init__()
             self.inner = inner
 
-        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
-            return self.inner(input_ids=input_ids, attention_mask=attention_mask,
-                              token_type_ids=token_type_ids).last_hidden_state
+        def forward(self, *inputs: Any) -> Any:
+            return self.inner(**dict(zip(names, inputs, strict=True))).last_hidden_state
 
-    sample = tokenizer(["an example question", "a second, longer example sentence"], padding=True,
-                       return_tensors="pt")
-    if "token_type_ids" not in sample:
-        return False
-    axes = {name: {0: "batch", 1: "tokens"} for name in (*_INPUTS, "hidden")}
+    axes = {name: {0: "batch", 1: "tokens"} for name in (*names, "hidden")}
     tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)  # (a read-only home: logged, questions use torch)
         with warnings.catch_warnings(), torch.no_grad():
             warnings.simplefilter("ignore")
-            torch.onnx.export(_Hidden(model).eval(), tuple(sample[k] for k in _INPUTS), str(tmp),
-                              input_names=list(_INPUTS), output_names=["hidden"], dynamic_axes=axes,
+            torch.onnx.export(_Hidden(model).eval(), tuple(sample[k] for k in names), str(tmp),
+                              input_names=names, output_names=["hidden"], dynamic_axes=axes,
                               opset_version=17, dynamo=False)
         os.replace(tmp, target)
         log.info("embedder: ONNX copy for questions written to %s", target)
@@ -97,6 +98,7 @@ class _Session:
     run: Any
     tokenizer: Any
     layout: PlainLayout
+    inputs: tuple[str, ...]
 
 
 def _open(copy: Path, folder: str, layout: PlainLayout, max_length: int) -> _Session:
@@ -111,7 +113,8 @@ def _open(copy: Path, folder: str, layout: PlainLayout, max_length: int) -> _Ses
     opts.intra_op_num_threads = 1  # a question at a time: one thread leaves the cores to the rest
     opts.inter_op_num_threads = 1
     opts.log_severity_level = 3
-    return _Session(ort.InferenceSession(str(copy), opts, providers=["CPUExecutionProvider"]).run, tok, layout)
+    session = ort.InferenceSession(str(copy), opts, providers=["CPUExecutionProvider"])
+    return _Session(session.run, tok, layout, tuple(i.name for i in session.get_inputs()))
 
 
 class QueryEmbedder(CachedEmbedder):
@@ -158,9 +161,9 @@ class QueryEmbedder(CachedEmbedder):
         if session is None:
             return np.asarray(self.model.embed(texts), dtype=np.float32)
         enc = session.tokenizer.encode_batch(list(texts))
-        feed = {"input_ids": np.array([e.ids for e in enc], dtype=np.int64),
-                "attention_mask": np.array([e.attention_mask for e in enc], dtype=np.int64),
-                "token_type_ids": np.array([e.type_ids for e in enc], dtype=np.int64)}
+        columns = {"input_ids": [e.ids for e in enc], "attention_mask": [e.attention_mask for e in enc],
+                   "token_type_ids": [e.type_ids for e in enc]}
+        feed = {name: np.array(columns[name], dtype=np.int64) for name in session.inputs}
         hidden = session.run(None, feed)[0]
         if session.layout.pooling == "cls":
             pooled = hidden[:, 0]
