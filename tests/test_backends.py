@@ -96,6 +96,7 @@ def test_hopgraph_testing_runs_a_platform_with_no_server(tmp_path: Path) -> None
     assert Settings(graph={"backend": "memory"}).graph.backend == "memory"
     with Platform(settings, embedder=HashEmbedder()) as p:
         assert isinstance(p.graph, MemoryGraphStore) and p.status()["graph_version"] == 0
+        assert p.query("Analytical Engine", mode="bm25").results == []  # an empty store answers nothing
         with pytest.raises(ConflictError, match="runs no Cypher"):
             p.console.explore("MATCH (n) RETURN n")
         p.ingest_records(RECORDS[:1])

@@ -189,7 +189,10 @@ class QdrantClientVectorStore:
                 rows.append(list(r.vector))  # type: ignore[arg-type]
             if offset is None:
                 break
-        return ids, np.asarray(rows, dtype=np.float32).reshape(len(rows), -1)
+        if rows:
+            return ids, np.asarray(rows, dtype=np.float32)
+        vec = self.client.get_collection(self._name(collection)).config.params.vectors
+        return ids, np.zeros((0, vec.size if isinstance(vec, qm.VectorParams) else 0), dtype=np.float32)
 
     def vectors(self, collection: str, ids: Sequence[str], batch: int = 2048) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
