@@ -82,7 +82,30 @@ def test_a_mode_reads_its_own_options_from_its_table() -> None:
         registry.check_options(RetrievalSettings(modes={"echo": {"bost": 3}}))
     with pytest.raises(QueryError, match=r"retrieval\.modes\.graph"):
         REGISTRY.check_options(RetrievalSettings(modes={"graph": {"damping": 0.3}}))  # no options of its own
-    assert ModeOutput.of({"c": 1.0}) == ModeOutput({"c": 1.0})
+
+
+def test_modes_answer_only_through_their_output() -> None:
+    """``Run`` holds a query's inputs and logs, nothing a mode finds; no mode assigns to it, and every
+    mode class's ``run`` is annotated to return a ``ModeOutput``."""
+    from dataclasses import fields
+
+    from hopgraph.retrieval.run import Run
+
+    assert {f.name for f in fields(Run)} == {"text", "qvec", "k", "cfg", "state", "timings", "notes", "signals",
+                                             "explain", "explaining"}
+    assert {f.name for f in fields(ModeOutput)} >= {"scores", "entities", "relations", "communities", "seed_weights"}
+    for path in sorted((REPO_ROOT / "retrieval" / "modes").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for t in targets:
+                    assert not (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+                                and t.value.id == "run"), f"{path.name}:{node.lineno} assigns run.{t.attr}"
+            if isinstance(node, ast.ClassDef) and node.name.endswith("Mode"):
+                for fn in node.body:
+                    if isinstance(fn, ast.FunctionDef) and fn.name in ("run", "run_image"):
+                        assert ast.unparse(fn.returns or ast.Constant(None)) == "ModeOutput", (path.name, node.name)
 
 
 def test_the_retriever_imports_no_concrete_mode() -> None:

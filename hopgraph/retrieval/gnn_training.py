@@ -20,7 +20,9 @@ import numpy as np
 from hopgraph.gpu.gnn import CheckpointMeta, GnnConfig, RelevanceGNN, save_checkpoint
 from hopgraph.gpu.train import Example, TrainConfig, evaluate_loss, seed_everything, train
 from hopgraph.retrieval.evaluation import Dataset, metrics, ranked_documents
+from hopgraph.retrieval.registry import REGISTRY
 from hopgraph.retrieval.retriever import Retriever
+from hopgraph.retrieval.run import Run
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +66,13 @@ def weight_sweep(retriever: Retriever, ds: Dataset, corpus_ids: dict[str, str], 
     return out
 
 
+def gnn_example(retriever: Retriever, text: str, gold_chunk_ids: set[str], query_id: str = "") -> Example | None:
+    """The GNN training example of a query (None when no candidate entity is in a gold chunk)."""
+    cfg = retriever.cfg.model_copy(update={"stage_cap_ms": None})
+    run = Run(text.strip(), retriever.embedder.embed([text.strip()])[0], cfg.top_k, cfg, retriever.state())
+    return REGISTRY.gnn_examples().example(run, retriever.res, gold_chunk_ids, query_id)
+
+
 def train_gnn(retriever: Retriever, ds: Dataset, corpus_ids: dict[str, str], out: Path, cfg: TrainConfig,
               hidden: int, heads: int, layers: int,
               progress: Callable[[str, int, int], None] | None = None,
@@ -79,7 +88,7 @@ def train_gnn(retriever: Retriever, ds: Dataset, corpus_ids: dict[str, str], out
         examples[name] = []
         for i, qid in enumerate(ids):
             gold = set().union(*(chunks_of.get(d, set()) for d in ds.qrels.get(qid, {})))
-            ex = retriever.gnn_example(ds.queries[qid], gold, qid)
+            ex = gnn_example(retriever, ds.queries[qid], gold, qid)
             if ex is None:
                 skipped += 1
             else:

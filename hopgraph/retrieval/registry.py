@@ -3,8 +3,8 @@ behaviours the retriever applies for it, the ablations it offers and the corpora
 runs it on. The CLI help and ``hopgraph modes``, the API schema's enum, ``hopgraph eval``'s default
 list, the README table and the docs' modes page are all derived from it.
 
-Adding a mode = one module under ``retrieval/modes/`` with a class whose ``run(run, res)`` returns
-``{chunk_id: score}`` (or a ``ModeOutput`` when it has more to say), and one ``ModeEntry`` line below.
+Adding a mode = one module under ``retrieval/modes/`` with a class whose ``run(run, res)`` returns a
+``ModeOutput`` (its scores and what else it found), and one ``ModeEntry`` line below.
 A mode with settings of its own declares their model in ``options``: they are read from
 ``[retrieval.modes.<name>]`` (``HOPGRAPH_RETRIEVAL__MODES__<NAME>__<KEY>``) with ``Run.options``.
 Implementations (and option models) are imported on first use, so reading the registry (CLI
@@ -48,36 +48,39 @@ class QueryError(BadInputError):
 
 @dataclass
 class ModeOutput:
-    """What a mode returns when it has more to say than its scores; the retriever renders every part
-    generically, whatever the mode.
+    """What a mode answers, the only way it answers; the retriever renders every part generically,
+    whatever the mode.
 
+    - ``scores``: ``{chunk_id: score}``;
+    - ``entities``, ``relations``, ``communities``: lines for the cited context (the entities a mode
+      seeded or weighted, the relations and community reports it used);
+    - ``seed_weights``: per entity index, its weight: a result's "via" entities are those of its chunk;
     - ``context``: titled lists that join the cited context after the communities ({"Summaries": [...]});
     - ``chunk_fields``: per chunk id, fields of its ``RetrievedChunk`` ({"section": path});
     - ``extras``: the mode's own output, returned as ``QueryResult.extras`` (JSON-able values).
     """
 
     scores: dict[str, float]
+    entities: list[str] = field(default_factory=list)
+    relations: list[str] = field(default_factory=list)
+    communities: list[str] = field(default_factory=list)
+    seed_weights: dict[int, float] = field(default_factory=dict)
     context: dict[str, list[str]] = field(default_factory=dict)
     chunk_fields: dict[str, dict[str, Any]] = field(default_factory=dict)
     extras: dict[str, Any] = field(default_factory=dict)
 
-    @staticmethod
-    def of(found: dict[str, float] | ModeOutput) -> ModeOutput:
-        """A mode's return value as a ``ModeOutput`` (plain scores carry nothing else)."""
-        return found if isinstance(found, ModeOutput) else ModeOutput(found)
-
 
 class Mode(Protocol):
-    """A query mode: turns one query's ``Run`` into ``{chunk_id: score}`` (or a ``ModeOutput``)."""
+    """A query mode: turns one query's ``Run`` into its ``ModeOutput``."""
 
-    def run(self, run: Run, res: Resources) -> dict[str, float] | ModeOutput: ...
+    def run(self, run: Run, res: Resources) -> ModeOutput: ...
 
 
 @runtime_checkable
 class ImageQueries(Protocol):
     """A mode that also answers a query by image (its CLIP vector): mode ``image``."""
 
-    def run_image(self, run: Run, res: Resources, vector: np.ndarray) -> dict[str, float]: ...
+    def run_image(self, run: Run, res: Resources, vector: np.ndarray) -> ModeOutput: ...
 
 
 @runtime_checkable

@@ -1,5 +1,5 @@
 """What query modes share between queries: the stores, the models, the index keeper (whose state
-holds everything derived per graph version: BM25, PPR walks, image edges), the gpu/ parts
+holds everything derived per graph version: BM25, PPR walks, a mode's own memos), the gpu/ parts
 and the rerankers. Caches are replaced whole, never mutated in place, so concurrent queries (the
 API's threads) never see a half-updated one."""
 
@@ -8,9 +8,7 @@ from __future__ import annotations
 import threading
 
 from hopgraph.core.result_settings import NliSettings
-from hopgraph.core.settings import ImageRetrievalSettings
 from hopgraph.graphdb.protocols import IndexSource
-from hopgraph.retrieval import image
 from hopgraph.retrieval.index.keeper import IndexKeeper
 from hopgraph.retrieval.index.state import IndexState
 from hopgraph.retrieval.keyword import KeywordIndex
@@ -47,17 +45,6 @@ class Resources:
     def walk(state: IndexState, link_weight: float, session_weight: float = 0.0) -> JointWalk:
         """The PPR walk of the state, per link and session-link weight (per-query settings)."""
         return state.walk(link_weight, session_weight)
-
-    @staticmethod
-    def image_index(state: IndexState) -> image.ImageIndex:
-        """The image chunks of the state."""
-        return state.memo("images", lambda: image.ImageIndex.of(state.snapshot))
-
-    @staticmethod
-    def image_edges(state: IndexState, cfg: ImageRetrievalSettings) -> image.EntityEdges:
-        """Image mode's expansion edges, per state AND edge settings."""
-        return state.memo(("image-edges", cfg.similar_k, cfg.similar_min, cfg.cooccur_k),
-                          lambda: image.entity_edges(state.snapshot, cfg))
 
     def reranker(self, name: str) -> Reranker:
         """The reranker called ``name`` (loaded once)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from hopgraph.retrieval.fusion import normalize, ranked, top
 from hopgraph.retrieval.index.keeper import IndexKeeper
 from hopgraph.retrieval.index.state import IndexRecipe, IndexState
 from hopgraph.retrieval.nli_clusters import cluster
-from hopgraph.retrieval.registry import INDEX_SETTINGS, REGISTRY, ModeOutput, QueryError
+from hopgraph.retrieval.registry import INDEX_SETTINGS, REGISTRY, QueryError
 from hopgraph.retrieval.resources import Resources
 from hopgraph.retrieval.run import Run
 from hopgraph.retrieval.snapshot import Snapshot
@@ -30,8 +30,6 @@ from hopgraph.vectors.clip import ClipEmbedder
 from hopgraph.vectors.embedders import Embedder
 from hopgraph.vectors.store import VectorStore
 
-if TYPE_CHECKING:
-    from hopgraph.gpu.train import Example
 
 def recipe_of(cfg: RetrievalSettings) -> IndexRecipe:
     """What the index state is built with, from the retrieval settings."""
@@ -115,7 +113,7 @@ class Retriever:
             run.stage("embed", t)
         if filters is not None:  # widen the candidate pools, then keep the allowed documents only
             run.cfg = cfg.model_copy(update={"candidate_k": min(cfg.candidate_k * 4, 1000)})
-        out = ModeOutput.of(impl.run(run, self.res))
+        out = impl.run(run, self.res)
         scores = out.scores
         if filters is not None:
             scores = {c: s for c, s in scores.items() if c in snap.chunk_index and filters.allows(
@@ -131,7 +129,7 @@ class Retriever:
             pool = order[:max(k, cfg.mmr_pool)]
             order = mmr(pool, scores, self.res.vectors.vectors("chunks", pool), cfg.mmr_lambda, k) + order[len(pool):]
             run.stage("mmr", t)
-        results = [self._result(snap, i + 1, scores.get(c, 0.0), c, run, out.chunk_fields.get(c, {}))
+        results = [self._result(snap, i + 1, scores.get(c, 0.0), c, out.seed_weights, out.chunk_fields.get(c, {}))
                    for i, c in enumerate(order[:k])]
         sureness = None
         if (cfg.confidence.enabled or entry.confidence) and results:
@@ -142,7 +140,7 @@ class Retriever:
             t = time.perf_counter()
             self._group(run, results)
             run.stage("nli", t)
-        context = build_context(results, run.entities[:12], run.relations[:8], run.communities[:3], cfg.token_budget,
+        context = build_context(results, out.entities[:12], out.relations[:8], out.communities[:3], cfg.token_budget,
                                 out.context)
         run.timings["total"] = round((time.perf_counter() - t0) * 1000 - run.timings.get(MODEL_LOAD, 0.0), 2)
         if explain:
@@ -165,29 +163,26 @@ class Retriever:
         cfg = self._settings(cfg)
         t0 = time.perf_counter()
         run = Run(f"[image {path}]", np.zeros(0), top_k or cfg.top_k, cfg, self.keeper.current())
-        scores = REGISTRY.image_queries().run_image(run, self.res, got.vectors[0])
-        results = [self._result(run.snap, i + 1, scores[c], c, run) for i, c in enumerate(ranked(scores)[:run.k])]
+        out = REGISTRY.image_queries().run_image(run, self.res, got.vectors[0])
+        scores = out.scores
+        results = [self._result(run.snap, i + 1, scores[c], c, out.seed_weights)
+                   for i, c in enumerate(ranked(scores)[:run.k])]
         run.timings["total"] = round((time.perf_counter() - t0) * 1000, 2)
         return QueryResult(query=path, mode="image", results=results, timings_ms=run.timings, notes=run.notes,
-                           context=build_context(results, run.entities[:12], [], [], cfg.token_budget),
+                           context=build_context(results, out.entities[:12], [], [], cfg.token_budget),
                            **self._versions(run.state))
-
-    def gnn_example(self, text: str, gold_chunk_ids: set[str], query_id: str = "") -> Example | None:
-        """The GNN training example of a query (None when no candidate entity is in a gold chunk)."""
-        run = Run(text.strip(), self.embedder.embed([text.strip()])[0], self.cfg.top_k,
-                  self.cfg.model_copy(update={"stage_cap_ms": None}), self.keeper.current())
-        return REGISTRY.gnn_examples().example(run, self.res, gold_chunk_ids, query_id)
 
     def _versions(self, state: IndexState) -> dict[str, int]:
         fresh = self.keeper.freshness()
         return {"index_version": state.version, "graph_version": max(fresh.graph_version, state.version)}
 
-    def _result(self, snap: Snapshot, rank: int, score: float, cid: str, run: Run,
+    def _result(self, snap: Snapshot, rank: int, score: float, cid: str, seed_weights: dict[int, float],
                 fields: dict[str, Any] | None = None) -> RetrievedChunk:
-        """The result for chunk ``cid``, with the fields its mode gave it (``ModeOutput.chunk_fields``)."""
+        """The result for chunk ``cid``: its "via" entities are its entities among the mode's
+        ``seed_weights``, and its fields those its mode gave it (``ModeOutput.chunk_fields``)."""
         j = snap.chunk_index[cid]
         row = snap.incidence.getrow(j)
-        via = sorted((e for e in row.indices if e in run.seed_weights), key=lambda e: -run.seed_weights[e])[:5]
+        via = sorted((e for e in row.indices if e in seed_weights), key=lambda e: -seed_weights[e])[:5]
         return RetrievedChunk(rank=rank, score=round(float(score), 6), text=snap.chunk_texts[j],
                               citation=Citation(document_id=snap.chunk_docs[j], chunk_id=cid,
                                                 source=snap.chunk_sources[j]),

@@ -1,4 +1,5 @@
-"""The state of one query as it goes through a mode's stages, and graph mode's intermediate signals."""
+"""One query as it goes through a mode: its inputs (text, vector, settings, index state) and its logs
+(timings, notes, signals, explanations). What a mode finds travels in its ``ModeOutput``, not here."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ M = TypeVar("M", bound=BaseModel)
 
 @dataclass
 class Run:
-    """One query: its text, vector, settings and index state, and what the stages leave for the result."""
+    """One query: its text, vector, settings and index state, and the logs its stages write."""
 
     text: str
     qvec: np.ndarray
@@ -31,10 +32,6 @@ class Run:
     notes: list[str] = field(default_factory=list)
     signals: dict[str, dict[str, float]] = field(default_factory=dict)
     explain: dict[str, Any] = field(default_factory=dict)
-    entities: list[str] = field(default_factory=list)
-    relations: list[str] = field(default_factory=list)
-    communities: list[str] = field(default_factory=list)
-    seed_weights: dict[int, float] = field(default_factory=dict)
     explaining: bool = False  # the caller asked for --explain: work done only for it may run
 
     def options(self, mode: str, model: type[M]) -> M:
@@ -70,26 +67,10 @@ class Run:
         """Drop vector hits the snapshot does not know (a document being written or deleted)."""
         return {c: s for c, s in scores.items() if c in self.snap.chunk_index}
 
-    def explain_seeds(self, seeds: Seeds) -> None:
-        """The seeds become the result's "via" entities and ``--explain``'s seed list."""
+    def explain_seeds(self, seeds: Seeds) -> list[str]:
+        """``--explain``'s seed list; returns the context's lines for the strongest seeds."""
         snap = self.snap
-        self.seed_weights = seeds.weights
         top = sorted(seeds.weights.items(), key=lambda kv: -kv[1])[:15]
-        self.entities = [f"{snap.entity_names[e]} ({snap.entity_types[e]})" for e, _ in top]
         self.explain["seeds"] = [{"entity": snap.entity_names[e], "weight": round(w, 4), "why": seeds.origin[e]}
                                  for e, w in top]
-
-
-@dataclass
-class GraphPass:
-    """graph mode's intermediate signals, which the pcst and gnn modes build on."""
-
-    dense: dict[str, float]
-    bm25: dict[str, float]
-    first: list[str]                               # the RRF first pass, best first
-    seeds: Seeds = field(default_factory=Seeds)
-    sims: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    entity_mass: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    graph: dict[str, float] | None = None          # None: degraded before expansion
-    parts: dict[str, float] = field(default_factory=dict)  # the question's parts searched one by one ({}: one part)
-    facts: dict[str, float] = field(default_factory=dict)  # chunks stating facts of named entities (``facts``)
+        return [f"{snap.entity_names[e]} ({snap.entity_types[e]})" for e, _ in top]

@@ -81,7 +81,7 @@ def route(text: str, titles_named: int, tree: bool = False) -> Route:
 
 
 class AutoMode:
-    def run(self, run: Run, res: Resources) -> dict[str, float] | ModeOutput:
+    def run(self, run: Run, res: Resources) -> ModeOutput:
         titles = len(signals.titles_in_query(run.snap, run.text))
         chosen = route(run.text, titles, tree=True)
         if chosen.mode == "raptor" and not res.vectors.count("summaries"):  # looked for only when it would be chosen

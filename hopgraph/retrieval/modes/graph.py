@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -19,9 +20,31 @@ from hopgraph.retrieval.facts import fact_chunks
 from hopgraph.retrieval.first_pass import first_pass_weights, state_homogeneity
 from hopgraph.retrieval.fusion import ranked, rrf, top, weighted
 from hopgraph.retrieval.parts import part_scores
+from hopgraph.retrieval.registry import ModeOutput
 from hopgraph.retrieval.resources import Resources
-from hopgraph.retrieval.run import GraphPass, Run
-from hopgraph.retrieval.signals import NAMED
+from hopgraph.retrieval.run import Run
+from hopgraph.retrieval.signals import NAMED, Seeds
+
+
+@dataclass
+class GraphPass:
+    """graph mode's intermediate signals, which the pcst and gnn modes build on."""
+
+    dense: dict[str, float]
+    bm25: dict[str, float]
+    first: list[str]                               # the RRF first pass, best first
+    seeds: Seeds = field(default_factory=Seeds)
+    seed_lines: list[str] = field(default_factory=list)  # the strongest seeds, for the cited context
+    sims: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    entity_mass: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    graph: dict[str, float] | None = None          # None: degraded before expansion
+    parts: dict[str, float] = field(default_factory=dict)  # the question's parts searched one by one ({}: one part)
+    facts: dict[str, float] = field(default_factory=dict)  # chunks stating facts of named entities (``facts``)
+
+    def output(self, scores: dict[str, float], relations: list[str] | None = None) -> ModeOutput:
+        """The mode's answer: ``scores`` with the seeds as its entities (and ``relations``, if any)."""
+        return ModeOutput(scores, entities=self.seed_lines, relations=relations or [],
+                          seed_weights=self.seeds.weights)
 
 
 def _dense_weights(n: int, weights: dict[int, float]) -> np.ndarray:
@@ -45,7 +68,7 @@ def graph_pass(run: Run, res: Resources) -> GraphPass:
         dropped = signals.drop_generic(snap, gp.seeds)
         if dropped:
             run.explain["generic_concepts"] = dropped
-    run.explain_seeds(gp.seeds)
+    gp.seed_lines = run.explain_seeds(gp.seeds)
     if run.over_cap(run.stage("seeding", t), "seeding", "rrf"):
         return gp
     t = time.perf_counter()
@@ -147,20 +170,24 @@ def with_bridges(run: Run, gp: GraphPass, fused: dict[str, float]) -> dict[str, 
     return fused
 
 
-def on_candidates(run: Run, res: Resources, name: str,
-                  signal: Callable[[Run, GraphPass, Resources], dict[str, float]]) -> dict[str, float]:
+#: a signal over graph mode's candidates: chunk scores, and the triples it used (for the cited context)
+CandidateSignal = Callable[[Run, GraphPass, Resources], tuple[dict[str, float], list[str]]]
+
+
+def on_candidates(run: Run, res: Resources, name: str, signal: CandidateSignal) -> ModeOutput:
     """graph's pass, then ``signal`` over its expansion candidates, fused with graph's signals."""
     gp = graph_pass(run, res)
     if gp.graph is None:
-        return fuse(run, res, gp, {})
+        return gp.output(fuse(run, res, gp, {}))
     t = time.perf_counter()
-    out = signal(run, gp, res)
+    out, triples = signal(run, gp, res)
     if run.over_cap(run.stage(name, t), name, "graph"):
-        return fuse(run, res, gp, {})
+        return gp.output(fuse(run, res, gp, {}), triples)
     run.signals[name] = out
-    return fuse(run, res, gp, {name: out})
+    return gp.output(fuse(run, res, gp, {name: out}), triples)
 
 
 class GraphMode:
-    def run(self, run: Run, res: Resources) -> dict[str, float]:
-        return fuse(run, res, graph_pass(run, res), {})
+    def run(self, run: Run, res: Resources) -> ModeOutput:
+        gp = graph_pass(run, res)
+        return gp.output(fuse(run, res, gp, {}))

@@ -8,13 +8,27 @@ import time
 
 import numpy as np
 
+from hopgraph.core.settings import ImageRetrievalSettings
 from hopgraph.retrieval import image, signals
 from hopgraph.retrieval.fusion import ranked
+from hopgraph.retrieval.index.state import IndexState
+from hopgraph.retrieval.registry import ModeOutput
 from hopgraph.retrieval.resources import Resources
 from hopgraph.retrieval.run import Run
 
 #: caption hits searched per candidate image (Flickr-style images have about five captions)
 CAPTIONS_PER_IMAGE = 4
+
+
+def image_index(state: IndexState) -> image.ImageIndex:
+    """The image chunks of the state (kept with the state)."""
+    return state.memo("images", lambda: image.ImageIndex.of(state.snapshot))
+
+
+def image_edges(state: IndexState, cfg: ImageRetrievalSettings) -> image.EntityEdges:
+    """The expansion edges between entities, per state and edge settings (kept with the state)."""
+    return state.memo(("image-edges", cfg.similar_k, cfg.similar_min, cfg.cooccur_k),
+                      lambda: image.entity_edges(state.snapshot, cfg))
 
 
 def clip_scores(res: Resources, index: image.ImageIndex, vector: np.ndarray, k: int) -> dict[str, float]:
@@ -36,8 +50,9 @@ def best_captions(res: Resources, index: image.ImageIndex, qvec: np.ndarray, lim
 
 
 def fuse_with_kg(run: Run, res: Resources, index: image.ImageIndex, visual: dict[str, dict[str, float]],
-                 first: list[str], seeds_from_query: bool) -> dict[str, float]:
-    """The KG score of the candidate images (seeds expanded one hop), fused with the visual scores."""
+                 first: list[str], seeds_from_query: bool) -> ModeOutput:
+    """The KG score of the candidate images (seeds expanded one hop), fused with the visual scores; the
+    seeds are the context's entities, and the entities that contributed a score the "via" entities."""
     cfg, snap, icfg = run.cfg, run.snap, run.cfg.image
     t = time.perf_counter()
     if seeds_from_query:
@@ -47,9 +62,9 @@ def fuse_with_kg(run: Run, res: Resources, index: image.ImageIndex, visual: dict
     if icfg.enrich_images:
         signals.enrich(snap, seeds, first[: icfg.enrich_images], sims, cfg.enrich_entities_per_chunk,
                        cfg.enrich_weight)
-    run.explain_seeds(seeds)
-    scores = image.expand(seeds.weights, res.image_edges(run.state, icfg), snap.n_entities, icfg.expand_weight)
-    run.seed_weights = {int(e): float(scores[e]) for e in np.flatnonzero(scores)}  # contributing entities
+    lines = run.explain_seeds(seeds)
+    scores = image.expand(seeds.weights, image_edges(run.state, icfg), snap.n_entities, icfg.expand_weight)
+    contributing = {int(e): float(scores[e]) for e in np.flatnonzero(scores)}
     run.explain["entity_stats"] = [
         {"entity": snap.entity_names[e], "score": round(float(scores[e]), 4), "df": int(snap.entity_df[e]),
          "cf": int(snap.entity_cf[e])} for e in np.argsort(-scores)[:10] if scores[e] > 0]
@@ -59,21 +74,23 @@ def fuse_with_kg(run: Run, res: Resources, index: image.ImageIndex, visual: dict
     weights = {"caption": 1.0, "best_caption": icfg.best_caption_weight, "clip": icfg.clip_weight,
                "kg": icfg.kg_weight}
     if run.over_cap(run.stage("kg", t), "kg", "caption similarity"):
-        return image.fuse(visual, weights, icfg.fusion, cfg.rrf_k)
+        return ModeOutput(image.fuse(visual, weights, icfg.fusion, cfg.rrf_k), entities=lines,
+                          seed_weights=contributing)
     run.signals["kg"] = kg
-    return image.fuse({**visual, "kg": kg}, weights, icfg.fusion, cfg.rrf_k)
+    return ModeOutput(image.fuse({**visual, "kg": kg}, weights, icfg.fusion, cfg.rrf_k), entities=lines,
+                      seed_weights=contributing)
 
 
 class ImageMode:
     """Text -> images: caption similarity (and CLIP text -> image similarity when configured) fused
     with the entity-graph score."""
 
-    def run(self, run: Run, res: Resources) -> dict[str, float]:
+    def run(self, run: Run, res: Resources) -> ModeOutput:
         snap, icfg = run.snap, run.cfg.image
-        index = res.image_index(run.state)
+        index = image_index(run.state)
         if not index.rows.size:
             run.notes.append("no image documents in the graph")
-            return {}
+            return ModeOutput({})
         t = time.perf_counter()
         hits = signals.dense(res.vectors, run.qvec, max(run.k, icfg.candidate_k) * 2)
         visual = {"caption": {c: s for c, s in hits.items() if c in snap.chunk_index
@@ -87,10 +104,10 @@ class ImageMode:
         first = ranked(visual.get("clip") or visual["caption"])
         return fuse_with_kg(run, res, index, visual, first, seeds_from_query=True)
 
-    def run_image(self, run: Run, res: Resources, vector: np.ndarray) -> dict[str, float]:
+    def run_image(self, run: Run, res: Resources, vector: np.ndarray) -> ModeOutput:
         """Image -> images (an image's CLIP ``vector``): CLIP image similarity fused with the KG score of
         the entities of the nearest images."""
-        index = res.image_index(run.state)
+        index = image_index(run.state)
         visual = {"clip": clip_scores(res, index, vector, run.cfg.image.candidate_k)}
         run.signals.update(visual)
         return fuse_with_kg(run, res, index, visual, ranked(visual["clip"]), seeds_from_query=False)

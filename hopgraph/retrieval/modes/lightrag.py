@@ -10,6 +10,7 @@ import numpy as np
 from hopgraph.retrieval import signals
 from hopgraph.retrieval.first_pass import first_pass_weights, state_homogeneity
 from hopgraph.retrieval.fusion import ranked, rrf, weighted
+from hopgraph.retrieval.registry import ModeOutput
 from hopgraph.retrieval.resources import Resources
 from hopgraph.retrieval.run import Run
 
@@ -18,9 +19,10 @@ from hopgraph.retrieval.run import Run
 COMMUNITY_MEMBERS = 200
 
 
-def local(run: Run, res: Resources) -> dict[str, float]:
+def local(run: Run, res: Resources) -> ModeOutput:
+    """The seeds and their neighbourhood (at half strength) score the chunks that mention them."""
     seeds, _ = signals.seeds_of(run)
-    run.explain_seeds(seeds)
+    lines = run.explain_seeds(seeds)
     t = time.perf_counter()
     weights = {e: w * signals.specificity(run.snap, e) for e, w in seeds.weights.items()}
     adj = run.snap.adjacency
@@ -33,51 +35,58 @@ def local(run: Run, res: Resources) -> dict[str, float]:
     out = signals.direct_scores(run.snap, weights)
     run.stage("local", t)
     run.signals["local"] = out
-    return out
+    return ModeOutput(out, entities=lines, seed_weights=seeds.weights)
 
 
-def global_(run: Run, res: Resources) -> dict[str, float]:
+def global_(run: Run, res: Resources) -> ModeOutput:
+    """The entities of the relations and community reports nearest to the query score their chunks."""
     snap = run.snap
     t = time.perf_counter()
     weights: dict[int, float] = {}
+    relations: list[str] = []
+    communities: list[str] = []
     for h in res.vectors.search("relationships", run.qvec, limit=run.cfg.entity_k):
         src = snap.entity_index.get(str(h.payload.get("source_id")))
         dst = snap.entity_index.get(str(h.payload.get("target_id")))
         if src is None or dst is None:
             continue
         shown = h.payload.get("label") or str(h.payload.get("type", "")).replace("_", " ")
-        run.relations.append(f"{snap.entity_names[src]} {shown} "
-                             f"{snap.entity_names[dst]} ({h.score:.2f})")
+        relations.append(f"{snap.entity_names[src]} {shown} {snap.entity_names[dst]} ({h.score:.2f})")
         for e in (src, dst):
             weights[e] = max(weights.get(e, 0.0), h.score)
     for h in res.vectors.search("communities", run.qvec, limit=5):
-        run.communities.append(f"{h.payload.get('title', '')} (level {h.payload.get('level')}, {h.score:.2f})")
+        communities.append(f"{h.payload.get('title', '')} (level {h.payload.get('level')}, {h.score:.2f})")
         members = snap.community_members.get(str(h.id), np.zeros(0, dtype=np.int64))
         for member in members[:COMMUNITY_MEMBERS].tolist():
             weights[member] = max(weights.get(member, 0.0), 0.5 * h.score)
-    run.entities = [snap.entity_names[e] for e in sorted(weights, key=lambda e: -weights[e])[:12]]
+    entities = [snap.entity_names[e] for e in sorted(weights, key=lambda e: -weights[e])[:12]]
     out = signals.specific_scores(snap, weights)
     run.stage("global", t)
     run.signals["global"] = out
-    return out
+    return ModeOutput(out, entities=entities, relations=relations, communities=communities)
 
 
-def hybrid(run: Run, res: Resources) -> dict[str, float]:
-    return rrf({"local": ranked(local(run, res)), "global": ranked(global_(run, res))}, k=run.cfg.rrf_k)
+def hybrid(run: Run, res: Resources) -> ModeOutput:
+    """local and global fused by rank; the context lists global's entities, relations and communities,
+    and a result's "via" entities are local's seeds."""
+    near, far = local(run, res), global_(run, res)
+    return ModeOutput(rrf({"local": ranked(near.scores), "global": ranked(far.scores)}, k=run.cfg.rrf_k),
+                      entities=far.entities, relations=far.relations, communities=far.communities,
+                      seed_weights=near.seed_weights)
 
 
 class LocalMode:
-    def run(self, run: Run, res: Resources) -> dict[str, float]:
+    def run(self, run: Run, res: Resources) -> ModeOutput:
         return local(run, res)
 
 
 class GlobalMode:
-    def run(self, run: Run, res: Resources) -> dict[str, float]:
+    def run(self, run: Run, res: Resources) -> ModeOutput:
         return global_(run, res)
 
 
 class HybridMode:
-    def run(self, run: Run, res: Resources) -> dict[str, float]:
+    def run(self, run: Run, res: Resources) -> ModeOutput:
         return hybrid(run, res)
 
 
@@ -86,6 +95,8 @@ class MixMode:
     pass (dense and BM25 by their weights, adapted to the corpus: ``retrieval.first_pass``), fused as
     normalized scores with the graph's list at ``weights["hybrid"]``."""
 
-    def run(self, run: Run, res: Resources) -> dict[str, float]:
-        lists = {"hybrid": hybrid(run, res), "dense": signals.dense_of(run, res), "bm25": signals.bm25_of(run, res)}
-        return weighted(lists, first_pass_weights(run.cfg, state_homogeneity(run.state), run.snap.n_chunks))
+    def run(self, run: Run, res: Resources) -> ModeOutput:
+        graph = hybrid(run, res)
+        lists = {"hybrid": graph.scores, "dense": signals.dense_of(run, res), "bm25": signals.bm25_of(run, res)}
+        graph.scores = weighted(lists, first_pass_weights(run.cfg, state_homogeneity(run.state), run.snap.n_chunks))
+        return graph

@@ -1,7 +1,7 @@
 """Modes ``pcst`` and ``gnn``: signals computed on graph mode's expansion candidates.
 
-Both return ``{chunk_id: score}`` (entities -> the chunks that mention them, damped by specificity)
-and leave the verbalized triples of their subgraph in ``run.relations`` for the cited context.
+Both score chunks (entities -> the chunks that mention them, damped by specificity) and answer the
+verbalized triples of their subgraph as the cited context's relations.
 """
 
 from __future__ import annotations
@@ -15,30 +15,30 @@ from hopgraph.gpu import pcst, verbalize
 from hopgraph.gpu.export import RELATED
 from hopgraph.gpu.gnn import CheckpointError
 from hopgraph.retrieval import signals, subgraph
-from hopgraph.retrieval.modes.graph import graph_pass, on_candidates
-from hopgraph.retrieval.registry import QueryError
+from hopgraph.retrieval.modes.graph import GraphPass, graph_pass, on_candidates
+from hopgraph.retrieval.registry import ModeOutput, QueryError
 from hopgraph.retrieval.resources import Resources
-from hopgraph.retrieval.run import GraphPass, Run
+from hopgraph.retrieval.run import Run
 
 if TYPE_CHECKING:
     from hopgraph.gpu.train import Example
 
 
-def pcst_signal(run: Run, gp: GraphPass, res: Resources) -> dict[str, float]:
+def pcst_signal(run: Run, gp: GraphPass, res: Resources) -> tuple[dict[str, float], list[str]]:
     """PCST over the candidate subgraph; the tree's entities score the chunks that mention them."""
     snap, parts = run.snap, res.gpu
     g = parts.cfg
     cand = parts.candidates(snap, gp.entity_mass, gp.seeds, gp.sims, run.cfg.query_memory_mb)
     tree = pcst.extract(cand.sub, cand.relation_types, run.qvec, g.pcst_topk,
                         g.pcst_topk_edges, g.pcst_edge_cost)
-    run.relations = [f"{snap.entity_names[t.source]} {t.relation.replace('_', ' ')} {snap.entity_names[t.target]}"
-                     for t in sorted(tree.triples, key=lambda t: -t.weight)]
+    triples = [f"{snap.entity_names[t.source]} {t.relation.replace('_', ' ')} {snap.entity_names[t.target]}"
+               for t in sorted(tree.triples, key=lambda t: -t.weight)]
     run.explain["pcst"] = {"candidates": int(cand.nodes.numel()), "nodes": [snap.entity_names[e] for e in tree.nodes],
-                           "triples": run.relations[:30], "ms": round(tree.seconds * 1000, 2)}
-    return signals.specific_scores(snap, {e: 1.0 for e in tree.nodes})
+                           "triples": triples[:30], "ms": round(tree.seconds * 1000, 2)}
+    return signals.specific_scores(snap, {e: 1.0 for e in tree.nodes}), triples
 
 
-def gnn_signal(run: Run, gp: GraphPass, res: Resources) -> dict[str, float]:
+def gnn_signal(run: Run, gp: GraphPass, res: Resources) -> tuple[dict[str, float], list[str]]:
     """The GNN's relevance of each candidate entity scores the chunks that mention it; the triples it
     attended to most become the context's relations."""
     snap, parts = run.snap, res.gpu
@@ -57,25 +57,24 @@ def gnn_signal(run: Run, gp: GraphPass, res: Resources) -> dict[str, float]:
     attn_cpu = {et: [(ei.cpu(), a.cpu()) for ei, a in layers] for et, layers in attn.items()}
     triples = verbalize.ranked_triples(attn_cpu, probs, snap.entity_names, labels, run.cfg.token_budget // 3,
                                        node_idx=cand.nodes)
-    run.relations = [t for t, _ in triples]
     top = np.argsort(-probs.numpy())[:15]
     run.explain["gnn"] = {"candidates": len(nodes), "entities": [
         {"entity": snap.entity_names[int(nodes[i])], "relevance": round(float(probs[i]), 4)} for i in top],
         "triples": triples[:20]}
-    return signals.specific_scores(snap, weights)
+    return signals.specific_scores(snap, weights), [t for t, _ in triples]
 
 
 class PcstMode:
     """graph mode's candidates -> a PCST subgraph (G-Retriever) -> its triples and the chunks behind them."""
 
-    def run(self, run: Run, res: Resources) -> dict[str, float]:
+    def run(self, run: Run, res: Resources) -> ModeOutput:
         return on_candidates(run, res, "pcst", pcst_signal)
 
 
 class GnnMode:
     """graph mode's expansion candidates rescored by the trained GNN."""
 
-    def run(self, run: Run, res: Resources) -> dict[str, float]:
+    def run(self, run: Run, res: Resources) -> ModeOutput:
         return on_candidates(run, res, "gnn", gnn_signal)
 
     def example(self, run: Run, res: Resources, gold_chunk_ids: set[str], query_id: str) -> Example | None:
