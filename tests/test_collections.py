@@ -115,6 +115,32 @@ def test_a_key_sees_its_collection_and_nothing_of_the_other(served: str) -> None
             assert CANARY[theirs] not in " ".join(r.text for r in refused)
 
 
+def test_ids_of_another_collection_and_traversal_in_ids_find_nothing(served: str) -> None:
+    """A document or entity id of one collection, asked for in another (by a key that may use both), is
+    unknown there; an entity both name has each collection's facts only; ids that climb out of their path
+    find nothing; and nothing is read or removed."""
+    with _client(served, ROOT) as root:
+        theirs = {"collection": "teama"}
+        doc = root.get("/documents/notes/a1", params=theirs).json()
+        assert root.get("/documents/notes/a1").status_code == 404  # asked for in default
+        assert root.delete(f"/documents/{doc['id']}").status_code == 404
+        assert root.delete("/documents/notes/a1").status_code == 404
+        observatory = root.get("/entities", params={"name": "Vexmoor Observatory"}).json()[0]["id"]  # default's
+        assert root.get(f"/entities/{observatory}", params=theirs).status_code == 404
+        assert root.get(f"/entities/{observatory}/chunks", params=theirs).status_code == 404
+        shared = root.get("/entities", params={**theirs, "name": "Zorblax Quintana"}).json()[0]["id"]
+        pages = [root.get(f"/entities/{shared}{tail}", params={"collection": c})
+                 for tail in ("", "/chunks", "/neighbors") for c in ("default", "teama")]
+        assert [r.status_code for r in pages] == [200] * 6
+        assert not any(CANARY["teama"] in r.text or "harbour" in r.text for r in pages[0::2])
+        assert not any("Vexmoor" in r.text for r in pages[1::2])
+        for path in ("/documents/..%2F..%2F..%2Fetc%2Fpasswd", "/documents/%2e%2e/%2e%2e/etc/passwd",
+                     "/entities/..%2F..%2Fetc%2Fpasswd", "/documents/notes/..%2F..%2Fetc%2Fpasswd"):
+            r = root.get(path)
+            assert r.status_code in (404, 405, 422) and "root:" not in r.text, (path, r.status_code, r.text[:200])
+        assert root.get("/documents/notes/a1", params=theirs).json() == doc  # still there
+
+
 def test_collections_are_listed_created_and_deleted_by_keys_allowed_to(served: str) -> None:
     with _client(served, A_ADMIN) as a, _client(served, ROOT) as root:
         assert [c["name"] for c in a.get("/collections").json()] == ["teama"]

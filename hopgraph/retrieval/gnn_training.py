@@ -56,7 +56,9 @@ WEIGHTS = (0.25, 0.5, 1.0)
 def weight_sweep(retriever: Retriever, ds: Dataset, corpus_ids: dict[str, str], queries: list[str], path: Path
                  ) -> dict[str, dict[str, float]]:
     """R@2 / R@5 of mode gnn on ``queries`` for each weight in ``WEIGHTS`` (and graph mode, as "0")."""
-    trained = retriever.with_checkpoint(path)
+    res = retriever.res
+    trained = Retriever(res.graph, res.vectors, res.embedder, retriever.cfg, keeper=retriever.keeper, clip=res.clip,
+                        gpu=res.gpu.cfg, gnn_checkpoint=path)  # the same stores and index state, this GNN
     out: dict[str, dict[str, float]] = {}
     for w in (0.0, *WEIGHTS):
         cfg = trained.cfg.model_copy(update={"weights": {**trained.cfg.weights, "gnn": w}})

@@ -49,11 +49,6 @@ class Retriever:
         self.keeper = keeper or IndexKeeper(graph, vectors, recipe_of(cfg), embedder.dim)
         self.res = Resources(graph, vectors, embedder, self.keeper, parts, clip)
 
-    def with_checkpoint(self, checkpoint: Path) -> Retriever:
-        """A retriever over the same stores and index state whose GNN comes from ``checkpoint``."""
-        return Retriever(self.res.graph, self.res.vectors, self.res.embedder, self.cfg, keeper=self.keeper,
-                         clip=self.res.clip, gpu=self.res.gpu.cfg, gnn_checkpoint=checkpoint)
-
     def state(self) -> IndexState:
         """The index state queries are answered from now."""
         return self.keeper.current()
