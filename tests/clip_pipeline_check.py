@@ -37,7 +37,7 @@ def main(tmp: Path) -> None:
     (folder / "broken.jpg").write_bytes(b"\xff\xd8\xff" + b"truncated")  # JPEG magic, then garbage
     (folder / "broken.txt").write_text("A cat sleeps on a sofa .\n")
     # a random CLIP model's text-image scores are noise: weigh them low so captions and the KG decide
-    retrieval = RetrievalSettings(image=ImageRetrievalSettings(clip_weight=0.1))
+    retrieval = RetrievalSettings(modes={"image": ImageRetrievalSettings(clip_weight=0.1)})
     settings = Settings(data_dir=tmp / "data", embedder=EmbedderSettings(kind="onnx-int8"), retrieval=retrieval,
                         clip=ClipSettings(enabled=True, model=str(config), checkpoint=str(ckpt), device="cpu"))
     with Platform(settings) as p:

@@ -54,8 +54,11 @@ def test_registry_refuses_unknown_names_and_derives_lists() -> None:
 def test_ablation_settings_merge_nested_overrides() -> None:
     base = RetrievalSettings()
     mode, cfg = REGISTRY.settings_for("image-no-expansion", base, top_k=20)
-    assert mode == "image" and cfg.top_k == 20 and cfg.image.similar_k == 0
-    assert cfg.image.candidate_k == base.image.candidate_k  # untouched nested fields keep their values
+    assert mode == "image" and cfg.top_k == 20 and cfg.modes.image.similar_k == 0
+    assert cfg.modes.image.candidate_k == base.modes.image.candidate_k  # untouched nested fields keep their values
+    assert cfg.modes.raptor == base.modes.raptor and isinstance(cfg.modes.image, type(base.modes.image))
+    mode, cfg = REGISTRY.settings_for("raptor-rrf", base)
+    assert mode == "raptor" and cfg.modes.raptor.fusion == "rrf" and cfg.modes.raptor.k == base.modes.raptor.k
     mode, cfg = REGISTRY.settings_for("graph-0-hops", base)
     assert mode == "graph" and cfg.expansion == "none"
 
@@ -65,8 +68,8 @@ def test_every_retrieval_setting_is_shared_or_read_by_a_mode() -> None:
 
     read = {k for e in REGISTRY.entries.values() for k in e.settings}
     assert set(RetrievalSettings.model_fields) == {*SHARED_SETTINGS, *INDEX_SETTINGS, "modes", *read}
-    assert REGISTRY.setting_keys("raptor") == ["raptor_k", "raptor_fusion"]
-    assert "| `raptor_k`, `raptor_fusion` |" in REGISTRY.markdown(settings=True)
+    assert REGISTRY.setting_keys("raptor") == ["modes.raptor.k", "modes.raptor.fusion"]
+    assert "| `modes.raptor.k`, `modes.raptor.fusion` |" in REGISTRY.markdown(settings=True)
 
 
 class _EchoOptions(ModeOptions):

@@ -68,8 +68,9 @@ def test_image_mode_ranks_images_with_their_entities(platform: Platform, tmp_pat
     stats = res.explain["entity_stats"]
     assert stats and all(1 <= s["df"] <= s["cf"] for s in stats)
     # the expansion edges follow the settings (they were once cached per graph version only)
-    flat = platform.settings.retrieval.model_copy(update={"image": platform.settings.retrieval.image.model_copy(
-        update={"similar_k": 0, "cooccur_k": 0})})
+    base = platform.settings.retrieval
+    flat = base.model_copy(update={"modes": base.modes.model_copy(update={"image": base.modes.image.model_copy(
+        update={"similar_k": 0, "cooccur_k": 0})})})
     wide = platform.query("a dog running through the grass", mode="image", top_k=40, explain=True)
     bare = platform.query("a dog running through the grass", mode="image", top_k=40, explain=True, retrieval=flat)
     assert set(bare.explain["signals"]["kg"]) < set(wide.explain["signals"]["kg"])  # all 60 images fit

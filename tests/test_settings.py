@@ -1,3 +1,4 @@
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -96,3 +97,48 @@ def test_bad_values_and_syntax_are_one_line_errors(tmp_path: Path, monkeypatch: 
                                             r"Input should be a valid integer") as exc:
         _strict(tmp_path, monkeypatch, "[retrieval]\ntop_k = 7\n")
     assert "hopgraph.toml" not in str(exc.value)
+
+
+@pytest.mark.parametrize(("old", "toml", "env", "read"), [
+    ("raptor_k", "[retrieval]\nraptor_k = 17\n", ("HOPGRAPH_RETRIEVAL__RAPTOR_K", "17"),
+     lambda s: s.retrieval.modes.raptor.k == 17),
+    ("raptor_fusion", '[retrieval]\nraptor_fusion = "rrf"\n', ("HOPGRAPH_RETRIEVAL__RAPTOR_FUSION", "rrf"),
+     lambda s: s.retrieval.modes.raptor.fusion == "rrf"),
+    ("sections", "[retrieval.sections]\ndocuments = 7\n", ("HOPGRAPH_RETRIEVAL__SECTIONS__DOCUMENTS", "7"),
+     lambda s: s.retrieval.modes.sections.documents == 7),
+    ("image", "[retrieval.image]\nkg_weight = 0.5\n", ("HOPGRAPH_RETRIEVAL__IMAGE__KG_WEIGHT", "0.5"),
+     lambda s: s.retrieval.modes.image.kg_weight == 0.5),
+])
+def test_a_key_moved_under_modes_still_works_with_a_warning_naming_the_new_key(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, old: str, toml: str,
+        env: tuple[str, str], read: Callable[[Settings], bool]) -> None:
+    from hopgraph.core.retrieval_settings import MOVED_KEYS
+
+    with caplog.at_level("WARNING"):
+        assert read(_strict(tmp_path, monkeypatch, toml))  # from the config file
+    assert f"retrieval.{old} is deprecated" in caplog.text and f"use retrieval.{MOVED_KEYS[old]}" in caplog.text
+    caplog.clear()
+    monkeypatch.setenv(*env)
+    with caplog.at_level("WARNING"):
+        assert read(_strict(tmp_path, monkeypatch, ""))  # from the environment
+    assert f"use retrieval.{MOVED_KEYS[old]}" in caplog.text
+
+
+def test_mode_tables_are_typed_checked_strictly_and_the_new_key_wins(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from hopgraph.core.config import SettingsError
+
+    s = _strict(tmp_path, monkeypatch, '[retrieval.modes.raptor]\nk = 12\nfusion = "tree"\n[retrieval.modes.image]\n'
+                                       'kg_weight = 0.25\n')
+    assert (s.retrieval.modes.raptor.k, s.retrieval.modes.raptor.fusion, s.retrieval.modes.image.kg_weight) == (
+        12, "tree", 0.25)
+    with pytest.raises(SettingsError, match=r"'retrieval.modes.raptor.kk'; did you mean 'retrieval.modes.raptor.k'"):
+        _strict(tmp_path, monkeypatch, "[retrieval.modes.raptor]\nkk = 3\n")
+    with pytest.raises(SettingsError, match=r"'retrieval.image.kg_wieght'"):  # a moved table is checked as its new one
+        _strict(tmp_path, monkeypatch, "[retrieval.image]\nkg_wieght = 0.5\n")
+    both = Settings(retrieval={"raptor_k": 3, "modes": {"raptor": {"k": 9}}})  # type: ignore[arg-type]
+    assert both.retrieval.modes.raptor.k == 9
+    plugin = Settings(retrieval={"modes": {"echo": {"boost": 3}}})  # type: ignore[arg-type]
+    assert plugin.retrieval.modes.plugin_tables() == {"echo": {"boost": 3}}
+    assert _strict(tmp_path, monkeypatch, "[retrieval.modes.echo]\nboost = 3\n").retrieval.modes.plugin_tables() == {
+        "echo": {"boost": 3}}  # a plug-in mode's table: checked by its model when the retriever starts

@@ -41,8 +41,16 @@ def _model_of(annotation: Any) -> type[BaseModel] | None:
 def _unknown(data: Mapping[str, Any], model: type[BaseModel], where: str) -> Iterator[str]:
     """Messages for every key of ``data`` (recursively) that ``model`` does not have."""
     fields = model.model_fields
+    moved: dict[str, str] = getattr(model, "MOVED_KEYS", {})
     for key, value in data.items():
         path = f"{where}.{key}" if where else key
+        if key in moved:  # read with a warning; a moved table is checked as its new one
+            target = _moved_model(model, moved[key])
+            if target is not None and isinstance(value, Mapping):
+                yield from _unknown(value, target, path)
+            continue
+        if key not in fields and model.model_config.get("extra") == "allow":
+            continue  # a table its own model checks later (a plug-in mode's settings)
         if key not in fields:
             close = difflib.get_close_matches(key, list(fields), n=1, cutoff=0.6)
             hint = f"; did you mean {'.'.join([*filter(None, [where]), close[0]])!r}?" if close else ""
@@ -54,6 +62,17 @@ def _unknown(data: Mapping[str, Any], model: type[BaseModel], where: str) -> Ite
         for item in value if isinstance(value, list) else [value]:
             if isinstance(item, Mapping):
                 yield from _unknown(item, sub, path)
+
+
+def _moved_model(model: type[BaseModel], dotted: str) -> type[BaseModel] | None:
+    """The settings model at ``dotted`` below ``model`` (None where it names a plain value)."""
+    for name in dotted.split("."):
+        info = model.model_fields.get(name)
+        found = _model_of(info.annotation) if info is not None else None
+        if found is None:
+            return None
+        model = found
+    return model
 
 
 def _env_tree(environ: Mapping[str, str]) -> dict[str, Any]:

@@ -1,15 +1,19 @@
-"""The query-time settings: every mode's parameters (``RetrievalSettings``) and image mode's
-(``ImageRetrievalSettings``). Part of ``hopgraph.core.settings``, which re-exports both."""
+"""The query-time settings: what the modes share (``RetrievalSettings``) and what each reads alone
+(``ModeSettings``: raptor's, sections' and image's tables, and plug-in modes' own). Part of
+``hopgraph.core.settings``, which re-exports them."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import logging
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from hopgraph.core.limits import TOP_K_MAX
 from hopgraph.core.records import CO_OCCURS
 from hopgraph.core.result_settings import ConfidenceSettings, NliSettings, SectionModeSettings
+
+log = logging.getLogger(__name__)
 
 
 class ImageRetrievalSettings(BaseModel):
@@ -31,10 +35,43 @@ class ImageRetrievalSettings(BaseModel):
     enrich_images: int = Field(default=3, ge=0, description="Top caption hits whose entities join the seeds.")
 
 
-class RetrievalSettings(BaseModel):
-    """Query-time parameters of every mode."""
+class RaptorModeSettings(BaseModel):
+    """Mode ``raptor``: summary nodes of the RAPTOR tree searched beside the chunks."""
 
     model_config = ConfigDict(frozen=True)
+
+    k: int = Field(default=10, ge=1, le=200, description="Summary nodes of the RAPTOR tree searched beside the chunks.")
+    fusion: Literal["lift", "rrf", "tree"] = Field(
+        default="lift", description="How chunk hits meet the chunks of summary hits: lift (a chunk scores the "
+        "higher of its cosine and the mean of its summary's cosine and its own), rrf (reciprocal-rank fusion of "
+        "the two lists), tree (the summaries' chunks alone: an ablation).")
+
+
+class ModeSettings(BaseModel):
+    """Settings each mode reads alone. A plug-in mode's table (``[retrieval.modes.<name>]``) is kept as
+    given and checked against the model its registry entry names (``ModeEntry.options``)."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    raptor: RaptorModeSettings = Field(default_factory=RaptorModeSettings)
+    sections: SectionModeSettings = Field(default_factory=SectionModeSettings)
+    image: ImageRetrievalSettings = Field(default_factory=ImageRetrievalSettings)
+
+    def plugin_tables(self) -> dict[str, dict[str, Any]]:
+        """The tables of modes without a field here (plug-in modes), by mode name."""
+        return {k: dict(v) for k, v in (self.model_extra or {}).items()}
+
+
+#: keys of ``retrieval`` that moved under ``retrieval.modes``: old key -> new key (read with a warning)
+MOVED_KEYS = {"raptor_k": "modes.raptor.k", "raptor_fusion": "modes.raptor.fusion", "sections": "modes.sections",
+              "image": "modes.image"}
+
+
+class RetrievalSettings(BaseModel):
+    """Query-time parameters the modes share."""
+
+    model_config = ConfigDict(frozen=True)
+    MOVED_KEYS: ClassVar[dict[str, str]] = MOVED_KEYS
 
     top_k: int = Field(
         default=5, ge=1, le=TOP_K_MAX, description="Results returned per query (a request may ask for another "
@@ -43,12 +80,6 @@ class RetrievalSettings(BaseModel):
     entity_k: int = Field(default=20, ge=1, description="Entities seeded by similarity to the query.")
     min_entity_score: float = Field(
         default=0.45, ge=-1.0, le=1.0, description="Least cosine of an entity seeded by similarity to the query.")
-    raptor_k: int = Field(default=10, ge=1, le=200, description="Summary nodes of the RAPTOR tree mode raptor "
-                          "searches beside the chunks.")
-    raptor_fusion: Literal["lift", "rrf", "tree"] = Field(
-        default="lift", description="How mode raptor combines chunk hits with the chunks of summary hits: lift "
-        "(a chunk scores the higher of its cosine and the mean of its summary's cosine and its own), rrf "
-        "(reciprocal-rank fusion of the two lists), tree (the summaries' chunks alone: an ablation).")
     enrichment: bool = Field(default=True, description="Seed entities of the first-pass top chunks too.")
     enrich_chunks: int = Field(
         default=3, ge=0, description="Enrichment: first-pass top chunks whose entities join the seeds.")
@@ -138,7 +169,6 @@ class RetrievalSettings(BaseModel):
     reranker: str = Field(default="minilm-maxsim", description="'minilm-maxsim' or a cross-encoder name/path.")
     nli: NliSettings = Field(default_factory=NliSettings)
     confidence: ConfidenceSettings = Field(default_factory=ConfidenceSettings)
-    sections: SectionModeSettings = Field(default_factory=SectionModeSettings)
     stage_cap_ms: float | None = Field(
         default=150.0, gt=0, description="A stage over this degrades the mode to a cheaper one (saying so); "
         "None = never degrade (rankings then never depend on the machine's load: evaluation, tests).")
@@ -148,7 +178,32 @@ class RetrievalSettings(BaseModel):
         "state every query shares; a query that would need more is refused with an error naming this setting "
         "(and one the host lacks the memory for right now, with 'try again later'). Fixed by the server: a "
         "query cannot raise it.")
-    image: ImageRetrievalSettings = Field(default_factory=ImageRetrievalSettings)
-    modes: dict[str, dict[str, Any]] = Field(
-        default_factory=dict, description="Settings of the modes that declare their own (``[retrieval.modes.<mode>]``, "
-        "checked against the mode's model when the retriever starts; `hopgraph modes` lists them).")
+    modes: ModeSettings = Field(default_factory=ModeSettings, description=(
+        "Settings each mode reads alone (`[retrieval.modes.<mode>]`): `raptor`, `sections` and `image`; a plug-in "
+        "mode's table is checked against its own model when the retriever starts (`hopgraph modes` lists them)."))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _moved_keys(cls, data: Any) -> Any:
+        """The keys that moved under ``modes`` still work, for one release, with a warning naming the new key."""
+        if not isinstance(data, dict) or not MOVED_KEYS.keys() & data.keys():
+            return data
+        data = dict(data)
+        modes = dict(data.get("modes") or {}) if not isinstance(data.get("modes"), BaseModel) else \
+            data["modes"].model_dump(exclude_unset=True)
+        for old, new in MOVED_KEYS.items():
+            if old not in data:
+                continue
+            value = data.pop(old)
+            log.warning("setting retrieval.%s is deprecated and will be removed in the next release: use "
+                        "retrieval.%s", old, new)
+            mode, _, key = new.removeprefix("modes.").partition(".")
+            table = dict(modes.get(mode) or {})
+            if key:
+                table.setdefault(key, value)
+            else:
+                given = value.model_dump(exclude_unset=True) if isinstance(value, BaseModel) else dict(value)
+                table = {**given, **table}
+            modes[mode] = table
+        data["modes"] = modes
+        return data

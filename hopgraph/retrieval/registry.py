@@ -6,7 +6,8 @@ list, the README table and the docs' modes page are all derived from it.
 Adding a mode = one module under ``retrieval/modes/`` with a class whose ``run(run, res)`` returns a
 ``ModeOutput`` (its scores and what else it found), and one ``ModeEntry`` line below.
 A mode with settings of its own declares their model in ``options``: they are read from
-``[retrieval.modes.<name>]`` (``HOPGRAPH_RETRIEVAL__MODES__<NAME>__<KEY>``) with ``Run.options``.
+``[retrieval.modes.<name>]`` (``HOPGRAPH_RETRIEVAL__MODES__<NAME>__<KEY>``): a built-in mode's table is a
+typed field of ``ModeSettings`` (``run.cfg.modes.raptor``), a plug-in mode's is read with ``Run.options``.
 Implementations (and option models) are imported on first use, so reading the registry (CLI
 start-up, ``--help``) loads no model or array library.
 """
@@ -113,6 +114,14 @@ class ModeEntry:
     confidence: bool = False
 
 
+def _merged(model: BaseModel, update: Mapping[str, Any]) -> Any:
+    """``model`` with ``update`` applied; a mapping given for a nested model updates only its own keys."""
+    values = {k: _merged(getattr(model, k), v) if isinstance(v, Mapping) and isinstance(getattr(model, k, None),
+                                                                                     BaseModel) else v
+              for k, v in update.items()}
+    return model.model_copy(update=values)
+
+
 def _load(path: str) -> Any:
     module, _, name = path.partition(":")
     return getattr(importlib.import_module(module), name)
@@ -148,7 +157,7 @@ class Registry:
             rows.append(f"| `{e.name}` | {e.summary} | {', '.join(f'`{a}`' for a in e.ablations)} |{keys}")
         return "\n".join(rows)
 
-    def options_model(self, name: str) -> type[ModeOptions] | None:
+    def options_model(self, name: str) -> type[BaseModel] | None:
         """The model of mode ``name``'s own settings, if it has any (imported here)."""
         path = self.entries[name].options
         return None if path is None else _load(path)
@@ -162,8 +171,9 @@ class Registry:
         return keys
 
     def check_options(self, cfg: RetrievalSettings) -> None:
-        """Refuse ``[retrieval.modes.*]`` tables of unknown modes or modes without options, and invalid values."""
-        for name, values in cfg.modes.items():
+        """Refuse plug-in ``[retrieval.modes.*]`` tables of unknown modes or modes without options, and invalid
+        values (the built-in modes' tables are typed settings, checked when read)."""
+        for name, values in cfg.modes.plugin_tables().items():
             model = self.options_model(name) if name in self.entries else None
             if model is None:
                 raise QueryError(f"retrieval.modes.{name}: no mode {name!r} with settings of its own")
@@ -188,11 +198,7 @@ class Registry:
     def settings_for(self, name: str, base: RetrievalSettings, **always: Any) -> tuple[str, RetrievalSettings]:
         """The mode behind a mode or ablation name, and its settings (nested overrides merge)."""
         real, override = self.ablations.get(name, (name, {}))
-        update: dict[str, Any] = {**always, **override}
-        for key, value in override.items():
-            if isinstance(value, Mapping):
-                update[key] = getattr(base, key).model_copy(update=dict(value))
-        return real, base.model_copy(update=update)
+        return real, _merged(base, {**always, **override})
 
     def mode(self, name: str) -> Mode:
         """The implementation of mode ``name``."""
@@ -252,12 +258,16 @@ REGISTRY = Registry([
               "hopgraph.retrieval.modes.auto:AutoMode", evaluated_on=frozenset({TEXT})),
     ModeEntry("raptor", "RAPTOR's collapsed tree: chunk vectors and the summary tree's vectors searched together, "
               "summaries expanded to their most central chunks (hopgraph tree builds the tree)",
-              "hopgraph.retrieval.modes.raptor:RaptorMode", settings=("raptor_k", "raptor_fusion"),
+              "hopgraph.retrieval.modes.raptor:RaptorMode",
+              options="hopgraph.core.retrieval_settings:RaptorModeSettings",
               evaluated_on=frozenset({TEXT}),
-              ablations={"raptor-rrf": {"raptor_fusion": "rrf"}, "raptor-tree-only": {"raptor_fusion": "tree"}}),
+              ablations={"raptor-rrf": {"modes": {"raptor": {"fusion": "rrf"}}},
+                         "raptor-tree-only": {"modes": {"raptor": {"fusion": "tree"}}}}),
     ModeEntry("sections", "documents by their best chunk (list pages left out), then their sections by vector "
               "(or reranker), each result with its probability under the score-entropy distribution",
-              "hopgraph.retrieval.modes.sections:SectionsMode", settings=("sections",), confidence=True,
+              "hopgraph.retrieval.modes.sections:SectionsMode",
+              options="hopgraph.core.result_settings:SectionModeSettings",
+              confidence=True,
               evaluated_on=frozenset({TEXT})),
     ModeEntry("naive", "chunk vectors nearest to the query (= dense)", "hopgraph.retrieval.modes.baseline:DenseMode"),
     ModeEntry("dense", "chunk vectors nearest to the query", "hopgraph.retrieval.modes.baseline:DenseMode",
@@ -285,10 +295,11 @@ REGISTRY = Registry([
     ModeEntry("image", "text -> images: similarity of the captions together and of the best single caption "
               "(or CLIP) fused with the entity graph",
               "hopgraph.retrieval.modes.image:ImageMode",
-              settings=("image", *_SEEDS, "enrich_entities_per_chunk", "enrich_weight"),
-              ablations={"image-rrf": {"image": {"fusion": "rrf"}},
-                         "image-no-expansion": {"image": {"similar_k": 0, "cooccur_k": 0}},
-                         "image-no-kg": {"image": {"kg_weight": 0.0}},
-                         "image-no-best-caption": {"image": {"best_caption_weight": 0.0}}},
+              settings=(*_SEEDS, "enrich_entities_per_chunk", "enrich_weight"),
+              options="hopgraph.core.retrieval_settings:ImageRetrievalSettings",
+              ablations={"image-rrf": {"modes": {"image": {"fusion": "rrf"}}},
+                         "image-no-expansion": {"modes": {"image": {"similar_k": 0, "cooccur_k": 0}}},
+                         "image-no-kg": {"modes": {"image": {"kg_weight": 0.0}}},
+                         "image-no-best-caption": {"modes": {"image": {"best_caption_weight": 0.0}}}},
               evaluated_on=frozenset({IMAGE})),
 ])

@@ -35,8 +35,8 @@ class Run:
     explaining: bool = False  # the caller asked for --explain: work done only for it may run
 
     def options(self, mode: str, model: type[M]) -> M:
-        """Mode ``mode``'s own settings (``[retrieval.modes.<mode>]``), read with its ``model``."""
-        return model.model_validate(self.cfg.modes.get(mode, {}))
+        """A plug-in mode's own settings (``[retrieval.modes.<mode>]``), read with its ``model``."""
+        return model.model_validate(self.cfg.modes.plugin_tables().get(mode, {}))
 
     @property
     def snap(self) -> Snapshot:

@@ -1,6 +1,6 @@
 """Mode ``image`` (text -> images) and image queries (image -> images, needs CLIP): a visual score
 (the captions embedded together, the best-matching single caption, CLIP) fused with a score from the
-entity graph (see ``retrieval.image``)."""
+entity graph (see ``retrieval.image``; settings ``retrieval.modes.image``)."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def fuse_with_kg(run: Run, res: Resources, index: image.ImageIndex, visual: dict
                  first: list[str], seeds_from_query: bool) -> ModeOutput:
     """The KG score of the candidate images (seeds expanded one hop), fused with the visual scores; the
     seeds are the context's entities, and the entities that contributed a score the "via" entities."""
-    cfg, snap, icfg = run.cfg, run.snap, run.cfg.image
+    cfg, snap, icfg = run.cfg, run.snap, run.cfg.modes.image
     t = time.perf_counter()
     if seeds_from_query:
         seeds, sims = signals.seeds_of(run)
@@ -86,7 +86,7 @@ class ImageMode:
     with the entity-graph score."""
 
     def run(self, run: Run, res: Resources) -> ModeOutput:
-        snap, icfg = run.snap, run.cfg.image
+        snap, icfg = run.snap, run.cfg.modes.image
         index = image_index(run.state)
         if not index.rows.size:
             run.notes.append("no image documents in the graph")
@@ -108,6 +108,6 @@ class ImageMode:
         """Image -> images (an image's CLIP ``vector``): CLIP image similarity fused with the KG score of
         the entities of the nearest images."""
         index = image_index(run.state)
-        visual = {"clip": clip_scores(res, index, vector, run.cfg.image.candidate_k)}
+        visual = {"clip": clip_scores(res, index, vector, run.cfg.modes.image.candidate_k)}
         run.signals.update(visual)
         return fuse_with_kg(run, res, index, visual, ranked(visual["clip"]), seeds_from_query=False)

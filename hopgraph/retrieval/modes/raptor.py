@@ -3,7 +3,7 @@
 
 Chunks and summaries are searched side by side (the collapsed tree: every level at once). A summary
 hit stands for its central chunks, each scored by the mean of the summary's cosine with the query and
-its own. ``retrieval.raptor_fusion`` says how those meet the chunk hits: ``lift`` (default) keeps the
+its own. ``retrieval.modes.raptor.fusion`` says how those meet the chunk hits: ``lift`` (default) keeps the
 higher of a chunk's own cosine and that mean, so a passage rises when the cluster it belongs to
 matches the question as a whole; ``rrf`` fuses the two rankings; ``tree`` keeps the summaries'
 chunks alone (an ablation). The best three matching summaries go to the context (``ModeOutput.context``).
@@ -27,7 +27,7 @@ NO_TREE = ("mode raptor needs the RAPTOR tree, which this store does not have ye
 def raptor(run: Run, res: Resources) -> ModeOutput:
     direct = dense_of(run, res)
     t = time.perf_counter()
-    hits = res.vectors.search("summaries", run.qvec, limit=run.cfg.raptor_k)
+    hits = res.vectors.search("summaries", run.qvec, limit=run.cfg.modes.raptor.k)
     if not hits and res.vectors.count("summaries") == 0:
         raise QueryError(NO_TREE)
     members = {h.id: [str(c) for c in h.payload.get("chunks") or []] for h in hits}
@@ -41,9 +41,9 @@ def raptor(run: Run, res: Resources) -> ModeOutput:
         for c in members[h.id]:
             if c in own and (s := (h.score + own[c]) / 2) > lifted.get(c, -1.0):
                 lifted[c], via[c] = s, h.id
-    if run.cfg.raptor_fusion == "tree":
+    if run.cfg.modes.raptor.fusion == "tree":
         out = dict(lifted)
-    elif run.cfg.raptor_fusion == "rrf":
+    elif run.cfg.modes.raptor.fusion == "rrf":
         out = rrf({"dense": ranked(direct), "tree": ranked(lifted)}, k=run.cfg.rrf_k)
     else:
         out = dict(direct)

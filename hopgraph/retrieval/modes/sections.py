@@ -47,16 +47,16 @@ def candidate_documents(run: Run, chunk_scores: dict[str, float]) -> list[str]:
     for c, s in chunk_scores.items():
         d = snap.chunk_docs[snap.chunk_index[c]]
         best[d] = max(best.get(d, -1.0), s)
-    pattern = run.cfg.sections.exclude_titles
+    pattern = run.cfg.modes.sections.exclude_titles
     titles = document_titles(run.state) if pattern else {}
     excluded = re.compile(pattern, re.IGNORECASE) if pattern else None
     keep = [d for d in ranked(best) if excluded is None or not excluded.search(titles.get(d, ""))]
     run.explain["excluded_documents"] = [d for d in best if d not in keep]
-    return keep[: run.cfg.sections.documents]
+    return keep[: run.cfg.modes.sections.documents]
 
 
 def sections(run: Run, res: Resources) -> ModeOutput:
-    cfg = run.cfg.sections
+    cfg = run.cfg.modes.sections
     chunk_scores = dense_of(run, res)
     t = time.perf_counter()
     docs = candidate_documents(run, chunk_scores)
