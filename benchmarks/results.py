@@ -19,6 +19,7 @@ from typing import Any
 from benchmarks.figures import OTHER_FIGURES
 from benchmarks.report_tables import HERE, Section, load, mean_of, paired_gain, provenance, question_types, table
 from benchmarks.results_chat import conversations
+from benchmarks.results_embedders import embedders
 from benchmarks.results_memory import memory
 
 RESULTS = HERE / "RESULTS.md"
@@ -280,7 +281,7 @@ def other_figures() -> Section:
     return Section("Ingest, freshness and scale", kept, lines)
 
 
-SECTIONS = (conversations, current_build, multi_hop, ablations, global_questions, images, raptor, sections,
+SECTIONS = (conversations, embedders, current_build, multi_hop, ablations, global_questions, images, raptor, sections,
             community_vectors, diversity, graph_qa, ray_identity, memory, other_figures)
 
 

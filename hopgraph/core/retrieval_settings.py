@@ -1,6 +1,6 @@
 """The query-time settings: what the modes share (``RetrievalSettings``) and what each reads alone
-(``ModeSettings``: raptor's, sections' and image's tables, and plug-in modes' own). Part of
-``hopgraph.core.settings``, which re-exports them."""
+(``ModeSettings``: raptor's, sections' and image's tables, and plug-in modes' own). Part of the
+settings; ``hopgraph.core.settings`` re-exports ``RetrievalSettings`` and ``ImageRetrievalSettings``."""
 
 from __future__ import annotations
 
