@@ -44,7 +44,7 @@ def main(tmp: Path) -> None:
         report = p.ingest([folder])
         images_after_ingest = p.vectors.count("images")
         by_text = p.query("a dog running in a field", mode="image", top_k=3)
-        by_image = p.retriever.query_image(str(folder / "green.png"), top_k=3)
+        by_image = p.query_image(str(folder / "green.png"), top_k=3)
         green = next(r.citation.document_id for r in by_image.results if r.image and r.image.endswith("green.png"))
         p.delete(green)
         images_after_delete = p.vectors.count("images")

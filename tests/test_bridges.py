@@ -67,7 +67,7 @@ def test_graph_mode_ranks_the_bridged_document_after_its_source(bridged: Platfor
     assert top[0] == "song" and {"singer", "rapper"} <= set(top[:4]), top
     assert top.index("producer") > max(top.index("singer"), top.index("rapper")), top
     assert any("quilla marrow" in hop for hop in res.explain["bridges"]) and "bridge" in res.explain["signals"]
-    off = bridged.settings.retrieval.model_copy(update={"bridge_weight": 0.0, "entity_bridge_weight": 0.0})
+    off = bridged.settings.retrieval.merged({"modes": {"graph": {"bridge_weight": 0.0, "entity_bridge_weight": 0.0}}})
     plain = bridged.query(QUERY, mode="graph", top_k=3, explain=True, retrieval=off)
     assert "bridges" not in plain.explain and "bridge" not in plain.explain["signals"]
 

@@ -131,7 +131,7 @@ def test_a_time_bounded_question_is_answered_from_the_session_in_that_time(
         question = "Where did Ann go hiking in May 2023?"
         timed = p.query(question, mode="graph", top_k=3, explain=True)
         untimed = p.query(question, mode="graph", top_k=3,
-                          retrieval=settings.retrieval.model_copy(update={"time_weight": 0.0}))
+                          retrieval=settings.retrieval.merged({"modes": {"graph": {"time_weight": 0.0}}}))
         plain = p.query("Where did Ann go hiking?", mode="graph", top_k=3, explain=True)
         when = p.query("When did Ann go hiking?", mode="graph", top_k=3, explain=True)
     assert (report.conversations, report.dated_chunks) == (3, 3)
@@ -183,7 +183,7 @@ def test_a_question_using_a_speakers_verb_finds_the_turn_stating_it(platform: Pl
     assert list(facts) == [found.results[0].citation.chunk_id]  # Melanie -paint-> lake sunrise
     assert Path(found.results[0].citation.source).name == "art.txt"
     off = platform.query("What has Melanie painted?", mode="graph", top_k=2, explain=True,
-                         retrieval=platform.settings.retrieval.model_copy(update={"fact_weight": 0.0}))
+                         retrieval=platform.settings.retrieval.merged({"modes": {"graph": {"fact_weight": 0.0}}}))
     assert "facts" not in off.explain["signals"]
 
 

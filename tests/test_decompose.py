@@ -1,4 +1,4 @@
-"""Questions with several parts, split without an LLM (``retrieval.decompose``), and the corpus
+"""Questions with several parts, split without an LLM (``retrieval.modes.graph.decompose``), and the corpus
 homogeneity that moves first-pass weight from dense to BM25 (``retrieval.first_pass``)."""
 
 from __future__ import annotations

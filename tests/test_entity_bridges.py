@@ -68,7 +68,7 @@ def test_graph_mode_ranks_the_entity_bridged_passage_after_its_source(untitled: 
     assert top[0] == "river" and top.index("falls") < top.index("elsewhere"), top
     assert any("veloria (entity)" in hop.lower() for hop in res.explain["bridges"])
     assert "entity_bridge" in res.explain["signals"]
-    off = untitled.settings.retrieval.model_copy(update={"entity_bridge_weight": 0.0})
+    off = untitled.settings.retrieval.merged({"modes": {"graph": {"entity_bridge_weight": 0.0}}})
     plain = untitled.query(QUERY, mode="graph", top_k=5, explain=True, retrieval=off)
     assert "entity_bridge" not in plain.explain["signals"]
     was = [names[r.citation.chunk_id] for r in plain.results]

@@ -26,6 +26,6 @@ def test_graph_mode_never_seeds_a_generic_concept(platform: Platform, tmp_path: 
     assert res.explain["generic_concepts"] == ["film"]
     assert "film" not in {s["entity"] for s in res.explain["seeds"]}
     assert "Ondrel Vask" in {s["entity"] for s in res.explain["seeds"]}
-    keep = platform.settings.retrieval.model_copy(update={"drop_generic": False})
+    keep = platform.settings.retrieval.merged({"modes": {"graph": {"drop_generic": False}}})
     res = platform.query("Which film did Ondrel Vask direct?", mode="graph", explain=True, retrieval=keep)
     assert "film" in {s["entity"] for s in res.explain["seeds"]} and "generic_concepts" not in res.explain

@@ -60,14 +60,30 @@ def test_ablation_settings_merge_nested_overrides() -> None:
     mode, cfg = REGISTRY.settings_for("raptor-rrf", base)
     assert mode == "raptor" and cfg.modes.raptor.fusion == "rrf" and cfg.modes.raptor.k == base.modes.raptor.k
     mode, cfg = REGISTRY.settings_for("graph-0-hops", base)
-    assert mode == "graph" and cfg.expansion == "none"
+    assert mode == "graph" and cfg.modes.graph.expansion == "none" and cfg.modes.graph.entity_bridge_weight == 0.0
+    assert cfg.modes.graph.damping == base.modes.graph.damping
+    with pytest.raises(ValueError, match=r"damping \(now modes\.graph\.damping\)"):  # a moved key is never lost
+        base.merged({"damping": 0.3})
 
 
 def test_every_retrieval_setting_is_shared_or_read_by_a_mode() -> None:
     from hopgraph.retrieval.registry import INDEX_SETTINGS, SHARED_SETTINGS
 
-    read = {k for e in REGISTRY.entries.values() for k in e.settings}
+    read = {k for e in REGISTRY.entries.values() for k in e.settings if not k.startswith("modes.")}
     assert set(RetrievalSettings.model_fields) == {*SHARED_SETTINGS, *INDEX_SETTINGS, "modes", *read}
+    graph_keys = [f"modes.graph.{k}" for k in RetrievalSettings().modes.graph.model_fields]
+    assert set(graph_keys) <= set(REGISTRY.setting_keys("graph")) and set(graph_keys) <= set(
+        REGISTRY.setting_keys("pcst"))  # pcst builds on graph's pass: it reads graph's table
+
+
+def test_retrieval_settings_hold_only_what_modes_share() -> None:
+    """A key of ``retrieval`` is read by every mode (the retriever's), fixed by the index state, or read by
+    several modes; a key one mode reads alone lives in its table, ``retrieval.modes.<mode>``."""
+    from hopgraph.retrieval.registry import INDEX_SETTINGS, SHARED_SETTINGS
+
+    for key in set(RetrievalSettings.model_fields) - {*SHARED_SETTINGS, *INDEX_SETTINGS, "modes"}:
+        readers = [e.name for e in REGISTRY.entries.values() if key in e.settings]
+        assert len(readers) >= 2, f"retrieval.{key} is read by {readers} alone: move it to its mode's table"
     assert REGISTRY.setting_keys("raptor") == ["modes.raptor.k", "modes.raptor.fusion"]
     assert "| `modes.raptor.k`, `modes.raptor.fusion` |" in REGISTRY.markdown(settings=True)
 
@@ -83,8 +99,9 @@ def test_a_mode_reads_its_own_options_from_its_table() -> None:
     registry.check_options(RetrievalSettings(modes={"echo": {"boost": 3}}))
     with pytest.raises(QueryError, match=r"retrieval\.modes\.echo"):
         registry.check_options(RetrievalSettings(modes={"echo": {"bost": 3}}))
-    with pytest.raises(QueryError, match=r"retrieval\.modes\.graph"):
-        REGISTRY.check_options(RetrievalSettings(modes={"graph": {"damping": 0.3}}))  # no options of its own
+    with pytest.raises(QueryError, match=r"retrieval\.modes\.bm25"):
+        REGISTRY.check_options(RetrievalSettings(modes={"bm25": {"k1": 1.2}}))  # no options of its own
+    REGISTRY.check_options(RetrievalSettings(modes={"graph": {"damping": 0.3}}))  # graph's own table, typed
 
 
 def test_modes_answer_only_through_their_output() -> None:
@@ -339,3 +356,14 @@ def test_callers_take_roles_not_the_whole_graph_store() -> None:
             found += _union_names(path, f.read_text(encoding="utf-8"))
     assert len(files) > 100 and found == [], "take the role protocols you use (graphdb.protocols):\n" + \
         "\n".join(found)
+
+
+def test_the_retriever_has_no_mode_specific_methods() -> None:
+    """One way in for every mode: ``query`` (a text, or an image for a mode that answers by image); what a
+    mode needs beyond it lives in the mode (its ``ModeOutput``, ``ImageQueries``, ``GnnExamples``)."""
+    from hopgraph.retrieval.retriever import Retriever
+
+    public = {name for name in vars(Retriever) if not name.startswith("_")}
+    assert public == {"query", "state", "snapshot", "embedder", "gpu"}
+    with pytest.raises(QueryError, match="does not answer queries by image"):
+        REGISTRY.image_queries("graph")

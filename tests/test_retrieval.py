@@ -104,7 +104,7 @@ def test_titles_named_in_the_query_seed_their_passages(loaded: Platform) -> None
     q = "What closed in Kelderwick?"
 
     def graph_signal(title_weight: float) -> tuple[dict[str, float], dict[str, object]]:
-        cfg = loaded.settings.retrieval.model_copy(update={"title_weight": title_weight})
+        cfg = loaded.settings.retrieval.merged({"modes": {"graph": {"title_weight": title_weight}}})
         res = loaded.query(q, mode="graph", top_k=6, explain=True, retrieval=cfg)
         return {ids[c]: v for c, v in res.explain["signals"]["graph"].items()}, res.explain
 

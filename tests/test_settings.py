@@ -1,3 +1,4 @@
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -122,6 +123,54 @@ def test_a_key_moved_under_modes_still_works_with_a_warning_naming_the_new_key(
     with caplog.at_level("WARNING"):
         assert read(_strict(tmp_path, monkeypatch, ""))  # from the environment
     assert f"use retrieval.{MOVED_KEYS[old]}" in caplog.text
+
+
+#: a value other than the default for every key of graph mode's table (each moved from ``retrieval.<key>``)
+GRAPH_SAMPLES: dict[str, object] = {
+    "enrichment": False, "enrich_chunks": 4, "drop_generic": False, "expansion": "beam", "damping": 0.6,
+    "ppr_solver": "push", "passage_weight": 0.7, "title_weight": 5.0, "when_weight": 0.5, "session_link_weight": 1.0,
+    "bridge_weight": 0.5, "bridge_sources": 4, "bridge_per_source": 3, "entity_bridge_weight": 0.5,
+    "entity_bridge_sources": 2, "fact_weight": 0.25, "time_weight": 0.5, "hops": 3, "beam": 16, "decay": 0.25,
+    "type_weights": {"*": 0.5}, "fusion": "rrf", "decompose": False}
+
+
+def _toml(value: object) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f'"{k}" = {v}' for k, v in value.items()) + " }"
+    return f'"{value}"' if isinstance(value, str) else str(value)
+
+
+def _env(value: object) -> str:
+    return json.dumps(value) if isinstance(value, dict) else str(value).lower() if isinstance(value, bool) else str(
+        value)
+
+
+def test_every_key_of_graph_mode_has_a_sample() -> None:
+    from hopgraph.core.retrieval_settings import MOVED_KEYS, GraphModeSettings
+
+    assert set(GRAPH_SAMPLES) == set(GraphModeSettings.model_fields)
+    assert all(MOVED_KEYS[k] == f"modes.graph.{k}" for k in GRAPH_SAMPLES)
+    assert all(GraphModeSettings().model_dump()[k] != v for k, v in GRAPH_SAMPLES.items())  # each sample is news
+
+
+@pytest.mark.parametrize("key", sorted(GRAPH_SAMPLES))
+def test_a_graph_key_read_from_its_old_place_warns_and_lands_in_graph_modes_table(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, key: str) -> None:
+    value = GRAPH_SAMPLES[key]
+    with caplog.at_level("WARNING"):
+        got = _strict(tmp_path, monkeypatch, f"[retrieval]\n{key} = {_toml(value)}\n")  # from the config file
+    assert getattr(got.retrieval.modes.graph, key) == value
+    assert f"retrieval.{key} is deprecated" in caplog.text and f"use retrieval.modes.graph.{key}" in caplog.text
+    caplog.clear()
+    monkeypatch.setenv(f"HOPGRAPH_RETRIEVAL__{key.upper()}", _env(value))
+    with caplog.at_level("WARNING"):
+        got = _strict(tmp_path, monkeypatch, "")  # from the environment
+    assert getattr(got.retrieval.modes.graph, key) == value and f"use retrieval.modes.graph.{key}" in caplog.text
+    monkeypatch.delenv(f"HOPGRAPH_RETRIEVAL__{key.upper()}")
+    new = _strict(tmp_path, monkeypatch, f"[retrieval.modes.graph]\n{key} = {_toml(value)}\n")  # the new place
+    assert getattr(new.retrieval.modes.graph, key) == value
 
 
 def test_mode_tables_are_typed_checked_strictly_and_the_new_key_wins(tmp_path: Path,

@@ -275,7 +275,7 @@ class Platform:
 
     def query_image(self, path: str, top_k: int | None = None) -> QueryResult:
         """Images similar to the image at ``path`` (needs CLIP)."""
-        return self.retriever.query_image(path, top_k=top_k)
+        return self.retriever.query(mode="image", image=path, top_k=top_k)
 
     def documents(self, skip: int = 0, limit: int = 100) -> list[DocumentState]:
         """Ingested documents with their status, in id order."""

@@ -1,10 +1,12 @@
 """The query-time settings: what the modes share (``RetrievalSettings``) and what each reads alone
-(``ModeSettings``: raptor's, sections' and image's tables, and plug-in modes' own). Part of the
+(``ModeSettings``: graph's, raptor's, sections' and image's tables, and plug-in modes' own). Part of the
 settings; ``hopgraph.core.settings`` re-exports ``RetrievalSettings`` and ``ImageRetrievalSettings``."""
 
 from __future__ import annotations
 
+import json
 import logging
+from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -47,47 +49,15 @@ class RaptorModeSettings(BaseModel):
         "the two lists), tree (the summaries' chunks alone: an ablation).")
 
 
-class ModeSettings(BaseModel):
-    """Settings each mode reads alone. A plug-in mode's table (``[retrieval.modes.<name>]``) is kept as
-    given and checked against the model its registry entry names (``ModeEntry.options``)."""
-
-    model_config = ConfigDict(frozen=True, extra="allow")
-
-    raptor: RaptorModeSettings = Field(default_factory=RaptorModeSettings)
-    sections: SectionModeSettings = Field(default_factory=SectionModeSettings)
-    image: ImageRetrievalSettings = Field(default_factory=ImageRetrievalSettings)
-
-    def plugin_tables(self) -> dict[str, dict[str, Any]]:
-        """The tables of modes without a field here (plug-in modes), by mode name."""
-        return {k: dict(v) for k, v in (self.model_extra or {}).items()}
-
-
-#: keys of ``retrieval`` that moved under ``retrieval.modes``: old key -> new key (read with a warning)
-MOVED_KEYS = {"raptor_k": "modes.raptor.k", "raptor_fusion": "modes.raptor.fusion", "sections": "modes.sections",
-              "image": "modes.image"}
-
-
-class RetrievalSettings(BaseModel):
-    """Query-time parameters the modes share."""
+class GraphModeSettings(BaseModel):
+    """Mode ``graph``'s own settings (``[retrieval.modes.graph]``): its enrichment, walk, bridges, chat signals and
+    fusion. ``pcst`` and ``gnn`` build on graph's pass and read this table too."""
 
     model_config = ConfigDict(frozen=True)
-    MOVED_KEYS: ClassVar[dict[str, str]] = MOVED_KEYS
 
-    top_k: int = Field(
-        default=5, ge=1, le=TOP_K_MAX, description="Results returned per query (a request may ask for another "
-        "number).")
-    candidate_k: int = Field(default=50, ge=1, description="Dense and BM25 candidates fused by graph modes.")
-    entity_k: int = Field(default=20, ge=1, description="Entities seeded by similarity to the query.")
-    min_entity_score: float = Field(
-        default=0.45, ge=-1.0, le=1.0, description="Least cosine of an entity seeded by similarity to the query.")
     enrichment: bool = Field(default=True, description="Seed entities of the first-pass top chunks too.")
     enrich_chunks: int = Field(
         default=3, ge=0, description="Enrichment: first-pass top chunks whose entities join the seeds.")
-    enrich_entities_per_chunk: int = Field(
-        default=5, ge=0, description="Enrichment: entities taken from each of those chunks.")
-    enrich_weight: float = Field(
-        default=0.5, ge=0, description="Enrichment: seed weight of those entities, as a share of their chunk's "
-        "score.")
     drop_generic: bool = Field(default=True, description="graph mode never seeds the corpus's generic concepts "
                                "(noun phrases more chunks mention than 10x the median: 'film', 'year').")
     expansion: Literal["ppr", "beam", "none"] = Field(default="ppr", description="none = 0 hops.")
@@ -98,9 +68,6 @@ class RetrievalSettings(BaseModel):
     title_weight: float = Field(
         default=10.0, ge=0, description="PPR restart of a passage whose document title the query names, as a "
         "multiple of the best dense passage's (0 = off).")
-    link_weight: float = Field(
-        default=100.0, ge=0, description="PPR edge weight of chunk-to-chunk title links (a chunk-entity edge "
-        "weighs about 1): a passage that names another document's title walks there first, like a hyperlink.")
     when_weight: float = Field(
         default=0.3, ge=0, description="A question asking when something happened ('When did …', 'What year …') "
         "multiplies by 1 + this the score of the conversation chunks whose turns date something ('yesterday', "
@@ -109,8 +76,6 @@ class RetrievalSettings(BaseModel):
         default=0.0, ge=0, description="PPR weight of the links between consecutive sessions of one "
         "conversation (the same speakers), per chunk: the walk follows a chat to what was said before and "
         "after (0 = off, the default: on the chat developer sets it moved no question type up).")
-    about_weight: float = Field(default=2.0, ge=0, description="Extra chunk-entity weight for a document's title.")
-    typed_weight: float = Field(default=2.0, ge=0, description="Snapshot weight of a typed relation per support.")
     bridge_weight: float = Field(
         default=0.8, ge=0, le=1, description="Bridges: a document named by title in one of the best "
         "documents scores this share of that document's score (the second hop; 0 = off).")
@@ -140,6 +105,81 @@ class RetrievalSettings(BaseModel):
     fusion: Literal["weighted", "rrf"] = Field(
         default="weighted", description="How graph modes fuse their signals: weighted sum of normalized scores, or "
         "reciprocal-rank fusion.")
+    decompose: bool = Field(default=True, description="Graph modes search each part of a question with several "
+                            "('did X happen before Y?', 'which came first, A or B?') on its own as well "
+                            "so the passages of every part reach the top.")
+
+
+class ModeSettings(BaseModel):
+    """Settings each mode reads alone. A plug-in mode's table (``[retrieval.modes.<name>]``) is kept as
+    given and checked against the model its registry entry names (``ModeEntry.options``)."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    graph: GraphModeSettings = Field(default_factory=GraphModeSettings)
+    raptor: RaptorModeSettings = Field(default_factory=RaptorModeSettings)
+    sections: SectionModeSettings = Field(default_factory=SectionModeSettings)
+    image: ImageRetrievalSettings = Field(default_factory=ImageRetrievalSettings)
+
+    def plugin_tables(self) -> dict[str, dict[str, Any]]:
+        """The tables of modes without a field here (plug-in modes), by mode name."""
+        return {k: dict(v) for k, v in (self.model_extra or {}).items()}
+
+
+def _merged(model: BaseModel, update: Mapping[str, Any]) -> Any:
+    """``model`` with ``update`` applied; a mapping given for a nested model updates only its own keys. A key
+    the model lacks is refused (naming its new place where it moved), unless the model keeps extra keys."""
+    unknown = update.keys() - type(model).model_fields.keys()
+    if unknown and model.model_config.get("extra") != "allow":
+        moved = getattr(model, "MOVED_KEYS", {})
+        raise ValueError("unknown retrieval settings: " + ", ".join(
+            f"{k} (now {moved[k]})" if k in moved else k for k in sorted(unknown)))
+    values = {k: _merged(getattr(model, k), v) if isinstance(v, Mapping) and isinstance(getattr(model, k, None),
+                                                                                     BaseModel) else v
+              for k, v in update.items()}
+    return model.model_copy(update=values)
+
+
+def _json_of_env(value: Any) -> Any:
+    """A table or list given as JSON in the environment (``HOPGRAPH_RETRIEVAL__TYPE_WEIGHTS='{"*": 0.5}'``):
+    the settings source decodes JSON only for the fields it knows, and a moved key is no longer one of them."""
+    if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+#: keys of ``retrieval`` that moved under ``retrieval.modes``: old key -> new key (read with a warning)
+MOVED_KEYS = {"raptor_k": "modes.raptor.k", "raptor_fusion": "modes.raptor.fusion", "sections": "modes.sections",
+              "image": "modes.image", **{k: f"modes.graph.{k}" for k in GraphModeSettings.model_fields}}
+
+
+class RetrievalSettings(BaseModel):
+    """Query-time parameters the modes share."""
+
+    model_config = ConfigDict(frozen=True)
+    MOVED_KEYS: ClassVar[dict[str, str]] = MOVED_KEYS
+
+    top_k: int = Field(
+        default=5, ge=1, le=TOP_K_MAX, description="Results returned per query (a request may ask for another "
+        "number).")
+    candidate_k: int = Field(default=50, ge=1, description="Dense and BM25 candidates fused by graph modes.")
+    entity_k: int = Field(default=20, ge=1, description="Entities seeded by similarity to the query.")
+    min_entity_score: float = Field(
+        default=0.45, ge=-1.0, le=1.0, description="Least cosine of an entity seeded by similarity to the query.")
+    enrich_entities_per_chunk: int = Field(
+        default=5, ge=0, description="Enrichment (graph's first-pass top chunks, image's top caption hits): "
+        "entities taken from each of those chunks.")
+    enrich_weight: float = Field(
+        default=0.5, ge=0, description="Enrichment: seed weight of those entities, as a share of their chunk's "
+        "score.")
+    link_weight: float = Field(
+        default=100.0, ge=0, description="PPR edge weight of chunk-to-chunk title links (a chunk-entity edge "
+        "weighs about 1): a passage that names another document's title walks there first, like a hyperlink.")
+    about_weight: float = Field(default=2.0, ge=0, description="Extra chunk-entity weight for a document's title.")
+    typed_weight: float = Field(default=2.0, ge=0, description="Snapshot weight of a typed relation per support.")
     weights: dict[str, float] = Field(
         default_factory=lambda: {"dense": 1.0, "bm25": 0.6, "graph": 1.0, "parts": 1.0, "hybrid": 0.5},
         description="Weight of each signal in the weighted fusion (dense, bm25, graph, parts; pcst and gnn in their "
@@ -155,9 +195,6 @@ class RetrievalSettings(BaseModel):
         "texts of a small corpus are alike by topic, not by form, and their mean cosine says nothing of it.")
     homogeneity_min_share: float = Field(
         default=0.4, ge=0, le=1, description="The dense signal keeps at least this share of its weight.")
-    decompose: bool = Field(default=True, description="Graph modes search each part of a question with several "
-                            "('did X happen before Y?', 'which came first, A or B?') on its own as well "
-                            "(``retrieval.decompose``), so the passages of every part reach the top.")
     cased_names: bool = Field(default=True, description="A single word a question writes in lower case, where "
                               "it capitalises others, is a common noun there and never seeds as a name it gives.")
     rrf_k: int = Field(default=60, ge=1, description="The k of reciprocal-rank fusion: 1 / (k + rank).")
@@ -179,8 +216,14 @@ class RetrievalSettings(BaseModel):
         "(and one the host lacks the memory for right now, with 'try again later'). Fixed by the server: a "
         "query cannot raise it.")
     modes: ModeSettings = Field(default_factory=ModeSettings, description=(
-        "Settings each mode reads alone (`[retrieval.modes.<mode>]`): `raptor`, `sections` and `image`; a plug-in "
-        "mode's table is checked against its own model when the retriever starts (`hopgraph modes` lists them)."))
+        "Settings each mode reads alone (`[retrieval.modes.<mode>]`): `graph` (read by `pcst` and `gnn` too), "
+        "`raptor`, `sections` and `image`; a plug-in mode's table is checked against its own model when the "
+        "retriever starts (`hopgraph modes` lists them)."))
+
+    def merged(self, update: Mapping[str, Any]) -> RetrievalSettings:
+        """These settings with ``update`` applied (unchecked, like ``model_copy``); a mapping given for a table
+        updates only its own keys: ``cfg.merged({"modes": {"graph": {"expansion": "none"}}})``."""
+        return _merged(self, update)
 
     @model_validator(mode="before")
     @classmethod
@@ -194,7 +237,7 @@ class RetrievalSettings(BaseModel):
         for old, new in MOVED_KEYS.items():
             if old not in data:
                 continue
-            value = data.pop(old)
+            value = _json_of_env(data.pop(old))
             log.warning("setting retrieval.%s is deprecated and will be removed in the next release: use "
                         "retrieval.%s", old, new)
             mode, _, key = new.removeprefix("modes.").partition(".")

@@ -95,14 +95,14 @@ _ASKS_TIME = re.compile(r"^\s*(?:when\b|(?:on |in )?(?:what|which) (?:date|day|y
 
 
 def time_boost(run: Run, scores: dict[str, float]) -> dict[str, float]:
-    """``scores`` with the chunks that meet the question's time cue lifted by ``retrieval.time_weight``
+    """``scores`` with the chunks that meet the question's time cue lifted by ``retrieval.modes.graph.time_weight``
     (each score times 1 + weight, in the ranking's own scale); unchanged without a cue or a match. A
-    question asking *when* something happened (no cue) lifts instead, by ``retrieval.when_weight``, the
+    question asking *when* something happened (no cue) lifts instead, by ``retrieval.modes.graph.when_weight``, the
     chunks whose turns date something ("yesterday", "last May"): where a conversation says when."""
     if not scores:
         return scores
-    cue = question_cue(run.text) if run.cfg.time_weight > 0 else None
-    asks = cue is None and run.cfg.when_weight > 0 and _ASKS_TIME.match(run.text) is not None
+    cue = question_cue(run.text) if run.cfg.modes.graph.time_weight > 0 else None
+    asks = cue is None and run.cfg.modes.graph.when_weight > 0 and _ASKS_TIME.match(run.text) is not None
     if cue is None and not asks:
         return scores
     times = times_of(run)
@@ -116,12 +116,12 @@ def time_boost(run: Run, scores: dict[str, float]) -> dict[str, float]:
                                    "interval": None if cue.interval is None else
                                    [cue.interval.start.isoformat(), cue.interval.end.isoformat()],
                                    "month": cue.month, "matched": len(hits)}
-        weight = run.cfg.time_weight
+        weight = run.cfg.modes.graph.time_weight
     else:
         said = np.diff(times.ptr) > 0
         hits = {c for c in scores if said[index[c]]}
         run.explain["time_asked"] = {"matched": len(hits)}
-        weight = run.cfg.when_weight
+        weight = run.cfg.modes.graph.when_weight
     if not hits or len(hits) == len(scores):
         return scores
     floor = min(scores.values())

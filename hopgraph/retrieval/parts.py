@@ -1,4 +1,4 @@
-"""The ``parts`` signal: a question with several parts (``retrieval.decompose``) is searched part by part
+"""The ``parts`` signal: a question with several parts (``retrieval.modes.graph.decompose``) is searched part by part
 (dense + BM25, fused by reciprocal rank, leaning to BM25 where the first pass does: see
 ``retrieval.first_pass``), and each chunk scores its best part's normalized score, so the passages of
 every side of "did X happen before Y?" reach the fused top."""
@@ -17,7 +17,7 @@ from hopgraph.retrieval.run import Run
 
 def part_scores(run: Run, res: Resources) -> dict[str, float]:
     """Chunk -> its best part's normalized first-pass score; {} for a question of one part."""
-    parts = split_question(run.text) if run.cfg.decompose else []
+    parts = split_question(run.text) if run.cfg.modes.graph.decompose else []
     if not parts:
         return {}
     t = time.perf_counter()

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from hopgraph.core.errors import BadInputError
+from hopgraph.core.retrieval_settings import ModeSettings
 from hopgraph.core.settings import RetrievalSettings
 
 if TYPE_CHECKING:
@@ -99,9 +100,10 @@ class ModeOptions(BaseModel):
 
 @dataclass(frozen=True)
 class ModeEntry:
-    """One registered mode: ``settings`` are the ``retrieval.*`` keys it reads beyond ``SHARED_SETTINGS``,
-    ``options`` the model of its own settings ("module:Model", a ``ModeOptions``), ``confidence`` that its
-    scores rank a few whole answers: the retriever turns confidence on over all of them."""
+    """One registered mode: ``settings`` are the ``retrieval.*`` keys it reads beyond ``SHARED_SETTINGS``
+    (``modes.<other>``: another mode's whole table), ``options`` the model of its own settings ("module:Model", a
+    ``ModeOptions`` or a typed table of ``ModeSettings``), ``confidence`` that its scores rank a few whole answers:
+    the retriever turns confidence on over all of them."""
 
     name: str
     summary: str
@@ -112,14 +114,6 @@ class ModeEntry:
     evaluated_on: frozenset[str] = frozenset()              # corpus kinds `hopgraph eval` runs it on
     needs_vector: bool = True                               # False: the query is never embedded (no model load)
     confidence: bool = False
-
-
-def _merged(model: BaseModel, update: Mapping[str, Any]) -> Any:
-    """``model`` with ``update`` applied; a mapping given for a nested model updates only its own keys."""
-    values = {k: _merged(getattr(model, k), v) if isinstance(v, Mapping) and isinstance(getattr(model, k, None),
-                                                                                     BaseModel) else v
-              for k, v in update.items()}
-    return model.model_copy(update=values)
 
 
 def _load(path: str) -> Any:
@@ -135,7 +129,8 @@ class Registry:
         self.ablations = {a: (e.name, dict(o)) for e in entries for a, o in e.ablations.items()}
         self._loaded: dict[str, Mode] = {}
         self._lock = threading.Lock()
-        unknown = {k for e in entries for k in e.settings} - set(RetrievalSettings.model_fields)
+        tables = {f"modes.{name}" for name in ModeSettings.model_fields}
+        unknown = {k for e in entries for k in e.settings} - set(RetrievalSettings.model_fields) - tables
         if unknown:
             raise ValueError(f"modes declare unknown retrieval settings: {sorted(unknown)}")
 
@@ -164,10 +159,14 @@ class Registry:
 
     def setting_keys(self, name: str) -> list[str]:
         """The keys under ``retrieval.`` mode ``name`` reads beyond the shared ones, its own options included."""
-        keys = list(self.entries[name].settings)
+        keys = [k for k in self.entries[name].settings if not k.startswith("modes.")]
+        tables = [k for k in self.entries[name].settings if k.startswith("modes.")]
         model = self.options_model(name)
         if model is not None:
             keys += [f"modes.{name}.{k}" for k in model.model_fields]
+        for table in tables:  # another mode's table it reads too (pcst and gnn: graph's)
+            other = self.options_model(table.removeprefix("modes."))
+            keys += [f"{table}.{k}" for k in (other.model_fields if other is not None else ())]
         return keys
 
     def check_options(self, cfg: RetrievalSettings) -> None:
@@ -198,7 +197,7 @@ class Registry:
     def settings_for(self, name: str, base: RetrievalSettings, **always: Any) -> tuple[str, RetrievalSettings]:
         """The mode behind a mode or ablation name, and its settings (nested overrides merge)."""
         real, override = self.ablations.get(name, (name, {}))
-        return real, _merged(base, {**always, **override})
+        return real, base.merged({**always, **override})
 
     def mode(self, name: str) -> Mode:
         """The implementation of mode ``name``."""
@@ -225,32 +224,38 @@ class Registry:
         return impl
 
 
-#: settings of the modes that seed entities, and of graph mode's pass (pcst and gnn build on it)
+#: settings of the modes that seed entities, and those graph mode's pass reads beside its own table
+#: (``retrieval.modes.graph``; pcst and gnn build on that pass and read the table too)
 _SEEDS = ("entity_k", "min_entity_score", "cased_names")
 _WEIGHTS = ("weights", "homogeneity_floor", "homogeneity_slope", "homogeneity_min_chunks", "homogeneity_min_share")
-_GRAPH = (*_SEEDS, "enrichment", "enrich_chunks", "enrich_entities_per_chunk", "enrich_weight", "drop_generic",
-          "expansion", "damping", "ppr_solver", "passage_weight", "title_weight", "bridge_weight", "bridge_sources",
-          "bridge_per_source", "entity_bridge_weight", "entity_bridge_sources", "hops", "beam", "decay",
-          "type_weights", "fusion", *_WEIGHTS, "decompose", "time_weight",
-          "session_link_weight", "fact_weight", "when_weight")
+_GRAPH = (*_SEEDS, "enrich_entities_per_chunk", "enrich_weight", *_WEIGHTS, "link_weight")
+
+
+def _graph(**override: Any) -> dict[str, Any]:
+    """An ablation of graph mode's own settings."""
+    return {"modes": {"graph": override}}
+
+
 _BOTH = frozenset({TEXT, IMAGE})
 
 REGISTRY = Registry([
     ModeEntry("graph", "dense + BM25 first pass, entity seeds, personalized PageRank over entities and "
               "passages, fused, then the documents the best ones name by title or lead to over a shared entity, "
               "and the chunks dated in the question's time cue (the default)",
-              "hopgraph.retrieval.modes.graph:GraphMode", settings=(*_GRAPH, "link_weight"),
-              ablations={"graph-no-enrichment": {"enrichment": False}, "graph-with-generic": {"drop_generic": False},
-                         "graph-0-hops": {"expansion": "none", "bridge_weight": 0.0, "entity_bridge_weight": 0.0},
-                         "graph-no-walk": {"expansion": "none"},
-                         "graph-no-bridges": {"bridge_weight": 0.0, "entity_bridge_weight": 0.0},
-                         "graph-no-title-bridges": {"bridge_weight": 0.0},
-                         "graph-no-entity-bridges": {"entity_bridge_weight": 0.0},
-                         "graph-beam": {"expansion": "beam"}, "graph+rerank": {"rerank": True},
-                         "graph-no-parts": {"decompose": False}, "graph-fixed-weights": {"homogeneity_slope": 0.0},
-                         "graph-any-case-names": {"cased_names": False}, "graph-no-time": {"time_weight": 0.0},
-                         "graph+threads": {"session_link_weight": 1.0}, "graph-no-facts": {"fact_weight": 0.0},
-                         "graph-no-when": {"when_weight": 0.0}},
+              "hopgraph.retrieval.modes.graph:GraphMode", settings=_GRAPH,
+              options="hopgraph.core.retrieval_settings:GraphModeSettings",
+              ablations={"graph-no-enrichment": _graph(enrichment=False),
+                         "graph-with-generic": _graph(drop_generic=False),
+                         "graph-0-hops": _graph(expansion="none", bridge_weight=0.0, entity_bridge_weight=0.0),
+                         "graph-no-walk": _graph(expansion="none"),
+                         "graph-no-bridges": _graph(bridge_weight=0.0, entity_bridge_weight=0.0),
+                         "graph-no-title-bridges": _graph(bridge_weight=0.0),
+                         "graph-no-entity-bridges": _graph(entity_bridge_weight=0.0),
+                         "graph-beam": _graph(expansion="beam"), "graph+rerank": {"rerank": True},
+                         "graph-no-parts": _graph(decompose=False), "graph-fixed-weights": {"homogeneity_slope": 0.0},
+                         "graph-any-case-names": {"cased_names": False}, "graph-no-time": _graph(time_weight=0.0),
+                         "graph+threads": _graph(session_link_weight=1.0), "graph-no-facts": _graph(fact_weight=0.0),
+                         "graph-no-when": _graph(when_weight=0.0)},
               evaluated_on=frozenset({TEXT})),
     ModeEntry("auto", "picks graph, rrf, mix, raptor or global per query from its features (a search for an "
               "exact phrase or identifier, a connection question, an overview or a thematic question naming "
@@ -288,10 +293,10 @@ REGISTRY = Registry([
               "hopgraph.retrieval.modes.lightrag:MixMode", settings=(*_SEEDS, *_WEIGHTS),
               evaluated_on=frozenset({TEXT})),
     ModeEntry("pcst", "graph's candidates -> prize-collecting Steiner tree -> its chunks",
-              "hopgraph.retrieval.modes.subgraph:PcstMode", settings=(*_GRAPH, "link_weight"),
+              "hopgraph.retrieval.modes.subgraph:PcstMode", settings=(*_GRAPH, "modes.graph"),
               evaluated_on=frozenset({TEXT})),
     ModeEntry("gnn", "graph's candidates rescored by the trained GNN (hopgraph train-gnn)",
-              "hopgraph.retrieval.modes.subgraph:GnnMode", settings=(*_GRAPH, "link_weight")),
+              "hopgraph.retrieval.modes.subgraph:GnnMode", settings=(*_GRAPH, "modes.graph")),
     ModeEntry("image", "text -> images: similarity of the captions together and of the best single caption "
               "(or CLIP) fused with the entity graph",
               "hopgraph.retrieval.modes.image:ImageMode",

@@ -80,9 +80,13 @@ class Retriever:
                              f"lower it but not raise it (the server's: {self.cfg.query_memory_mb:g} MB)")
         return cfg
 
-    def query(self, text: str, mode: str = "graph", top_k: int | None = None, explain: bool = False,
-              cfg: RetrievalSettings | None = None, filters: QueryFilters | None = None) -> QueryResult:
-        """Ranked, cited chunks and a cited context for a query (``filters`` restrict the documents)."""
+    def query(self, text: str = "", mode: str = "graph", top_k: int | None = None, explain: bool = False,
+              cfg: RetrievalSettings | None = None, filters: QueryFilters | None = None,
+              image: str | None = None) -> QueryResult:
+        """Ranked, cited chunks and a cited context for a query (``filters`` restrict the documents): its
+        ``text``, or an ``image`` (a path) for a mode that answers queries by image (mode ``image``, with CLIP)."""
+        if image is not None:
+            return self._by_image(image, mode, top_k, cfg)
         if not text or not text.strip():
             raise QueryError("the query text is empty")
         impl = REGISTRY.mode(mode)
@@ -146,9 +150,9 @@ class Retriever:
                            context=context, explain=run.explain if explain else {}, confidence=sureness,
                            extras=out.extras, **self._versions(state))
 
-    def query_image(self, path: str, top_k: int | None = None, cfg: RetrievalSettings | None = None
-                    ) -> QueryResult:
-        """Image -> images (needs CLIP): the image mode's answer to the image's CLIP vector."""
+    def _by_image(self, path: str, mode: str, top_k: int | None, cfg: RetrievalSettings | None) -> QueryResult:
+        """A query by image: the answer of ``mode`` (one that answers by image) to the image's CLIP vector."""
+        impl = REGISTRY.image_queries(mode)
         clip = self.res.clip
         if clip is None:
             raise QueryError("image queries need CLIP: set clip.enabled with a model and checkpoint")
@@ -158,12 +162,12 @@ class Retriever:
         cfg = self._settings(cfg)
         t0 = time.perf_counter()
         run = Run(f"[image {path}]", np.zeros(0), top_k or cfg.top_k, cfg, self.keeper.current())
-        out = REGISTRY.image_queries().run_image(run, self.res, got.vectors[0])
+        out = impl.run_image(run, self.res, got.vectors[0])
         scores = out.scores
         results = [self._result(run.snap, i + 1, scores[c], c, out.seed_weights)
                    for i, c in enumerate(ranked(scores)[:run.k])]
         run.timings["total"] = round((time.perf_counter() - t0) * 1000, 2)
-        return QueryResult(query=path, mode="image", results=results, timings_ms=run.timings, notes=run.notes,
+        return QueryResult(query=path, mode=mode, results=results, timings_ms=run.timings, notes=run.notes,
                            context=build_context(results, out.entities[:12], [], [], cfg.token_budget),
                            **self._versions(run.state))
 

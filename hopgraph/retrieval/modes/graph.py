@@ -56,15 +56,15 @@ def _dense_weights(n: int, weights: dict[int, float]) -> np.ndarray:
 
 def graph_pass(run: Run, res: Resources) -> GraphPass:
     """Dense + BM25 first pass, seeding with enrichment, expansion (PPR, beam or none)."""
-    cfg, snap = run.cfg, run.snap
+    cfg, g, snap = run.cfg, run.cfg.modes.graph, run.snap
     d, b = signals.dense_of(run, res), signals.bm25_of(run, res)
     gp = GraphPass(d, b, ranked(rrf({"dense": ranked(d), "bm25": ranked(b)}, k=cfg.rrf_k)), parts=part_scores(run, res))
     t = time.perf_counter()
     gp.seeds, gp.sims = signals.seeds_of(run)
-    if cfg.enrichment and cfg.enrich_chunks:
-        signals.enrich(snap, gp.seeds, gp.first[: cfg.enrich_chunks], gp.sims, cfg.enrich_entities_per_chunk,
+    if g.enrichment and g.enrich_chunks:
+        signals.enrich(snap, gp.seeds, gp.first[: g.enrich_chunks], gp.sims, cfg.enrich_entities_per_chunk,
                        cfg.enrich_weight)
-    if cfg.drop_generic:
+    if g.drop_generic:
         dropped = signals.drop_generic(snap, gp.seeds)
         if dropped:
             run.explain["generic_concepts"] = dropped
@@ -72,14 +72,14 @@ def graph_pass(run: Run, res: Resources) -> GraphPass:
     if run.over_cap(run.stage("seeding", t), "seeding", "rrf"):
         return gp
     t = time.perf_counter()
-    if cfg.expansion == "ppr":
-        walk = res.walk(run.state, cfg.link_weight, cfg.session_link_weight)
+    if g.expansion == "ppr":
+        walk = res.walk(run.state, cfg.link_weight, g.session_link_weight)
         engine = res.gpu.ppr_engine(walk)
         graph, gp.entity_mass = signals.ppr_scores(snap, walk, gp.seeds, passage_seeds(run, d),
-                                                   cfg.passage_weight, cfg.damping, engine, cfg.ppr_solver)
-    elif cfg.expansion == "beam":
+                                                   g.passage_weight, g.damping, engine, g.ppr_solver)
+    elif g.expansion == "beam":
         deadline = time.perf_counter() + (cfg.stage_cap_ms / 1000 if cfg.stage_cap_ms is not None else float("inf"))
-        found = signals.beam_expand(snap, gp.seeds.weights, cfg.hops, cfg.beam, cfg.decay, cfg.type_weights,
+        found = signals.beam_expand(snap, gp.seeds.weights, g.hops, g.beam, g.decay, g.type_weights,
                                     deadline)
         if found.truncated:
             run.notes.append(f"degraded: beam expansion stopped at the {cfg.stage_cap_ms or 0:.0f} ms cap; "
@@ -90,7 +90,7 @@ def graph_pass(run: Run, res: Resources) -> GraphPass:
     else:
         graph = signals.specific_scores(snap, gp.seeds.weights)
         gp.entity_mass = _dense_weights(snap.n_entities, gp.seeds.weights)
-    if cfg.fact_weight > 0 and cfg.expansion != "none":  # a hop along the named entities' typed relations
+    if g.fact_weight > 0 and g.expansion != "none":  # a hop along the named entities' typed relations
         gp.facts = fact_chunks(run, [e for e, why in gp.seeds.origin.items() if why == NAMED])
         if gp.facts:
             run.signals["facts"] = gp.facts
@@ -106,9 +106,9 @@ def passage_seeds(run: Run, dense_scores: dict[str, float]) -> dict[str, float]:
     the passages of documents whose title the query names (``ppr_scores`` then scales the
     restart so that its largest entry is ``passage_weight``)."""
     seeds = dict(dense_scores)
-    named = signals.titles_in_query(run.snap, run.text) if run.cfg.title_weight > 0 else []
+    named = signals.titles_in_query(run.snap, run.text) if run.cfg.modes.graph.title_weight > 0 else []
     if named:
-        top = max(seeds.values(), default=1.0) * run.cfg.title_weight
+        top = max(seeds.values(), default=1.0) * run.cfg.modes.graph.title_weight
         for j in named:
             cid = run.snap.chunk_ids[j]
             seeds[cid] = max(seeds.get(cid, 0.0), top)
@@ -118,7 +118,7 @@ def passage_seeds(run: Run, dense_scores: dict[str, float]) -> dict[str, float]:
 
 def fuse(run: Run, res: Resources, gp: GraphPass, extra: dict[str, dict[str, float]]) -> dict[str, float]:
     """Fuse the first pass, the graph signal and ``extra`` signals over their candidate pool."""
-    cfg = run.cfg
+    cfg, g = run.cfg, run.cfg.modes.graph
     if gp.graph is None:  # degraded before expansion
         return rrf({"dense": ranked(gp.dense), "bm25": ranked(gp.bm25)}, k=cfg.rrf_k)
     named = {"dense": gp.dense, "bm25": gp.bm25, "graph": gp.graph, **extra}
@@ -130,35 +130,35 @@ def fuse(run: Run, res: Resources, gp: GraphPass, extra: dict[str, dict[str, flo
     for name in named.keys() - {"dense", "bm25"}:
         pool |= set(top(named[name], cfg.candidate_k))
     sig = {name: {c: s for c, s in v.items() if c in pool} for name, v in named.items()}
-    weights = {"pcst": res.gpu.cfg.pcst_weight, "gnn": res.gpu.gnn_weight(), "facts": cfg.fact_weight,
+    weights = {"pcst": res.gpu.cfg.pcst_weight, "gnn": res.gpu.gnn_weight(), "facts": g.fact_weight,
                **first_pass_weights(cfg, state_homogeneity(run.state), run.snap.n_chunks)}
-    if cfg.fusion == "rrf":
+    if g.fusion == "rrf":
         fused = rrf({name: ranked(v) for name, v in sig.items()}, k=cfg.rrf_k, weights=weights)
     else:
         fused = weighted(sig, weights)
     final = time_boost(run, with_bridges(run, gp, fused))
-    if run.explaining and cfg.expansion != "beam":  # beam expansion lists the paths it walked itself
+    if run.explaining and g.expansion != "beam":  # beam expansion lists the paths it walked itself
         run.explain["paths"] = expansion_paths(run.snap, ranked(final)[: run.k], gp.seeds.weights, gp.entity_mass,
-                                               cfg.damping)
+                                               g.damping)
     return final
 
 
 def with_bridges(run: Run, gp: GraphPass, fused: dict[str, float]) -> dict[str, float]:
     """The fused ranking with the documents its best documents name by title bridged in, then the chunk
-    its best document leads to over a shared entity (``retrieval.entity_bridges``)."""
-    cfg = run.cfg
+    its best document leads to over a shared entity (``retrieval.modes.graph.entity_bridge_weight``)."""
+    g = run.cfg.modes.graph
     t = time.perf_counter()
     hops: list[str] = []
-    if cfg.bridge_weight > 0:
-        found = bridges.bridge(run.snap, fused, cfg.bridge_sources, cfg.bridge_per_source, cfg.bridge_weight,
+    if g.bridge_weight > 0:
+        found = bridges.bridge(run.snap, fused, g.bridge_sources, g.bridge_per_source, g.bridge_weight,
                                prefer=[gp.graph or {}])
         if found.scores:
             run.signals["bridge"] = found.scores
             hops += [f"{src} -[{title}]-> {dst}" for src, title, dst in found.hops]
         fused = bridges.apply(fused, found)
-    if cfg.entity_bridge_weight > 0:
+    if g.entity_bridge_weight > 0:
         named = [e for e, why in gp.seeds.origin.items() if why == NAMED]
-        found = entity_bridge(run.snap, fused, run.qvec, cfg.entity_bridge_sources, cfg.entity_bridge_weight,
+        found = entity_bridge(run.snap, fused, run.qvec, g.entity_bridge_sources, g.entity_bridge_weight,
                               skip=set(named))
         if found.scores:
             run.signals["entity_bridge"] = found.scores
