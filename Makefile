@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.hopgraph-installed
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install clip-venv browser test lint typecheck docs unit demo bench clean distclean
+.PHONY: install clip-venv browser test lint typecheck docs unit suite demo bench clean distclean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
@@ -62,13 +62,16 @@ browser:  ## Debian's chromium + chromium-driver for the explorer's browser test
 	  else echo "no chromium (installing it needs root and apt): the browser tests will skip"; fi; \
 	fi
 
-unit: install clip-venv browser
-	$(BIN)/pytest -q -ra
+unit: install  ## the fast unit tests alone: no server, model or process (conftest marks the others)
+	$(BIN)/pytest -q -ra -m "not integration and not slow"
+
+suite: install clip-venv browser  ## the whole pytest suite, its 25 slowest tests listed at the end
+	$(BIN)/pytest -q -ra --durations=25
 
 docs: install  ## the manual (MkDocs Material, offline), built strictly into build/site
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict -d build/site
 
-test: lint typecheck docs unit  ## ruff, mypy, the manual and the whole pytest suite (real engines, no mocks)
+test: lint typecheck docs suite  ## ruff, mypy, the manual and the whole pytest suite (real engines, no mocks)
 
 demo: install  ## ingest the sample corpus into ./.hopgraph and run a few cited queries
 	$(BIN)/python -m hopgraph.cli.demo

@@ -283,6 +283,7 @@ def test_checkpoint_reloads_identically_and_refuses_a_mismatch(tmp_path: Path, m
         load_checkpoint(tmp_path / "junk.pt", DEVICE, 5, "minilm")
 
 
+@pytest.mark.slow
 def test_gnn_training_lowers_the_loss_on_the_device() -> None:
     rng = np.random.default_rng(9)
     ex = export(_graph(rng, n=40), DEVICE, similar_k=2, similar_min=0.0)

@@ -18,6 +18,7 @@ QUESTIONS = ["Who founded the Vexmoor Observatory?", "When did Melanie paint a s
              "What did Caroline say about the adoption agency she visited last week in the city?"]
 
 
+@pytest.mark.integration
 def test_the_torch_load_writes_a_copy_whose_vectors_equal_the_models(tmp_path: Path) -> None:
     model = SentenceTransformerEmbedder(device="cpu", onnx_queries=True, onnx_dir=str(tmp_path))
     questions = model.questions()
@@ -32,6 +33,7 @@ def test_the_torch_load_writes_a_copy_whose_vectors_equal_the_models(tmp_path: P
     assert np.array_equal(questions.embed(QUESTIONS[:1])[0], got[0])  # cached
 
 
+@pytest.mark.integration
 def test_a_new_process_embeds_questions_from_the_copy_without_torch(tmp_path: Path) -> None:
     SentenceTransformerEmbedder(device="cpu", onnx_queries=True, onnx_dir=str(tmp_path)).questions().load()
     code = ("import sys\nfrom hopgraph.vectors.embedders import SentenceTransformerEmbedder\n"

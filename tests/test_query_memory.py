@@ -49,6 +49,7 @@ PROBE = textwrap.dedent(f"""
 """)
 
 
+@pytest.mark.integration
 @pytest.mark.timeout(900)
 def test_pcst_and_gnn_stay_within_a_capped_address_space() -> None:
     out = subprocess.run([sys.executable, "-c", PROBE], cwd=REPO_ROOT, env=cli_env(), capture_output=True,

@@ -35,6 +35,7 @@ def _blobs(n: int = 14, seed: int = 0) -> tuple[np.ndarray, list[int]]:
     return vecs, [i // n for i in range(3 * n)]
 
 
+@pytest.mark.slow
 def test_soft_clusters_recover_separated_groups_and_are_deterministic() -> None:
     vecs, label = _blobs()
     cfg = RaptorSettings(umap_dim=4)
