@@ -15,7 +15,11 @@ from hopgraph.vectors.onnx_queries import QueryEmbedder, copy_path
 from tests.processes import cli_env
 
 QUESTIONS = ["Who founded the Vexmoor Observatory?", "When did Melanie paint a sunrise?", "x",
-             "What did Caroline say about the adoption agency she visited last week in the city?"]
+             "What did Caroline say about the adoption agency she visited last week in the city?",
+             # longer than the folder's fixed padding (128 word pieces), shorter than the model's limit (256);
+             # then one past the limit: both truncated and padded like the model's
+             " ".join(["The observatory's founder catalogued comets from the northern ridge."] * 14),
+             " ".join(["Melanie painted the sunrise over the lake again."] * 40)]
 
 
 @pytest.mark.integration
@@ -57,7 +61,7 @@ def test_a_broken_copy_leaves_questions_to_the_model(tmp_path: Path, caplog: pyt
     with caplog.at_level("INFO"):
         got = questions.embed(QUESTIONS)
     assert "cannot be used" in caplog.text
-    assert np.array_equal(got, model.embed(QUESTIONS))
+    assert np.abs(got - model.embed(QUESTIONS)).max() < 1e-5  # the model's (batched apart: float rounding)
 
 
 def test_without_onnx_queries_the_model_embeds_questions(tmp_path: Path) -> None:

@@ -107,8 +107,9 @@ def _open(copy: Path, folder: str, layout: PlainLayout, max_length: int) -> _Ses
 
     tok = Tokenizer.from_file(str(Path(folder) / "tokenizer.json"))
     tok.enable_truncation(max_length)
-    if tok.padding is None:
-        tok.enable_padding()
+    pad = tok.padding or {}  # to the batch's longest: a folder's fixed length (MiniLM's 128) is shorter than
+    tok.enable_padding(pad_id=pad.get("pad_id", 0), pad_type_id=pad.get("pad_type_id", 0),  # max_length
+                       pad_token=pad.get("pad_token", "[PAD]"), direction=pad.get("direction", "right").lower())
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = 1  # a question at a time: one thread leaves the cores to the rest
     opts.inter_op_num_threads = 1
