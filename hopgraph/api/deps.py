@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,8 +12,8 @@ from hopgraph.api.auth import Authenticator
 from hopgraph.api.jobs import JobManager
 from hopgraph.api.metrics import Metrics
 from hopgraph.api.schemas import Problem
+from hopgraph.app.open_platforms import OpenPlatforms
 from hopgraph.app.platform import Platform
-from hopgraph.core.collections import DEFAULT
 from hopgraph.core.settings import Settings
 from hopgraph.ingest.scheduler import ReingestScheduler
 
@@ -30,33 +29,23 @@ class AppState:
     auth: Authenticator
     scheduler: ReingestScheduler | None = None
     reload: Callable[[], Any] = lambda: None  # set by the app: re-read keys and schedules (api.reload)
-    #: the platforms of the collections other than ``default`` that requests opened
-    others: dict[str, Platform] = field(default_factory=dict)
-    opening: threading.Lock = field(default_factory=threading.Lock)
+    #: the platforms of the collections requests opened (``default``: ``platform``)
+    opened: OpenPlatforms = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.opened = OpenPlatforms(self.platform)
 
     def platform_for(self, collection: str) -> Platform:
         """The platform of ``collection`` (opened on first use, sharing the default one's models)."""
-        if collection == DEFAULT:
-            return self.platform
-        with self.opening:
-            found = self.others.get(collection)
-            if found is None:
-                found = Platform(self.settings, embedder=self.platform.embedder, collection=collection)
-                found.retriever.state()  # the stores and the index state, before the first request
-                self.others[collection] = found
-            return found
+        return self.opened.get(collection)
 
     def forget(self, collection: str) -> None:
         """Close the platform of a deleted collection."""
-        with self.opening:
-            found = self.others.pop(collection, None)
-        if found is not None:
-            found.close()
+        self.opened.forget(collection)
 
     def close_others(self) -> None:
         """Close every collection's platform but the default one (at shutdown)."""
-        for name in list(self.others):
-            self.forget(name)
+        self.opened.close_others()
 
 
 def state(request: Request) -> AppState:

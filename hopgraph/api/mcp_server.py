@@ -27,6 +27,7 @@ from hopgraph.api.auth import Scope
 from hopgraph.api.problems import ProblemError
 from hopgraph.api.routes.graph import cypher_bounds, entity_matches, entity_mentions
 from hopgraph.api.schemas import AnswerRequest, CypherRequest, DocumentOut, EntityOut, NeighbourOut, QueryRequest
+from hopgraph.app.open_platforms import OpenPlatforms
 from hopgraph.app.platform import Platform
 from hopgraph.core.collections import DEFAULT
 from hopgraph.core.errors import (
@@ -78,39 +79,22 @@ class LocalAccess:
 
     def __init__(self, platform: Platform) -> None:
         self._platform = platform
-        self._opening = threading.Lock()
-        self._opened: dict[str, Platform] = {}  # collection -> its platform, stores and index state open
+        self._opened = OpenPlatforms(platform)
         self._writing = threading.Lock()  # one ingest at a time (queries go on meanwhile)
 
     def platform(self, ctx: Context, scope: Scope, tool: str, collection: str = DEFAULT) -> Platform:
-        return self._open(collection)
-
-    def _open(self, collection: str = DEFAULT) -> Platform:
-        """The collection's platform with its stores and index state opened (once, whichever thread asks
-        first; another collection than ``default`` shares the models)."""
-        with self._opening:
-            found = self._opened.get(collection)
-            if found is None:
-                found = self._platform if collection == DEFAULT else Platform(
-                    self._platform.settings, embedder=self._platform.embedder, collection=collection)
-                found.retriever.state()  # the graph and vector stores, the index state
-                self._opened[collection] = found
-        return found
+        return self._opened.get(collection)
 
     def close(self) -> None:
         """Close the platforms of collections other than ``default`` (the caller owns that one)."""
-        with self._opening:
-            for name, p in list(self._opened.items()):
-                if name != DEFAULT:
-                    p.close()
-            self._opened.clear()
+        self._opened.close_others()
 
     def warm(self) -> None:
         """Open everything and load the embedder before the first call needs them (a failure is left for
         that call to report)."""
         try:
             self._platform.question_embedder.warm()
-            self._open()
+            self._opened.get()  # the stores and the index state
         except Exception as exc:  # the first tool call reports it as its error
             log.warning("warm-up failed: %s", exc)
 
@@ -120,7 +104,7 @@ class LocalAccess:
         if missing:
             raise NotFoundError(f"no such file or directory: {', '.join(missing[:5])}")
         with self._writing:
-            report = self._open(collection).ingest(found)
+            report = self._opened.get(collection).ingest(found)
         return {"status": "succeeded", "result": report.model_dump(mode="json")}
 
 

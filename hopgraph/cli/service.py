@@ -53,7 +53,10 @@ def mcp() -> None:
     with reported(), Platform(s) as p:
         access = LocalAccess(p)
         threading.Thread(target=access.warm, name="mcp-warm-up", daemon=True).start()
-        build_server(access).run("stdio")
+        try:
+            build_server(access).run("stdio")
+        finally:
+            access.close()  # the other collections' platforms (``p`` closes the default one)
 
 
 def worker(once: Annotated[bool, typer.Option(help="Run every source once and exit.")] = False) -> None:
