@@ -6,9 +6,12 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pytest
+
 from hopgraph import Platform
 from hopgraph.app.collections import create_collection
 from hopgraph.app.open_platforms import OpenPlatforms
+from hopgraph.core.errors import NotFoundError
 from hopgraph.testing import memory_settings
 from tests.hash_embedder import HashEmbedder
 
@@ -35,3 +38,6 @@ def test_each_collection_is_opened_once_shares_the_models_and_closes_on_forget(t
         opened.get("teamb")
         opened.close_others()
         assert opened.names() == [] and opened.get() is default
+        with pytest.raises(NotFoundError):
+            opened.get("nosuch")
+        assert opened.names() == []  # nothing half-open is kept

@@ -80,6 +80,18 @@ def test_a_list_setting_from_the_environment_must_be_json(tmp_path: Path, monkey
     assert s.api.cors_origins == ["https://a.example"] and s.extraction.entity_labels == ["PERSON"]
 
 
+def test_a_moved_table_key_from_the_environment_must_be_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    """A key that moved (``retrieval.type_weights`` -> ``retrieval.modes.graph.type_weights``) is checked
+    as its new one: a value that is not JSON gets the same one-line message."""
+    from hopgraph.core.config import SettingsError
+
+    monkeypatch.setenv("HOPGRAPH_RETRIEVAL__TYPE_WEIGHTS", "PERSON=2")
+    with pytest.raises(SettingsError, match=r"HOPGRAPH_RETRIEVAL__TYPE_WEIGHTS must be JSON for a list or table "
+                                            r"setting \(for example HOPGRAPH_RETRIEVAL__TYPE_WEIGHTS='\{"):
+        _strict(tmp_path, monkeypatch, "")
+
+
 def test_bad_values_and_syntax_are_one_line_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from hopgraph.core.config import SettingsError, load_settings
 

@@ -16,37 +16,42 @@ class OpenPlatforms:
 
     def __init__(self, default: Platform) -> None:
         self.default = default
-        self._others: dict[str, Platform] = {}
-        self._ready: set[str] = set()  # collections whose stores and index state are open
+        self._open: dict[str, Platform] = {}  # collections whose stores and index state are open
         self._lock = threading.Lock()
 
     def get(self, collection: str = DEFAULT) -> Platform:
         """The platform of ``collection``, with its graph and vector stores and its index state open (opened
         once, by whichever thread asks first: an embedded store must not be opened twice at once)."""
-        if collection in self._ready:
-            ready = self.default if collection == DEFAULT else self._others.get(collection)
-            if ready is not None:  # (None: forgotten meanwhile; opened afresh below)
-                return ready
-        with self._lock:
-            found = self.default if collection == DEFAULT else self._others.get(collection)
-            if found is None:
-                found = Platform(self.default.settings, embedder=self.default.embedder, collection=collection)
-                self._others[collection] = found
-            if collection not in self._ready:
-                found.retriever.state()  # the stores and the index state, before the first call
-                self._ready.add(collection)
+        found = self._open.get(collection)
+        if found is not None:
             return found
+        with self._lock:
+            found = self._open.get(collection)
+            if found is not None:
+                return found
+            new = collection != DEFAULT
+            platform = (Platform(self.default.settings, embedder=self.default.embedder, collection=collection)
+                        if new else self.default)
+            try:
+                platform.retriever.state()  # the stores and the index state, before the first call
+            except BaseException:
+                if new:
+                    platform.close()
+                raise
+            self._open[collection] = platform
+            return platform
 
     def names(self) -> list[str]:
         """The collections other than ``default`` whose platforms are open."""
         with self._lock:
-            return sorted(self._others)
+            return sorted(n for n in self._open if n != DEFAULT)
 
     def forget(self, collection: str) -> None:
         """Close the platform of ``collection`` (a deleted one); ``default`` and unopened names: nothing."""
+        if collection == DEFAULT:
+            return
         with self._lock:
-            found = self._others.pop(collection, None)
-            self._ready.discard(collection)
+            found = self._open.pop(collection, None)
         if found is not None:
             found.close()
 

@@ -109,7 +109,13 @@ def _non_json_env(environ: Mapping[str, str]) -> Iterator[tuple[str, str]]:
             continue
         model: type[BaseModel] | None = Settings
         annotation: Any = None
-        for part in name[len(ENV_PREFIX):].lower().split("__"):
+        parts = name[len(ENV_PREFIX):].lower().split("__")
+        while parts:
+            part = parts.pop(0)
+            moved: dict[str, str] = getattr(model, "MOVED_KEYS", {})
+            if part in moved:  # an old key: checked as its new one
+                parts = [*moved[part].split("."), *parts]
+                continue
             field = model.model_fields.get(part) if model is not None else None
             if field is None:
                 annotation = None

@@ -106,7 +106,7 @@ class GraphModeSettings(BaseModel):
         default="weighted", description="How graph modes fuse their signals: weighted sum of normalized scores, or "
         "reciprocal-rank fusion.")
     decompose: bool = Field(default=True, description="Graph modes search each part of a question with several "
-                            "('did X happen before Y?', 'which came first, A or B?') on its own as well "
+                            "('did X happen before Y?', 'which came first, A or B?') on its own as well, "
                             "so the passages of every part reach the top.")
 
 
