@@ -216,6 +216,7 @@ class JobManager:
             for ctl in self._controls.values():
                 ctl.stop()
         self._executor.shutdown(wait=False, cancel_futures=True)
+        running = [f for f in running if not f.cancelled()]  # (a cancelled queued one never counts as done)
         if running:
             wait_all(running, timeout=grace_s)
         if self._store is not None:
