@@ -15,8 +15,8 @@ from hopgraph.core.settings import LlmSettings, RetrievalSettings
 from hopgraph.ingest.llm_client import ChatClient
 from hopgraph.retrieval.answer_prompt import check_citations, context_labels, messages
 
-#: what retrieval an answer needs: (question, mode, top_k, retrieval settings, filters) -> result
-Retrieve = Callable[[str, str, int, RetrievalSettings, QueryFilters | None], QueryResult]
+#: what retrieval an answer needs: (question, mode, top_k, retrieval settings, filters, reader) -> result
+Retrieve = Callable[[str, str, int, RetrievalSettings, QueryFilters | None, frozenset[str] | None], QueryResult]
 
 NO_LLM = ("no LLM is configured: answers need an OpenAI-compatible endpoint (set llm.base_url, llm.model "
           "and, if it wants one, llm.api_key in hopgraph.toml or HOPGRAPH_LLM__* variables)")
@@ -42,17 +42,24 @@ class Answerer:
     """Retrieves with a mode, asks the LLM with the cited context, checks the answer's citations."""
 
     def __init__(self, retrieve: Retrieve, client: ChatClient, retrieval: RetrievalSettings,
-                 cfg: AnswerSettings) -> None:
+                 cfg: AnswerSettings, reader: frozenset[str] | None = None) -> None:
         self.retrieve = retrieve
         self.client = client
         self.retrieval = retrieval
         self.cfg = cfg
+        self.reader = reader
+
+    def for_reader(self, reader: frozenset[str] | None) -> Answerer:
+        """This answerer for one holding the access groups ``reader`` (None: it reads every document)."""
+        return self if reader == self.reader else Answerer(self.retrieve, self.client, self.retrieval, self.cfg,
+                                                            reader)
 
     def _context(self, question: str, mode: str | None, top_k: int | None, token_budget: int | None,
                  filters: QueryFilters | None) -> QueryResult:
         budget = token_budget or self.cfg.token_budget
         settings = self.retrieval.model_copy(update={"token_budget": budget})
-        return self.retrieve(question, mode or self.cfg.mode, top_k or self.cfg.top_k, settings, filters)
+        return self.retrieve(question, mode or self.cfg.mode, top_k or self.cfg.top_k, settings, filters,
+                             self.reader)
 
     def answer(self, question: str, mode: str | None = None, top_k: int | None = None,
                token_budget: int | None = None, filters: QueryFilters | None = None) -> Answer:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import cached_property
 from pathlib import Path
 from types import TracebackType
@@ -148,11 +148,13 @@ class Platform:
 
     # -- operations --------------------------------------------------------------------------
     def ingest(self, paths: Sequence[Path | str], progress: bool = False,
-               control: IngestControl | None = None) -> IngestReport:
+               control: IngestControl | None = None, groups: Sequence[str] = ()) -> IngestReport:
         """Ingest files and directories (unchanged documents are skipped); ``control`` follows the
-        progress and can stop the run at its next checkpoint (``IngestCancelled``)."""
+        progress and can stop the run at its next checkpoint (``IngestCancelled``); ``groups``: the access
+        groups of the documents that name none of their own (none: public in the collection)."""
         try:
-            return self._ingestor().ingest_paths([Path(p) for p in paths], progress=progress, control=control)
+            return self._ingestor().ingest_paths([Path(p) for p in paths], progress=progress, control=control,
+                                                 groups=groups)
         finally:
             self._refresh_index()
 
@@ -253,9 +255,13 @@ class Platform:
             self._refresh_index()
 
     def query(self, text: str, mode: str = "graph", top_k: int | None = None, explain: bool = False,
-              retrieval: RetrievalSettings | None = None, filters: QueryFilters | None = None) -> QueryResult:
-        """Ranked chunks with citations and a cited context (``retrieval`` overrides the settings)."""
-        return self.retriever.query(text, mode, top_k, explain=explain, cfg=retrieval, filters=filters)
+              retrieval: RetrievalSettings | None = None, filters: QueryFilters | None = None,
+              reader: Iterable[str] | None = None) -> QueryResult:
+        """Ranked chunks with citations and a cited context (``retrieval`` overrides the settings);
+        ``reader``: the access groups of the one asking, who then finds only the documents they may read
+        (None: every document)."""
+        return self.retriever.query(text, mode, top_k, explain=explain, cfg=retrieval, filters=filters,
+                                    reader=None if reader is None else frozenset(reader))
 
     @property
     def answerer(self) -> Answerer:
@@ -269,8 +275,8 @@ class Platform:
 
             cfg = self.settings
             client = ChatClient(cfg.llm, cfg.llm.cache_dir or cfg.data_dir / "llm-cache")
-            self._answerer = Answerer(lambda q, mode, k, r, f: self.query(q, mode, k, False, r, f), client,
-                                      cfg.retrieval, cfg.answer)
+            self._answerer = Answerer(lambda q, mode, k, r, f, who: self.query(q, mode, k, False, r, f, who),
+                                      client, cfg.retrieval, cfg.answer)
         return self._answerer
 
     def query_image(self, path: str, top_k: int | None = None) -> QueryResult:

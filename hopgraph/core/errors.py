@@ -24,6 +24,10 @@ class StoreUnavailableError(HopgraphError, RuntimeError):
     """A store, server or model the work needs cannot be reached or used right now."""
 
 
+class ForbiddenError(HopgraphError, PermissionError):
+    """The caller may not read or do what it asked for."""
+
+
 class TimeLimitError(HopgraphError, TimeoutError):
     """The work ran past its time limit and was stopped (on the server too)."""
 
@@ -33,6 +37,7 @@ ERROR_KINDS: tuple[tuple[type[HopgraphError], int, int], ...] = (
     (BadInputError, 2, 400),
     (NotFoundError, 4, 404),
     (ConflictError, 5, 409),
+    (ForbiddenError, 7, 403),
     (StoreUnavailableError, 3, 503),
     (TimeLimitError, 6, 504),
     (HopgraphError, 1, 500),

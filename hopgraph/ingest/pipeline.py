@@ -21,6 +21,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from hopgraph.core.access import check_groups, groups_of
 from hopgraph.core.records import Chunk, IngestReport, Relation, Section
 from hopgraph.core.settings import Settings
 from hopgraph.graphdb.store import COMPLETE, DELETING, PENDING, RemovalPlan
@@ -50,7 +51,7 @@ from hopgraph.ingest.raptor import TreeBuilder, TreeReport
 from hopgraph.ingest.raptor_summary import LlmSummarizer
 from hopgraph.ingest.ray_engine import RayEngine
 from hopgraph.ingest.resolution import EntityResolver
-from hopgraph.ingest.source_text import Skipped, SourceText
+from hopgraph.ingest.source_text import Skipped, SourceText, grouped
 from hopgraph.ingest.sources import read_sources, require_paths, vanished
 from hopgraph.ingest.texts import merge_relations
 from hopgraph.vectors.clip import ClipEmbedder
@@ -129,11 +130,12 @@ class Ingestor:
 
     # -- entry points ------------------------------------------------------------------------
     def ingest_paths(self, paths: Sequence[Path], progress: bool = False, prune: bool = True,
-                     control: IngestControl | None = None) -> IngestReport:
+                     control: IngestControl | None = None, groups: Sequence[str] = ()) -> IngestReport:
         """Ingest files and directories. With ``prune``, documents previously ingested from these
         paths that no longer exist (a deleted file, a record removed from a JSONL) are deleted.
         ``control`` follows the progress and may stop the run (``IngestCancelled``); a missing path is
-        a NotFoundError."""
+        a NotFoundError. ``groups``: the access groups of the documents that name none of their own."""
+        given = check_groups(groups)
         require_paths(paths)
         t0 = time.perf_counter()
         cfg = self.settings.ingest
@@ -145,6 +147,8 @@ class Ingestor:
                                      skip=[self.settings.data_dir], strict_utf8=cfg.strict_utf8):
                 if isinstance(item, SourceText):
                     seen.add(item.document.source)
+                    if given and not groups_of(item.document.metadata):
+                        item = grouped(item, given)
                 else:
                     unsure.add(item.origin)
                 yield item

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hopgraph.core.access import META_KEY, SEP
 from hopgraph.core.records import Document, content_hash, document_id
 from hopgraph.ingest.graph_docs import GraphRecord
 
@@ -87,6 +88,17 @@ def text_document(source: str, title: str, text: str, **extra: Any) -> SourceTex
         return Skipped(source, "empty document")
     doc = Document(id=document_id(source), source=source, title=title, content_hash=content_hash(text), **extra)
     return SourceText(doc, text)
+
+
+def grouped(item: SourceText | Skipped, groups: list[str]) -> SourceText | Skipped:
+    """``item`` readable only by the access groups ``groups`` (checked: ``core.access``; none: public).
+    The groups are part of the document's content hash, so a new set re-writes the document."""
+    if isinstance(item, Skipped) or not groups:
+        return item
+    doc = item.document
+    hashed = content_hash(f"{doc.content_hash}\n{META_KEY}={SEP.join(groups)}")
+    changed = doc.model_copy(update={"metadata": {**doc.metadata, META_KEY: groups}, "content_hash": hashed})
+    return SourceText(changed, item.text, item.graph, item.warning)
 
 
 def read_text(path: Path, max_bytes: int) -> str | Skipped:

@@ -18,7 +18,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from hopgraph.core.errors import NotFoundError
+from hopgraph.core.access import META_KEY, check_groups
+from hopgraph.core.errors import BadInputError, NotFoundError
 from hopgraph.core.records import Document, content_hash, document_id
 from hopgraph.core.settings import CsvSettings
 from hopgraph.graphdb.protocols import DocumentReader
@@ -30,6 +31,7 @@ from hopgraph.ingest.source_text import (
     SourceText,
     decode,
     decode_replacing,
+    grouped,
     read_bytes,
     read_text,
     text_document,
@@ -162,10 +164,20 @@ def read_jsonl(path: Path, max_bytes: int) -> Iterator[SourceText | Skipped]:
 
 
 def record_to_source(base: str, rec: dict[str, Any], where: str) -> SourceText | Skipped:
-    """A BEIR / generic text record, an image record with captions, or a graph document."""
+    """A BEIR / generic text record, an image record with captions, or a graph document; readable only
+    by its access ``groups`` (of the record or its metadata) when it has any."""
     rid = rec.get("_id", rec.get("id"))
     if rid is None or str(rid) == "":
         return Skipped(where, "record has no '_id' or 'id'")
+    meta_groups = rec["metadata"].get(META_KEY) if isinstance(rec.get("metadata"), dict) else None
+    try:
+        groups = check_groups(rec.get(META_KEY) or meta_groups or [])
+    except BadInputError as exc:
+        return Skipped(where, f"record {rid!r}: {exc}")
+    return grouped(_record_source(base, rid, rec, where), groups)
+
+
+def _record_source(base: str, rid: Any, rec: dict[str, Any], where: str) -> SourceText | Skipped:
     source = f"{base}#{rid}"
     meta: dict[str, Any] = rec["metadata"] if isinstance(rec.get("metadata"), dict) else {}
     if is_graph_record(rec):

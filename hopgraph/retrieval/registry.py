@@ -103,7 +103,8 @@ class ModeEntry:
     """One registered mode: ``settings`` are the ``retrieval.*`` keys it reads beyond ``SHARED_SETTINGS``
     (``modes.<other>``: another mode's whole table), ``options`` the model of its own settings ("module:Model", a
     ``ModeOptions`` or a typed table of ``ModeSettings``), ``confidence`` that its scores rank a few whole answers:
-    the retriever turns confidence on over all of them."""
+    the retriever turns confidence on over all of them; ``views`` that it answers from the index state alone, so a
+reader with access groups may use it over the state of what it may read (``index.view``)."""
 
     name: str
     summary: str
@@ -114,6 +115,7 @@ class ModeEntry:
     evaluated_on: frozenset[str] = frozenset()              # corpus kinds `hopgraph eval` runs it on
     needs_vector: bool = True                               # False: the query is never embedded (no model load)
     confidence: bool = False
+    views: bool = False                                     # answers from the index state alone: a reader's view
 
 
 def _load(path: str) -> Any:
@@ -256,7 +258,7 @@ REGISTRY = Registry([
                          "graph-any-case-names": {"cased_names": False}, "graph-no-time": _graph(time_weight=0.0),
                          "graph+threads": _graph(session_link_weight=1.0), "graph-no-facts": _graph(fact_weight=0.0),
                          "graph-no-when": _graph(when_weight=0.0)},
-              evaluated_on=frozenset({TEXT})),
+              evaluated_on=frozenset({TEXT}), views=True),
     ModeEntry("auto", "picks graph, rrf, mix, raptor or global per query from its features (a search for an "
               "exact phrase or identifier, a connection question, an overview or a thematic question naming "
               "nothing) and says why",
@@ -274,13 +276,14 @@ REGISTRY = Registry([
               options="hopgraph.core.result_settings:SectionModeSettings",
               confidence=True,
               evaluated_on=frozenset({TEXT})),
-    ModeEntry("naive", "chunk vectors nearest to the query (= dense)", "hopgraph.retrieval.modes.baseline:DenseMode"),
+    ModeEntry("naive", "chunk vectors nearest to the query (= dense)", "hopgraph.retrieval.modes.baseline:DenseMode",
+              views=True),
     ModeEntry("dense", "chunk vectors nearest to the query", "hopgraph.retrieval.modes.baseline:DenseMode",
-              evaluated_on=_BOTH),
+              evaluated_on=_BOTH, views=True),
     ModeEntry("bm25", "keyword search over chunk texts", "hopgraph.retrieval.modes.baseline:Bm25Mode",
-              evaluated_on=_BOTH, needs_vector=False),
+              evaluated_on=_BOTH, needs_vector=False, views=True),
     ModeEntry("rrf", "reciprocal-rank fusion of dense and BM25", "hopgraph.retrieval.modes.baseline:RrfMode",
-              evaluated_on=_BOTH),
+              evaluated_on=_BOTH, views=True),
     ModeEntry("local", "LightRAG's local: entities named in or similar to the query and their neighbours -> their "
               "chunks; for exploring an entity's neighbourhood (--explain)",
               "hopgraph.retrieval.modes.lightrag:LocalMode", settings=_SEEDS, evaluated_on=frozenset({TEXT})),

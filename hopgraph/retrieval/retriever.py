@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from hopgraph.core.errors import ForbiddenError
 from hopgraph.core.gpu_settings import GpuSettings
 from hopgraph.core.records import MODEL_LOAD, Citation, QueryFilters, QueryResult, RetrievedChunk
 from hopgraph.core.settings import RetrievalSettings
@@ -21,6 +22,7 @@ from hopgraph.retrieval.explain_graph import query_subgraph
 from hopgraph.retrieval.fusion import normalize, ranked, top
 from hopgraph.retrieval.index.keeper import IndexKeeper
 from hopgraph.retrieval.index.state import IndexRecipe, IndexState
+from hopgraph.retrieval.index.view import view_of
 from hopgraph.retrieval.nli_clusters import cluster
 from hopgraph.retrieval.registry import INDEX_SETTINGS, REGISTRY, QueryError
 from hopgraph.retrieval.resources import Resources
@@ -82,11 +84,13 @@ class Retriever:
 
     def query(self, text: str = "", mode: str = "graph", top_k: int | None = None, explain: bool = False,
               cfg: RetrievalSettings | None = None, filters: QueryFilters | None = None,
-              image: str | None = None) -> QueryResult:
+              image: str | None = None, reader: frozenset[str] | None = None) -> QueryResult:
         """Ranked, cited chunks and a cited context for a query (``filters`` restrict the documents): its
-        ``text``, or an ``image`` (a path) for a mode that answers queries by image (mode ``image``, with CLIP)."""
+        ``text``, or an ``image`` (a path) for a mode that answers queries by image (mode ``image``, with CLIP).
+        ``reader``: the access groups of the one asking (None: it reads everything); the query runs over
+        the documents it may read alone (``index.view``)."""
         if image is not None:
-            return self._by_image(image, mode, top_k, cfg)
+            return self._by_image(image, mode, top_k, cfg, reader)
         if not text or not text.strip():
             raise QueryError("the query text is empty")
         impl = REGISTRY.mode(mode)
@@ -99,7 +103,7 @@ class Retriever:
         if needs_vector:
             self.embedder.warm()  # the model loads while the index state opens
         t0 = time.perf_counter()
-        state = self.keeper.current()
+        state = self._view(self.keeper.current(), mode, reader)
         snap = state.snapshot
         run = Run(text.strip(), np.zeros(0), k, cfg, state, explaining=explain)
         run.stage("snapshot", t0)
@@ -150,9 +154,22 @@ class Retriever:
                            context=context, explain=run.explain if explain else {}, confidence=sureness,
                            extras=out.extras, **self._versions(state))
 
-    def _by_image(self, path: str, mode: str, top_k: int | None, cfg: RetrievalSettings | None) -> QueryResult:
+    @staticmethod
+    def _view(state: IndexState, mode: str, reader: frozenset[str] | None) -> IndexState:
+        """The state ``reader`` may query with ``mode``: ``state`` when it may read every chunk, else the
+        state of the chunks it may read, for a mode that answers from that state alone."""
+        view = view_of(state, reader)
+        if view is not state and not REGISTRY.entries[mode].views:
+            allowed = ", ".join(n for n, e in REGISTRY.entries.items() if e.views)
+            raise ForbiddenError(f"mode {mode!r} answers from what several documents built together, and this "
+                                 f"collection holds documents your access groups may not read: use {allowed}")
+        return view
+
+    def _by_image(self, path: str, mode: str, top_k: int | None, cfg: RetrievalSettings | None,
+                  reader: frozenset[str] | None = None) -> QueryResult:
         """A query by image: the answer of ``mode`` (one that answers by image) to the image's CLIP vector."""
         impl = REGISTRY.image_queries(mode)
+        self._view(self.keeper.current(), mode, reader)
         clip = self.res.clip
         if clip is None:
             raise QueryError("image queries need CLIP: set clip.enabled with a model and checkpoint")

@@ -23,8 +23,8 @@ from hopgraph.retrieval.index.tables import CHUNK_COLUMNS, Tables, shared, strin
 from hopgraph.retrieval.keyword import KeywordIndex
 
 log = logging.getLogger(__name__)
-FORMAT = 5  # 2: chunk vectors; 3: edge types as codes, ids of typed edges only; 4: BM25 splits handles;
-#  5: the chunks' chat context
+FORMAT = 6  # 2: chunk vectors; 3: edge types as codes, ids of typed edges only; 4: BM25 splits handles;
+#  5: the chunks' chat context; 6: the chunks' access groups
 MANIFEST = "manifest.json"
 KEYWORD = "bm25"  # the sub-folder of the BM25 term counts (optional: re-tokenized when absent)
 _STRINGS = ("entity_ids", "entity_names", "entity_types", "entity_keys", "chunk_ids", "edge_id", "edge_type_names",

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from hopgraph.core.access import SEP, groups_of
 from hopgraph.core.linalg import unit
 from hopgraph.core.records import CO_OCCURS
 from hopgraph.core.text import normalize_name
@@ -20,9 +21,10 @@ from hopgraph.graphdb.protocols import IndexSource
 from hopgraph.graphdb.store import EdgeRow
 from hopgraph.vectors.store import VectorStore
 
-#: chunk columns, in the order ``IndexSource.snapshot_chunks`` names them (``corpus_id`` comes from
-#: the document's metadata)
-CHUNK_COLUMNS = ("text", "document_id", "source", "title", "corpus_id", "kind", "uri", "chat")
+#: chunk columns, in the order ``IndexSource.snapshot_chunks`` names them (``corpus_id`` and ``groups``, the
+#: document's access groups joined by ``core.access.SEP``, come from the document's metadata)
+CHUNK_COLUMNS = ("text", "document_id", "source", "title", "corpus_id", "kind", "uri", "chat", "groups")
+_FROM_METADATA = ("corpus_id", "groups")
 #: entity vectors of a graph with more entities are held as float16: half the memory (1M entities:
 #: 0.73 GB, not 1.46 GB), cosines within 1e-4 of float32's (``retrieval.signals.entity_similarity``)
 HALF_ABOVE = 262_144
@@ -44,11 +46,12 @@ def shared(values: Any) -> np.ndarray:
     return strings([pool.setdefault(v, v) for v in values])
 
 
-def _corpus_id(meta: Any) -> str:
+def _metadata(meta: Any) -> dict[str, Any]:
     try:
-        return str(json.loads(meta or "{}").get("corpus_id", ""))
-    except (TypeError, ValueError, AttributeError):
-        return ""
+        found = json.loads(meta or "{}")
+    except (TypeError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 @dataclass(frozen=True)
@@ -101,8 +104,10 @@ def chunk_columns(rows: list[dict[str, Any]]) -> tuple[np.ndarray, dict[str, np.
     rows = sorted({r["id"]: r for r in rows}.values(), key=lambda r: r["id"])
     cols = {name: (strings if name == "text" else shared)([str(r.get(name) or ("text" if name == "kind" else ""))
                                                            for r in rows])
-            for name in CHUNK_COLUMNS if name != "corpus_id"}
-    cols["corpus_id"] = shared([_corpus_id(r.get("metadata")) for r in rows])
+            for name in CHUNK_COLUMNS if name not in _FROM_METADATA}
+    metas = [_metadata(r.get("metadata")) for r in rows]
+    cols["corpus_id"] = shared([str(m.get("corpus_id", "")) for m in metas])
+    cols["groups"] = shared([SEP.join(groups_of(m)) for m in metas])
     return strings([r["id"] for r in rows]), cols
 
 
