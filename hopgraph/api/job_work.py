@@ -43,7 +43,7 @@ def work_for(platform: Platform, metrics: Metrics, spec: dict[str, Any],
         paths = [Path(p) for p in spec["paths"]]
 
         def ingest_paths(ctl: IngestControl) -> dict[str, Any]:
-            report = platform.ingest(paths, control=ctl)
+            report = platform.ingest(paths, control=ctl, groups=spec.get("groups") or ())
             out = observed(report)
             if spec.get("uploads"):  # an uploaded file that is no document is not kept
                 for p in paths:

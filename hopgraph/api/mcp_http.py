@@ -24,8 +24,9 @@ from starlette.types import Scope as AsgiScope
 
 from hopgraph.api.auth import Scope, authorize, presented_key
 from hopgraph.api.deps import AppState
+from hopgraph.api.problems import ProblemError
 from hopgraph.api.routes.documents import submit_local_paths
-from hopgraph.api.tenancy import check_collection
+from hopgraph.api.tenancy import check_collection, reader_of
 from hopgraph.app.platform import Platform
 from hopgraph.core.collections import DEFAULT
 
@@ -75,7 +76,11 @@ class _KeyGate:
 
     async def __call__(self, scope: AsgiScope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            authorize(self.hg().auth, presented_key(Request(scope).headers), "read")
+            key = presented_key(Request(scope).headers)
+            authorize(self.hg().auth, key, "read")
+            if reader_of(self.hg().auth, key) is not None:  # its tools show entities and communities too
+                raise ProblemError(403, "the MCP endpoint serves keys that read every document; this key reads "
+                                        "some only (its groups): use POST /query or /answer")
         await self.inner(scope, receive, send)
 
 

@@ -15,6 +15,7 @@ from pydantic import (
     model_validator,
 )
 
+from hopgraph.core.access import check_groups
 from hopgraph.core.limits import (
     CYPHER_MAX_ROWS,
     CYPHER_MAX_TIMEOUT_S,
@@ -101,6 +102,9 @@ class QueryResponse(QueryResult):
     cap and a cheaper mode answered)."""
 
 
+#: access groups of documents (``core.access``): checked, sorted, each once
+Groups = Annotated[list[str], AfterValidator(check_groups)]
+
 class DocumentIn(BaseModel):
     """A text record, or an image record with captions. Re-sending an id updates that document."""
 
@@ -110,6 +114,8 @@ class DocumentIn(BaseModel):
     text: str | None = Field(default=None, max_length=5_000_000)
     title: str | None = Field(default=None, max_length=2000)
     metadata: dict[str, Any] | None = None
+    groups: Groups | None = Field(default=None, max_length=100, description="The access groups that may read "
+                                     "the document (keys' `groups`); none: public in its collection.")
     image: str | None = Field(default=None, max_length=4096, description="Image path or URI.")
     captions: list[str] | None = Field(default=None, max_length=100)
 
@@ -130,6 +136,8 @@ class LocalPathsRequest(BaseModel):
 
     paths: list[str] = Field(min_length=1, max_length=1000, description="Absolute paths on the server; "
                              "documents once ingested from them whose file is gone are deleted.")
+    groups: Groups = Field(default_factory=list, max_length=100, description="The access groups that may "
+                              "read the documents (those naming none of their own); none: public in the collection.")
 
 
 class IngestRequest(BaseModel):

@@ -5,6 +5,11 @@ A key may use the collections its ``collections`` list names (``*``: all); a key
 collection gets 403 whether or not the collection exists, so keys learn nothing of others'
 collections. With no keys configured (loopback only) every collection is open. Each collection is
 served by a ``Platform`` of its own, opened on first use and sharing the loaded models.
+
+Inside a collection, a read key whose ``groups`` do not include ``*`` is a *reader*: its queries and
+answers run over the documents it may read (``core.access``), it lists only those, and the routes that
+show what several documents built together (entities, relations, communities, Cypher, status, jobs)
+refuse it with 403.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from hopgraph.api.problems import ProblemError
 from hopgraph.app.collection_registry import exists
 from hopgraph.app.platform import Platform
 from hopgraph.core.collections import DEFAULT, CollectionNameError, check_name
+from hopgraph.retrieval.registry import REGISTRY
 
 COLLECTION_QUERY = Query(DEFAULT, description="The collection (an isolated knowledge graph) addressed; "
                          "`default` holds what was ingested without one.", max_length=40)
@@ -32,6 +38,35 @@ def may_use(auth: Authenticator, presented: str | None, collection: str) -> bool
         return True
     key = auth.key_of(presented or "")
     return key is not None and ("*" in key.collections or collection in key.collections)
+
+
+def reader_of(auth: Authenticator, presented: str | None) -> frozenset[str] | None:
+    """The access groups of the key ``presented`` when they restrict what it reads (None: it reads every
+    document: no keys configured, an admin key, or a key whose groups include ``*``)."""
+    if auth.open:
+        return None
+    key = auth.key_of(presented or "")
+    if key is None or key.scope == "admin" or "*" in key.groups:
+        return None
+    return frozenset(key.groups)
+
+
+async def request_reader(request: Request, key: str | None = Depends(presented)) -> frozenset[str] | None:
+    """A dependency: the access groups of the request's key, when they restrict what it reads."""
+    return reader_of(request.app.state.hg.auth, key)
+
+
+#: a route parameter: the groups the request's key reads (None: every document)
+Reader = Annotated[frozenset[str] | None, Depends(request_reader)]
+
+WHOLE_GRAPH = ("this route shows what several documents built together, and this API key reads some documents "
+               "only (its groups): it may use /query (modes {modes}), /answer and /documents")
+
+
+def refuse_readers(reader: frozenset[str] | None, modes: str) -> None:
+    """A 403 for a key with access groups on a route that shows the whole graph."""
+    if reader is not None:
+        raise ProblemError(403, WHOLE_GRAPH.format(modes=modes))
 
 
 def check_collection(hg: AppState, presented: str | None, scope: Scope, collection: str, what: str = "this route"
@@ -65,3 +100,18 @@ def collection_platform(scope: Scope) -> Callable[..., Coroutine[Any, Any, Platf
 ReadPlatform = Annotated[Platform, Depends(collection_platform("read"))]
 #: the same for a key with 'admin' on it
 AdminPlatform = Annotated[Platform, Depends(collection_platform("admin"))]
+
+
+def _whole_graph() -> Callable[..., Coroutine[Any, Any, Platform]]:
+    read = collection_platform("read")
+
+    async def platform(p: Platform = Depends(read), reader: frozenset[str] | None = Depends(request_reader)
+                       ) -> Platform:
+        refuse_readers(reader, ", ".join(REGISTRY.view_modes()))
+        return p
+
+    return platform
+
+
+#: a route parameter: the platform of the request's collection, for a read key that reads every document
+WholeGraphPlatform = Annotated[Platform, Depends(_whole_graph())]

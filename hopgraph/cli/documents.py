@@ -14,6 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from hopgraph.cli.common import console, err, fail, load_settings, not_served, reported
+from hopgraph.core.access import check_groups
 from hopgraph.core.errors import BadInputError, ConflictError, NotFoundError
 from hopgraph.core.settings import Settings
 
@@ -61,6 +62,10 @@ def ingest(
         "--allow-empty", help="Run even when the paths hold nothing to ingest (else exit 2): the run removes the "
                               "documents of files gone from them and runs the post-steps (resolution, communities).",
     )] = False,
+    groups: Annotated[str, typer.Option(
+        "--groups", help="Access groups that may read these documents, comma-separated ('hr,finance'): API keys "
+                         "with one of them find them (records with groups of their own keep theirs); none: public.",
+    )] = "",
 ) -> None:
     """Ingest documents. Unchanged documents are skipped; changed ones are re-extracted; an
     interrupted run is completed by running it again. Directories that hold no file with a known
@@ -69,6 +74,10 @@ def ingest(
     from hopgraph.app.ownership import embedded_owner
 
     paths = expand_globs(paths)
+    try:
+        access = check_groups([g.strip() for g in groups.split(",") if g.strip()])
+    except BadInputError as exc:
+        raise fail(exc) from None
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise fail(NotFoundError(f"no such file or directory: {', '.join(missing)}"))
@@ -88,12 +97,12 @@ def ingest(
 
         console.print(f"hopgraph serve (pid {server.pid}) owns the stores: it ingests the paths")
         with reported():
-            report = remote.ingest(server.url, [str(p.resolve()) for p in paths], server.token)
+            report = remote.ingest(server.url, [str(p.resolve()) for p in paths], server.token, groups=access)
     else:
         from hopgraph.app.platform import Platform
 
         with reported(), Platform(s) as p:
-            report = p.ingest(paths, progress=progress)
+            report = p.ingest(paths, progress=progress, groups=access)
     console.print(
         f"[bold]{report.documents_ingested}[/] ingested, {report.documents_unchanged} unchanged, "
         f"{len(report.skipped)} skipped of {report.documents_seen} documents; {report.chunks} chunks, "

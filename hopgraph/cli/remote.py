@@ -99,13 +99,14 @@ def delete(base: str, doc_ids: list[str], timeout_s: float = 600.0) -> int:
     return done
 
 
-def ingest(base: str, paths: list[str], token: str = "", timeout_s: float = 24 * 3600.0) -> IngestReport:
+def ingest(base: str, paths: list[str], token: str = "", timeout_s: float = 24 * 3600.0,
+           groups: list[str] | None = None) -> IngestReport:
     """Ingest files and folders of this machine through the server (``POST /documents/paths``), showing
     the owner ``token`` of its ``serve.json`` (which only the server's user can read): the server then
     reads any path, as this user could, not only those below ``api.ingest_roots``."""
     from hopgraph.app.ownership import OWNER_HEADER
 
-    job = _call("POST", f"{base}/documents/paths", json={"paths": paths},
+    job = _call("POST", f"{base}/documents/paths", json={"paths": paths, **({"groups": groups} if groups else {})},
                 extra_headers={OWNER_HEADER: token} if token else None)
     return IngestReport.model_validate(_finished(base, job, f"ingesting {len(paths)} path(s)", timeout_s))
 

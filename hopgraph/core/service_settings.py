@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from hopgraph.core.access import check_groups
 from hopgraph.core.limits import CYPHER_MAX_ROWS, CYPHER_MAX_TIMEOUT_S
 
 #: a collection's name (``core.collections``): it becomes part of database and collection names on every backend
@@ -27,6 +28,16 @@ class ApiKey(BaseModel):
         default_factory=lambda: ["default"], min_length=1, description="The collections the key may use "
         "(`*`: every one, and with 'admin' also create and delete collections). A key may not even learn "
         "whether another collection exists.")
+    groups: list[str] = Field(
+        default_factory=lambda: ["*"], min_length=1, description="The access groups a 'read' key reads inside "
+        "its collections: documents ingested with one of them, and public ones (with no groups). `*`: every "
+        "document. A key with groups is refused the routes that show what several documents built together "
+        "(entities, communities, Cypher, status, jobs). An 'admin' key reads every document.")
+
+    @field_validator("groups")
+    @classmethod
+    def _groups(cls, value: list[str]) -> list[str]:
+        return ["*"] if "*" in value else check_groups(value)
 
 
 class ApiSettings(BaseModel):

@@ -136,6 +136,10 @@ class Registry:
         if unknown:
             raise ValueError(f"modes declare unknown retrieval settings: {sorted(unknown)}")
 
+    def view_modes(self) -> list[str]:
+        """The modes a reader with access groups may use: those that answer from the index state alone."""
+        return [name for name, entry in self.entries.items() if entry.views]
+
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(self.entries)

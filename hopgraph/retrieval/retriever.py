@@ -160,7 +160,7 @@ class Retriever:
         state of the chunks it may read, for a mode that answers from that state alone."""
         view = view_of(state, reader)
         if view is not state and not REGISTRY.entries[mode].views:
-            allowed = ", ".join(n for n, e in REGISTRY.entries.items() if e.views)
+            allowed = ", ".join(REGISTRY.view_modes())
             raise ForbiddenError(f"mode {mode!r} answers from what several documents built together, and this "
                                  f"collection holds documents your access groups may not read: use {allowed}")
         return view

@@ -11,7 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from hopgraph.api.deps import problems
 from hopgraph.api.schemas import AnswerRequest, AnswerResponse
-from hopgraph.api.tenancy import ReadPlatform
+from hopgraph.api.tenancy import Reader, ReadPlatform
 from hopgraph.app.answers import Answerer
 from hopgraph.core.errors import HopgraphError, classify
 
@@ -19,10 +19,11 @@ log = logging.getLogger(__name__)
 router = APIRouter(tags=["answer"])
 
 
-def answerer(p: ReadPlatform) -> Answerer:
-    """The answerer of the request's collection. As a dependency it runs before the response starts, so
-    "no LLM is configured" (``ConflictError``) is a 409 problem, never an event inside a begun stream."""
-    return p.answerer
+def answerer(p: ReadPlatform, reader: Reader) -> Answerer:
+    """The answerer of the request's collection, over the documents its key reads. As a dependency it runs
+    before the response starts, so "no LLM is configured" (``ConflictError``) is a 409 problem, never an
+    event inside a begun stream."""
+    return p.answerer.for_reader(reader)
 
 
 def _args(body: AnswerRequest) -> dict[str, object]:

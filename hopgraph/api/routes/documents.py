@@ -22,12 +22,24 @@ from hopgraph.api.deps import AppState, problems, state
 from hopgraph.api.job_work import records_file, work_for
 from hopgraph.api.problems import ProblemError
 from hopgraph.api.schemas import DocumentOut, IngestRequest, JobList, JobOut, LocalPathsRequest, QuietRuns
-from hopgraph.api.tenancy import AdminPlatform, ReadPlatform, may_use
+from hopgraph.api.tenancy import (
+    AdminPlatform,
+    Reader,
+    ReadPlatform,
+    WholeGraphPlatform,
+    may_use,
+    reader_of,
+    refuse_readers,
+)
 from hopgraph.app.ownership import OWNER_HEADER, is_owner_token
 from hopgraph.app.platform import Platform
+from hopgraph.core.access import check_groups
 from hopgraph.core.collections import DEFAULT, home
+from hopgraph.core.errors import BadInputError
 from hopgraph.core.records import document_id
 from hopgraph.ingest.scheduler import UNCHANGED_RUNS
+from hopgraph.retrieval.index.view import readable_documents
+from hopgraph.retrieval.registry import REGISTRY
 
 router = APIRouter(tags=["documents"])
 
@@ -100,6 +112,11 @@ def uploads_dir(p: Platform) -> Path:
 async def _uploaded_files(request: Request, hg: AppState, p: Platform, replace: bool) -> JobOut:
     form = await request.form(max_files=hg.settings.api.max_documents, max_fields=100)
     files = [f for f in form.getlist("files") if isinstance(f, UploadFile)]
+    given = form.get("groups")
+    try:
+        groups = check_groups(str(given).split(",")) if isinstance(given, str) and given.strip() else []
+    except BadInputError as exc:
+        raise RequestValidationError([{"loc": ("body", "groups"), "msg": str(exc), "type": "value_error"}]) from None
     if not files:
         raise RequestValidationError([{"loc": ("body", "files"), "msg": "no files uploaded in field 'files'",
                                        "type": "missing"}])
@@ -119,7 +136,8 @@ async def _uploaded_files(request: Request, hg: AppState, p: Platform, replace: 
     for path, data in zip(paths, staged.values(), strict=True):
         await run_in_threadpool(_write_atomically, path, data)
     return _submit(hg, p, "ingest", f"{len(paths)} uploaded file(s): {', '.join(f.name for f in paths[:5])}",
-                   {"op": "ingest_paths", "paths": [str(f) for f in paths], "uploads": True})
+                   {"op": "ingest_paths", "paths": [str(f) for f in paths], "uploads": True,
+                    **({"groups": groups} if groups else {})})
 
 
 @router.post("/documents", status_code=202, response_model=JobOut, openapi_extra=_UPLOAD_BODY,
@@ -151,7 +169,7 @@ async def add_local_paths(p: AdminPlatform, body: LocalPathsRequest, request: Re
     of the server's own user); 404 names a missing path."""
     hg = state(request)
     return submit_local_paths(hg, p, body.paths,
-                              owner=is_owner_token(hg.settings, request.headers.get(OWNER_HEADER)))
+                              owner=is_owner_token(hg.settings, request.headers.get(OWNER_HEADER)), groups=body.groups)
 
 
 def outside_roots(paths: list[Path], roots: list[Path]) -> list[str]:
@@ -161,10 +179,12 @@ def outside_roots(paths: list[Path], roots: list[Path]) -> list[str]:
     return [str(p) for p in paths if not any(p.resolve().is_relative_to(r) for r in real)]
 
 
-def submit_local_paths(hg: AppState, p: Platform, names: list[str], owner: bool = False) -> JobOut:
+def submit_local_paths(hg: AppState, p: Platform, names: list[str], owner: bool = False,
+                       groups: list[str] | None = None) -> JobOut:
     """Queue the ingest of absolute paths on this server's disk (``POST /documents/paths``, the MCP tool
     ``ingest_paths``): refused unless the server listens on loopback, the paths are absolute, lie below
-    ``api.ingest_roots`` (symlinks and '..' resolved; not asked of the ``owner``) and exist."""
+    ``api.ingest_roots`` (symlinks and '..' resolved; not asked of the ``owner``) and exist. ``groups``: the
+    access groups of the documents that name none of their own."""
     if not is_loopback(hg.settings.api.host):
         raise ProblemError(403, f"this server listens on {hg.settings.api.host}: it ingests paths on its own "
                                 "disk only when it listens on a loopback address; upload the files instead")
@@ -181,25 +201,32 @@ def submit_local_paths(hg: AppState, p: Platform, names: list[str], owner: bool 
     if missing:
         raise ProblemError(404, f"no such file or directory on the server: {', '.join(missing[:5])}")
     return _submit(hg, p, "ingest", f"{len(paths)} local path(s): {', '.join(f.name for f in paths[:5])}",
-                   {"op": "ingest_paths", "paths": [str(f) for f in paths]})
+                   {"op": "ingest_paths", "paths": [str(f) for f in paths], **({"groups": groups} if groups else {})})
 
 
 @router.get("/documents", response_model=list[DocumentOut], responses=problems(401, 403, 404, 422),
             summary="List documents")
-def list_documents(p: ReadPlatform, skip: int = Query(0, ge=0, le=10_000_000),
+def list_documents(p: ReadPlatform, reader: Reader, skip: int = Query(0, ge=0, le=10_000_000),
                    limit: int = Query(100, ge=1, le=1000)) -> list[DocumentOut]:
-    docs = p.browser.list_documents(skip=skip, limit=limit)
+    """Ingested documents in id order (for a key with access groups: those it reads, once indexed)."""
+    if reader is None:
+        docs = p.browser.list_documents(skip=skip, limit=limit)
+    else:
+        ids = readable_documents(p.retriever.state(), reader)[skip:skip + limit]
+        found = p.browser.document_states(ids)
+        docs = [found[i] for i in ids if i in found]
     return [DocumentOut(id=d.id, source=d.source, status=d.status, content_hash=d.content_hash) for d in docs]
 
 
 @router.get("/documents/{source}/{record_id}", response_model=DocumentOut, responses=problems(401, 403, 404, 422),
             summary="A JSON record's document, by the (source prefix, id) it was sent with")
-def get_record(p: ReadPlatform, source: str, record_id: str) -> DocumentOut:
+def get_record(p: ReadPlatform, reader: Reader, source: str, record_id: str) -> DocumentOut:
     """The document of the record sent as ``{"collection": source, "documents": [{"id": record_id, ...}]}``
-    (the body's ``collection`` is the source prefix of its records)."""
+    (the body's ``collection`` is the source prefix of its records); for a key with access groups, one it
+    reads."""
     doc_id = document_id(f"{source}#{record_id}")
     found = p.browser.document_states([doc_id]).get(doc_id)
-    if found is None:
+    if found is None or (reader is not None and doc_id not in readable_documents(p.retriever.state(), reader)):
         raise ProblemError(404, f"no record {record_id!r} with source prefix {source!r}")
     return DocumentOut(id=found.id, source=found.source, status=found.status, content_hash=found.content_hash)
 
@@ -223,7 +250,7 @@ def delete_document(p: AdminPlatform, doc_id: str, request: Request) -> JobOut:
 
 @router.get("/jobs", response_model=JobList, responses=problems(401, 403, 404, 422),
             summary="Recent jobs and recorded scheduled runs of a collection")
-def list_jobs(p: ReadPlatform, request: Request, limit: int = Query(50, ge=1, le=1000)) -> JobList:
+def list_jobs(p: WholeGraphPlatform, request: Request, limit: int = Query(50, ge=1, le=1000)) -> JobList:
     """Jobs of this server (newest first), then scheduled re-ingestion runs recorded in the graph
     (also those of earlier servers and of ``hopgraph worker``), and the next run of each schedule."""
     hg = state(request)
@@ -276,6 +303,7 @@ def _job_of(request: Request, job_id: str, key: str | None, scope: Scope) -> Job
     not use is answered as unknown)."""
     hg = state(request)
     authorize(hg.auth, key, scope)
+    refuse_readers(reader_of(hg.auth, key), ", ".join(REGISTRY.view_modes()))
     job = hg.jobs.get(job_id)
     if job is None or not may_use(hg.auth, key, job.collection):
         raise ProblemError(404, f"no job {job_id!r} (finished jobs are kept for a while; see GET /jobs)")

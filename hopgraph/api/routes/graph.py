@@ -20,7 +20,7 @@ from hopgraph.api.schemas import (
     MentionOut,
     NeighbourOut,
 )
-from hopgraph.api.tenancy import ReadPlatform
+from hopgraph.api.tenancy import WholeGraphPlatform
 from hopgraph.app.platform import Platform
 from hopgraph.core.errors import HopgraphError
 from hopgraph.core.service_settings import ApiSettings
@@ -33,7 +33,7 @@ router = APIRouter(tags=["graph"])
 
 @router.get("/entities", response_model=list[EntityMatch], responses=problems(401, 403, 404, 422),
             summary="Find entities by name (exact, normalized or prefix)")
-def find_entities(p: ReadPlatform, name: str = Query(min_length=1, max_length=500),
+def find_entities(p: WholeGraphPlatform, name: str = Query(min_length=1, max_length=500),
                   match: Literal["exact", "normalized", "prefix"] = Query(
                       "normalized", description="exact: as written; normalized: ignoring case, articles, "
                       "possessives and punctuation; prefix: normalized names that start with it."),
@@ -55,7 +55,7 @@ def entity_matches(platform: Platform, name: str, match: NameMatch = "normalized
 
 @router.get("/entities/{entity_id}", response_model=EntityOut, responses=problems(401, 403, 404, 422),
             summary="An entity with its mention counts and communities")
-def get_entity(p: ReadPlatform, entity_id: str) -> EntityOut:
+def get_entity(p: WholeGraphPlatform, entity_id: str) -> EntityOut:
     row = p.browser.entity(entity_id)
     if row is None:
         raise ProblemError(404, f"no entity {entity_id!r}")
@@ -64,7 +64,7 @@ def get_entity(p: ReadPlatform, entity_id: str) -> EntityOut:
 
 @router.get("/entities/{entity_id}/neighbors", response_model=list[NeighbourOut],
             responses=problems(401, 403, 404, 422), summary="Related entities, strongest relation first")
-def get_neighbours(p: ReadPlatform, entity_id: str, skip: int = Query(0, ge=0, le=10_000_000),
+def get_neighbours(p: WholeGraphPlatform, entity_id: str, skip: int = Query(0, ge=0, le=10_000_000),
                    limit: int = Query(50, ge=1, le=1000)) -> list[NeighbourOut]:
     graph = p.browser
     rows = graph.entity_neighbours(entity_id, skip=skip, limit=limit)
@@ -75,7 +75,7 @@ def get_neighbours(p: ReadPlatform, entity_id: str, skip: int = Query(0, ge=0, l
 
 @router.get("/entities/{entity_id}/chunks", response_model=list[MentionOut],
             responses=problems(401, 403, 404, 422), summary="The chunks that mention an entity (provenance)")
-def get_entity_chunks(p: ReadPlatform, entity_id: str, limit: int = Query(50, ge=1, le=1000)) -> list[MentionOut]:
+def get_entity_chunks(p: WholeGraphPlatform, entity_id: str, limit: int = Query(50, ge=1, le=1000)) -> list[MentionOut]:
     found = entity_mentions(p, entity_id, limit)
     if found is None:
         raise ProblemError(404, f"no entity {entity_id!r}")
@@ -95,7 +95,7 @@ def entity_mentions(platform: Platform, entity_id: str, limit: int = 50) -> list
 
 @router.get("/communities", response_model=list[CommunitySummary], responses=problems(401, 403, 404, 422),
             summary="Communities, optionally of one level (0 = finest), largest first")
-def list_communities(p: ReadPlatform, level: int | None = Query(None, ge=0, le=100),
+def list_communities(p: WholeGraphPlatform, level: int | None = Query(None, ge=0, le=100),
                      skip: int = Query(0, ge=0, le=10_000_000),
                      limit: int = Query(50, ge=1, le=1000)) -> list[CommunitySummary]:
     rows = p.browser.communities(level=level, skip=skip, limit=limit)
@@ -104,7 +104,7 @@ def list_communities(p: ReadPlatform, level: int | None = Query(None, ge=0, le=1
 
 @router.get("/communities/{community_id}", response_model=CommunityOut, responses=problems(401, 403, 404, 422),
             summary="A community with its parent, children and members")
-def get_community(p: ReadPlatform, community_id: str, members: int = Query(200, ge=0, le=5000)) -> CommunityOut:
+def get_community(p: WholeGraphPlatform, community_id: str, members: int = Query(200, ge=0, le=5000)) -> CommunityOut:
     row = p.browser.community(community_id, member_limit=members)
     if row is None:
         raise ProblemError(404, f"no community {community_id!r}")
@@ -113,7 +113,7 @@ def get_community(p: ReadPlatform, community_id: str, members: int = Query(200, 
 
 @router.post("/cypher", response_model=CypherResponse, responses=problems(400, 401, 403, 404, 413, 422, 503, 504),
              summary="Run a read-only, parameterized Cypher statement")
-async def run_cypher(p: ReadPlatform, body: CypherRequest, request: Request) -> CypherResponse:
+async def run_cypher(p: WholeGraphPlatform, body: CypherRequest, request: Request) -> CypherResponse:
     """Write clauses (CREATE, MERGE, SET, DELETE, REMOVE, LOAD CSV, CALL of procedures that write...)
     are refused before the statement runs; rows are capped and the statement has a timeout."""
     hg = state(request)

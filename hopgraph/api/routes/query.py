@@ -11,7 +11,7 @@ from starlette.concurrency import run_in_threadpool
 from hopgraph.api.deps import problems, state
 from hopgraph.api.problems import ProblemError
 from hopgraph.api.schemas import QueryRequest, QueryResponse
-from hopgraph.api.tenancy import ReadPlatform
+from hopgraph.api.tenancy import Reader, ReadPlatform
 
 router = APIRouter(tags=["query"])
 
@@ -19,9 +19,10 @@ router = APIRouter(tags=["query"])
 @router.post("/query", response_model=QueryResponse, responses=problems(400, 401, 403, 404, 413, 422, 503, 504),
              summary="Retrieve ranked, cited chunks and a cited context")
 async def query(body: QueryRequest, request: Request,
-                p: ReadPlatform) -> QueryResponse:
+                p: ReadPlatform, reader: Reader) -> QueryResponse:
     """Answer a query with one of the retrieval modes. ``notes`` and ``degraded`` say when a stage
-    overran its time cap and a cheaper mode answered; ``timings_ms`` gives each stage's time."""
+    overran its time cap and a cheaper mode answered; ``timings_ms`` gives each stage's time. A key with
+    access groups finds the documents it reads alone (403 for a mode that cannot answer over them)."""
     hg = state(request)
     overrides: dict[str, Any] = {}
     if body.token_budget is not None:
@@ -42,7 +43,7 @@ async def query(body: QueryRequest, request: Request,
     timeout = hg.settings.api.query_timeout_s
     try:
         result = await asyncio.wait_for(run_in_threadpool(
-            p.query, body.text, body.mode.value, body.top_k, body.explain, cfg, body.filters), timeout)
+            p.query, body.text, body.mode.value, body.top_k, body.explain, cfg, body.filters, reader), timeout)
     except TimeoutError:
         raise ProblemError(504, f"the query took longer than query_timeout_s={timeout:g}s") from None
     hg.metrics.observe_query(body.mode.value, result.degraded, result.timings_ms.get("total", 0.0))

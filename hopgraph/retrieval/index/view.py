@@ -83,3 +83,8 @@ def view_of(state: IndexState, reader: frozenset[str] | None) -> IndexState:
 def hides_any(state: IndexState, reader: frozenset[str] | None) -> bool:
     """Whether ``state`` holds a chunk ``reader`` may not read."""
     return bool(state.memo(("hidden", reader), lambda: hidden_chunks(state.tables, reader)).any())
+
+
+def readable_documents(state: IndexState, reader: frozenset[str]) -> list[str]:
+    """The ids of the documents in ``state`` that ``reader`` may read, in id order."""
+    return sorted(set(view_of(state, reader).tables.chunks["document_id"].tolist()))

@@ -1,0 +1,127 @@
+"""Document access groups on the in-memory stores: what a reader with groups finds, through every mode
+that answers over its view, and what the view of an index state keeps."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hopgraph import Platform
+from hopgraph.core.access import check_groups, groups_of, readable
+from hopgraph.core.errors import BadInputError, ForbiddenError
+from hopgraph.retrieval.index.view import hidden_chunks, readable_documents, view_of, visible_tables
+from hopgraph.retrieval.registry import REGISTRY
+from hopgraph.testing import memory_settings
+from tests.hash_embedder import HashEmbedder
+
+#: a public note, and one note per group; the group notes share an entity with the public one, so a walk
+#: from the public note is tempted to cross into them
+RECORDS = [
+    {"id": "pub", "text": "Zorblax Quintana founded the Vexmoor Observatory in Kelderwick in 1890."},
+    {"id": "hr", "groups": ["hr"], "text": "Zorblax Quintana kept the Brimstone Ledger in Kelderwick. "
+     "The ledger opens with the phrase saffronhrcanary."},
+    {"id": "eng", "metadata": {"groups": ["eng"]}, "text": "Zorblax Quintana built the Copperline Engine in "
+     "Kelderwick. The engine starts with the word cobaltengcanary."},
+]
+CANARY = {"hr": "saffronhrcanary", "eng": "cobaltengcanary"}
+QUESTIONS = ["What phrase opens the Brimstone Ledger of Zorblax Quintana?",
+             "Which word starts the Copperline Engine in Kelderwick?", "What did Zorblax Quintana do in Kelderwick?"]
+
+
+@pytest.fixture(scope="module")
+def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Platform]:
+    with Platform(memory_settings(tmp_path_factory.mktemp("access")), embedder=HashEmbedder()) as p:
+        report = p.ingest_records(RECORDS)
+        assert report.documents_ingested == 3
+        yield p
+
+
+def test_group_names_and_who_reads_what() -> None:
+    assert check_groups(["hr", "eng", "hr"]) == ["eng", "hr"]
+    for bad in (["HR"], ["a b"], [""], ["x" * 65], "hr", [3]):
+        with pytest.raises(BadInputError):
+            check_groups(bad)  # type: ignore[arg-type]
+    assert groups_of({"groups": ["hr", "Bad Name"]}) == ["hr"] and groups_of({"groups": "hr"}) == []
+    assert readable("", frozenset()) and readable("eng,hr", frozenset({"hr"})) and readable("hr", None)
+    assert not readable("eng,hr", frozenset({"ops"})) and not readable("hr", frozenset())
+
+
+def _everything(p: Platform, reader: list[str] | None) -> str:
+    """Every answer of every view mode to every question, with its explanation, as one text."""
+    return " ".join(p.query(q, mode=m, explain=True, reader=reader).model_dump_json()
+                    for m in REGISTRY.view_modes() for q in QUESTIONS)
+
+
+@pytest.mark.parametrize(("reader", "sees", "hidden"), [
+    (None, {"hr", "eng"}, set()), (["hr"], {"hr"}, {"eng"}), (["eng", "ops"], {"eng"}, {"hr"}),
+    ([], set(), {"hr", "eng"}), (["ops"], set(), {"hr", "eng"}),
+])
+def test_a_reader_finds_what_its_groups_read_and_nothing_else(platform: Platform, reader: list[str] | None,
+                                                              sees: set[str], hidden: set[str]) -> None:
+    text = _everything(platform, reader)
+    assert "Vexmoor" in text  # the public note, for everyone
+    for group in sees:
+        assert CANARY[group] in text
+    for group in hidden:
+        assert CANARY[group] not in text
+        assert {"hr": "Brimstone", "eng": "Copperline"}[group] not in text.replace(QUESTIONS[0], "").replace(
+            QUESTIONS[1], "")  # not even an entity only the hidden note names
+
+
+def test_modes_that_read_what_several_documents_built_are_refused_while_something_is_hidden(
+        platform: Platform) -> None:
+    others = [m for m in REGISTRY.entries if m not in REGISTRY.view_modes() and m != "image"]
+    assert {"local", "global", "mix", "raptor", "pcst"} <= set(others)
+    for mode in others:
+        with pytest.raises(ForbiddenError, match="access groups may not read"):
+            platform.query(QUESTIONS[2], mode=mode, reader=["hr"])
+    assert platform.query(QUESTIONS[2], mode="local", reader=["hr", "eng"]).results  # nothing hidden: any mode
+
+
+def test_the_view_keeps_the_readable_rows_and_what_only_they_support(platform: Platform) -> None:
+    state = platform.retriever.state()
+    t = state.tables
+    hidden = hidden_chunks(t, frozenset({"hr"}))
+    assert sorted(set(t.chunks["groups"][hidden].tolist())) == ["eng"]
+    view = visible_tables(t, hidden)
+    assert len(view.chunk_ids) == len(t.chunk_ids) - int(hidden.sum())
+    assert "Copperline Engine" not in view.entity_names.tolist() and "Zorblax Quintana" in view.entity_names
+    assert not (view.edge_type != 0).any() and len(view.member_entity) == 0
+    for s, d, w in zip(view.edge_source, view.edge_target, view.edge_weight, strict=True):
+        both = sum(1 for c in range(len(view.chunk_ids))
+                   if {s, d} <= set(view.mention_entity[view.mention_chunk == c].tolist()))
+        assert 0 < w <= both  # a link no stronger than the readable chunks naming both
+    assert np.array_equal(view.chunk_vectors, t.chunk_vectors[~hidden])
+    assert view_of(state, None) is state and view_of(state, frozenset({"hr", "eng"})) is state
+    assert view_of(state, frozenset({"hr"})) is view_of(state, frozenset({"hr"}))  # derived once
+    docs = readable_documents(state, frozenset({"hr"}))
+    assert len(docs) == 2 and set(docs) < set(t.chunks["document_id"].tolist())
+
+
+def test_new_groups_rewrite_a_document_and_files_take_the_groups_given(tmp_path: Path) -> None:
+    with Platform(memory_settings(tmp_path / "data"), embedder=HashEmbedder()) as p:
+        p.ingest_records(RECORDS[:2])
+        assert CANARY["hr"] not in _everything(p, ["eng"])
+        again = p.ingest_records([{**RECORDS[1], "groups": ["hr", "eng"]}])
+        assert again.documents_ingested == 1  # the groups are part of the content
+        assert CANARY["hr"] in _everything(p, ["eng"])
+        assert p.ingest_records([{**RECORDS[1], "groups": ["hr", "eng"]}]).documents_unchanged == 1
+        bad = p.ingest_records([{"id": "x", "text": "Something.", "groups": ["Not Valid"]}])
+        assert "invalid access group" in next(iter(bad.skipped.values()))
+
+        folder = tmp_path / "notes"
+        folder.mkdir()
+        (folder / "memo.txt").write_text("Quorlan Vesk approved the tangerineopscanary budget.", encoding="utf-8")
+        (folder / "own.jsonl").write_text(json.dumps({"id": "j", "text": "Quorlan Vesk filed the "
+                                                      "plumfinancecanary report.", "groups": ["finance"]}) + "\n",
+                                          encoding="utf-8")
+        p.ingest([folder], groups=["ops"])
+        ops, finance = _everything(p, ["ops"]), _everything(p, ["finance"])
+        assert "tangerineopscanary" in ops and "plumfinancecanary" not in ops  # the record keeps its own
+        assert "plumfinancecanary" in finance and "tangerineopscanary" not in finance
+        with pytest.raises(BadInputError, match="invalid access group"):
+            p.ingest([folder], groups=["Not Valid"])
