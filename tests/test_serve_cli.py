@@ -8,11 +8,13 @@ import os
 import signal
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import httpx
 
 from hopgraph.app.platform import Platform
+from hopgraph.core.service_settings import ApiKey
 from hopgraph.core.settings import Settings
 from hopgraph.graphdb.arcadedb_server import ServerInfo
 from tests.api_server import ADMIN_KEY, KEYS, READ_KEY, running_api, wait_job
@@ -86,6 +88,11 @@ def test_api_key_prints_a_hash_for_the_settings() -> None:
     assert out.returncode == 0
     key = next(w for w in out.stdout.split() if w.startswith("hg_"))
     assert f'sha256 = "{hash_key(key)}"' in out.stdout and 'scope = "admin"' in out.stdout
+    out = _cli(["api-key", "hr-team", "--groups", "hr,finance"], dict(os.environ))
+    entry = tomllib.loads(out.stdout[out.stdout.index("[[api.api_keys]]"):])["api"]["api_keys"][0]
+    assert ApiKey.model_validate(entry).groups == ["finance", "hr"]  # the printed entry is a valid setting
+    bad = _cli(["api-key", "x", "--groups", "Not Valid"], dict(os.environ))
+    assert bad.returncode == 2 and "invalid access group" in bad.stderr and "hg_" not in bad.stdout
 
 
 def test_local_paths_are_ingested_only_by_a_loopback_server(settings: Settings, platform: Platform,

@@ -75,11 +75,13 @@ def query(
 
 
 def modes() -> None:
-    """List the query modes, what each does, the settings it reads (beyond the shared ones) and the
-    ablations `hopgraph eval` reports for it."""
-    table = Table("mode", "how it ranks", Column("settings (retrieval.*)", overflow="fold"), "ablations")
+    """List the query modes, what each does, the settings it reads (beyond the shared ones), the
+    ablations `hopgraph eval` reports for it, and whether API keys with access groups may use it."""
+    table = Table("mode", "how it ranks", Column("settings (retrieval.*)", overflow="fold"), "ablations",
+                  "keys with groups")
     for e in REGISTRY.entries.values():
-        table.add_row(e.name, e.summary, ", ".join(REGISTRY.setting_keys(e.name)), ", ".join(e.ablations))
+        table.add_row(e.name, e.summary, ", ".join(REGISTRY.setting_keys(e.name)), ", ".join(e.ablations),
+                      "yes" if e.views else "")
     console.print(table)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated
 
 import typer
@@ -98,9 +99,13 @@ def api_key(
     collections: Annotated[list[str] | None, typer.Option(
         "--collection", help="A collection the key may use (repeat for several; '*' for every one). "
         "Default: default.")] = None,
+    groups: Annotated[str, typer.Option(
+        "--groups", help="The access groups a read key reads, comma-separated ('hr,finance'): it finds public "
+        "documents and those of its groups. Default: every document.")] = "",
 ) -> None:
     """Make a new API key. Prints the key once, and the settings entry holding only its hash."""
     from hopgraph.api.auth import new_key
+    from hopgraph.core.access import check_groups
     from hopgraph.core.collections import check_name
 
     if scope not in ("read", "admin"):
@@ -110,9 +115,10 @@ def api_key(
         for c in allowed:
             if c != "*":
                 check_name(c)
+        reads = check_groups([g.strip() for g in groups.split(",") if g.strip()])
     key, digest = new_key()
     console.print(f"key (shown once): [bold]{key}[/]")
     console.print("add to hopgraph.toml:")
-    listed = ", ".join(f'"{c}"' for c in allowed)
-    console.print(f'[[api.api_keys]]\nname = "{name}"\nsha256 = "{digest}"\nscope = "{scope}"\n'
-                  f'collections = [{listed}]', markup=False)
+    entry = [f'name = "{name}"', f'sha256 = "{digest}"', f'scope = "{scope}"', f"collections = {json.dumps(allowed)}"]
+    entry += [f"groups = {json.dumps(reads)}"] if reads else []  # (a JSON list of strings is a TOML array)
+    console.print("\n".join(["[[api.api_keys]]", *entry]), markup=False)

@@ -149,12 +149,14 @@ class Registry:
         return "; ".join(f"{e.name}: {e.summary}" for e in self.entries.values())
 
     def markdown(self, settings: bool = False) -> str:
-        """The table of modes: the README's, or with ``settings`` the docs' (each mode's own keys)."""
-        extra = " settings (`retrieval.*`) |" if settings else ""
+        """The table of modes: the README's, or with ``settings`` the docs' (each mode's own keys, and
+        whether keys with access groups may use it)."""
+        extra = " settings (`retrieval.*`) | keys with groups |" if settings else ""
         rows = ["| mode | how it ranks | ablations in `hopgraph eval` |" + extra,
-                "|---|---|---|" + ("---|" if extra else "")]
+                "|---|---|---|" + ("---|---|" if extra else "")]
         for e in self.entries.values():
-            keys = f" {', '.join(f'`{k}`' for k in self.setting_keys(e.name))} |" if settings else ""
+            keys = (f" {', '.join(f'`{k}`' for k in self.setting_keys(e.name))} | {'yes' if e.views else ''} |"
+                    if settings else "")
             rows.append(f"| `{e.name}` | {e.summary} | {', '.join(f'`{a}`' for a in e.ablations)} |{keys}")
         return "\n".join(rows)
 

@@ -1,0 +1,93 @@
+"""What document access groups cost a query: graph mode for a key with groups against the same query with
+no access filter, same process, same questions.
+
+The corpus's records are split into two groups (alternately ``a`` and ``b``) and ingested into fresh
+embedded stores (or ``--data-dir``, ingested before by this script). The reader holds two groups, ``a``
+and ``c``, so it reads half the corpus. Reported: the first reader query after the index state was
+loaded (it derives the reader's view), then p50 / p95 of every question asked both ways, alternating
+which goes first, and the ratio of the p50s.
+
+    python -m benchmarks.access_overhead [--corpus ../shared/data/2wiki-dev-500] [--data-dir D] [--limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from benchmarks.common import SHARED_DATA, percentiles, throwaway_arcadedb
+from hopgraph.app.platform import Platform
+from hopgraph.core.settings import Settings
+
+READER = ["a", "c"]
+
+
+def grouped_corpus(corpus: Path, out: Path, limit: int | None) -> int:
+    """``corpus``'s records with groups ``a`` and ``b`` in turn, written to ``out``; their count."""
+    lines = corpus.read_text(encoding="utf-8").splitlines()[:limit]
+    with out.open("w", encoding="utf-8") as f:
+        for i, line in enumerate(lines):
+            f.write(json.dumps({**json.loads(line), "groups": ["a" if i % 2 == 0 else "b"]}) + "\n")
+    return len(lines)
+
+
+@contextlib.contextmanager
+def stores(args: argparse.Namespace) -> Iterator[Settings]:
+    """Settings on ``--data-dir``, or on a throwaway store the grouped corpus is ingested into."""
+    if args.data_dir:
+        yield Settings(data_dir=Path(args.data_dir))
+        return
+    with throwaway_arcadedb() as (_info, graph_cfg, tmp):
+        settings = Settings(data_dir=tmp / "data", graph=graph_cfg.model_copy(update={"database": "access"}))
+        work = tmp / "corpus.jsonl"
+        n = grouped_corpus(Path(args.corpus) / "corpus.jsonl", work, args.limit)
+        with Platform(settings) as p:
+            t = time.perf_counter()
+            p.ingest([work])
+            print(f"ingested {n} records of {Path(args.corpus).name} in two groups in {time.perf_counter() - t:.0f}s")
+        yield settings
+
+
+def measure(p: Platform, questions: list[str]) -> dict[str, float]:
+    """The reader's first query (its view derived), then both kinds of query per question, alternating."""
+    p.query(questions[0], mode="graph")  # the model and the state, loaded
+    t = time.perf_counter()
+    p.query(questions[0], mode="graph", reader=READER)
+    first = time.perf_counter() - t
+    plain: list[float] = []
+    reader: list[float] = []
+    for i, q in enumerate(questions):
+        for who in ((None, READER) if i % 2 == 0 else (READER, None)):
+            t = time.perf_counter()
+            p.query(q, mode="graph", reader=who)
+            (plain if who is None else reader).append(time.perf_counter() - t)
+    (p50, p95), (r50, r95) = percentiles(plain), percentiles(reader)
+    return {"first_reader_query_ms": first * 1000, "plain_p50": p50, "plain_p95": p95, "reader_p50": r50,
+            "reader_p95": r95, "ratio_p50": r50 / p50}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--corpus", default=str(SHARED_DATA / "2wiki-dev-500"), help="a BEIR folder")
+    parser.add_argument("--data-dir", help="a data dir this script ingested before (skips the ingest)")
+    parser.add_argument("--limit", type=int, help="ingest the first N records only")
+    parser.add_argument("--questions", type=int, default=500, help="questions asked both ways")
+    args = parser.parse_args()
+    lines = (Path(args.corpus) / "queries.jsonl").read_text(encoding="utf-8").splitlines()[: args.questions]
+    questions = [json.loads(x)["text"] for x in lines]
+    with stores(args) as settings, Platform(settings) as p:
+        state = p.retriever.state()
+        print(f"index state v{state.version}: {len(state.tables.chunk_ids):,} chunks, "
+              f"{len(state.tables.entity_ids):,} entities; reader {READER} over {len(questions)} questions")
+        r = measure(p, questions)
+    print(f"first query of the reader (derives its view): {r['first_reader_query_ms']:.0f} ms")
+    print(f"graph p50 / p95: no access filter {r['plain_p50']:.1f} / {r['plain_p95']:.1f} ms; reader "
+          f"{r['reader_p50']:.1f} / {r['reader_p95']:.1f} ms; ratio of the p50s {r['ratio_p50']:.2f}")
+
+
+if __name__ == "__main__":
+    main()
