@@ -13,43 +13,20 @@ which goes first, and the ratio of the p50s.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-from benchmarks.common import SHARED_DATA, percentiles, throwaway_arcadedb
+from benchmarks.common import SHARED_DATA, corpus_store, percentiles
 from hopgraph.app.platform import Platform
-from hopgraph.core.settings import Settings
 
 READER = ["a", "c"]
 
 
-def grouped_corpus(corpus: Path, out: Path, limit: int | None) -> int:
-    """``corpus``'s records with groups ``a`` and ``b`` in turn, written to ``out``; their count."""
+def grouped(corpus: Path, limit: int | None) -> list[str]:
+    """``corpus``'s records (JSONL lines) with the groups ``a`` and ``b`` in turn."""
     lines = corpus.read_text(encoding="utf-8").splitlines()[:limit]
-    with out.open("w", encoding="utf-8") as f:
-        for i, line in enumerate(lines):
-            f.write(json.dumps({**json.loads(line), "groups": ["a" if i % 2 == 0 else "b"]}) + "\n")
-    return len(lines)
-
-
-@contextlib.contextmanager
-def stores(args: argparse.Namespace) -> Iterator[Settings]:
-    """Settings on ``--data-dir``, or on a throwaway store the grouped corpus is ingested into."""
-    if args.data_dir:
-        yield Settings(data_dir=Path(args.data_dir))
-        return
-    with throwaway_arcadedb() as (_info, graph_cfg, tmp):
-        settings = Settings(data_dir=tmp / "data", graph=graph_cfg.model_copy(update={"database": "access"}))
-        work = tmp / "corpus.jsonl"
-        n = grouped_corpus(Path(args.corpus) / "corpus.jsonl", work, args.limit)
-        with Platform(settings) as p:
-            t = time.perf_counter()
-            p.ingest([work])
-            print(f"ingested {n} records of {Path(args.corpus).name} in two groups in {time.perf_counter() - t:.0f}s")
-        yield settings
+    return [json.dumps({**json.loads(line), "groups": ["a" if i % 2 == 0 else "b"]}) for i, line in enumerate(lines)]
 
 
 def measure(p: Platform, questions: list[str]) -> dict[str, float]:
@@ -79,7 +56,9 @@ def main() -> None:
     args = parser.parse_args()
     lines = (Path(args.corpus) / "queries.jsonl").read_text(encoding="utf-8").splitlines()[: args.questions]
     questions = [json.loads(x)["text"] for x in lines]
-    with stores(args) as settings, Platform(settings) as p:
+    corpus = Path(args.corpus) / "corpus.jsonl"
+    with corpus_store(args.data_dir, lambda: grouped(corpus, args.limit), "access") as settings, \
+            Platform(settings) as p:
         state = p.retriever.state()
         print(f"index state v{state.version}: {len(state.tables.chunk_ids):,} chunks, "
               f"{len(state.tables.entity_ids):,} entities; reader {READER} over {len(questions)} questions")

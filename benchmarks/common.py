@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from hopgraph.core.settings import GraphSettings
+from hopgraph.core.settings import GraphSettings, Settings
 from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB, ServerInfo
 
 #: the shared data sets beside the checkout (../shared/data)
@@ -37,6 +37,27 @@ def throwaway_arcadedb(heap: str = "2g") -> Iterator[tuple[ServerInfo, GraphSett
         finally:
             server.stop()
 
+
+
+@contextlib.contextmanager
+def corpus_store(data_dir: str | None, records: Callable[[], list[str]], database: str) -> Iterator[Settings]:
+    """Settings on ``data_dir`` (a store ingested before), or on a throwaway store that the JSONL lines
+    ``records()`` are ingested into first."""
+    if data_dir:
+        yield Settings(data_dir=Path(data_dir))
+        return
+    from hopgraph.app.platform import Platform
+
+    with throwaway_arcadedb() as (_info, graph_cfg, tmp):
+        settings = Settings(data_dir=tmp / "data", graph=graph_cfg.model_copy(update={"database": database}))
+        lines = records()
+        work = tmp / "corpus.jsonl"
+        work.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        with Platform(settings) as p:
+            t = time.perf_counter()
+            p.ingest([work])
+            print(f"ingested {len(lines)} records in {time.perf_counter() - t:.0f}s")
+        yield settings
 
 def timed(fn: Callable[[], object]) -> float:
     """Seconds one call takes."""

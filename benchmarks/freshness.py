@@ -35,13 +35,13 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from benchmarks.common import SHARED_DATA, free_port, percentiles, rss_mb, throwaway_arcadedb
+from benchmarks.common import SHARED_DATA, corpus_store, free_port, percentiles, rss_mb
 from benchmarks.freshness_scale import scale_run
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import Settings
@@ -55,22 +55,11 @@ def questions(n: int) -> list[str]:
     return [json.loads(x)["text"] for x in lines]
 
 
-@contextlib.contextmanager
-def data_dir(args: argparse.Namespace) -> Iterator[Settings]:
+def data_dir(args: argparse.Namespace) -> contextlib.AbstractContextManager[Settings]:
     """Settings on the given data dir, or on a throwaway one the corpus is ingested into."""
-    if args.data_dir:
-        yield Settings(data_dir=Path(args.data_dir))
-        return
-    with throwaway_arcadedb() as (_info, graph_cfg, tmp):
-        settings = Settings(data_dir=tmp / "data", graph=graph_cfg.model_copy(update={"database": "fresh"}))
-        corpus = Path(args.corpus) / "corpus.jsonl"
-        work = tmp / "corpus.jsonl"
-        work.write_text("\n".join(corpus.read_text(encoding="utf-8").splitlines()[: args.limit]) + "\n")
-        with Platform(settings) as p:
-            t = time.perf_counter()
-            p.ingest([work])
-            print(f"ingested {args.limit or 'all'} records of {corpus.parent.name} in {time.perf_counter() - t:.0f}s")
-        yield settings
+    corpus = Path(args.corpus) / "corpus.jsonl"
+    return corpus_store(args.data_dir, lambda: corpus.read_text(encoding="utf-8").splitlines()[: args.limit],
+                        "fresh")
 
 
 def timed_query(p: Platform, text: str) -> float:
