@@ -9,10 +9,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from pydantic import ValidationError
 
 from hopgraph import Platform
+from hopgraph.app.collections import create_collection
 from hopgraph.core.access import check_groups, groups_of, readable
 from hopgraph.core.errors import BadInputError, ForbiddenError
+from hopgraph.core.service_settings import ScheduledSource
 from hopgraph.retrieval.index.view import hidden_chunks, readable_documents, view_of, visible_tables
 from hopgraph.retrieval.registry import REGISTRY
 from hopgraph.testing import memory_settings
@@ -56,13 +59,13 @@ def _everything(p: Platform, reader: list[str] | None) -> str:
                     for m in REGISTRY.view_modes() for q in QUESTIONS)
 
 
-@pytest.mark.parametrize(("reader", "sees", "hidden"), [
+@pytest.mark.parametrize(("held", "sees", "hidden"), [
     (None, {"hr", "eng"}, set()), (["hr"], {"hr"}, {"eng"}), (["eng", "ops"], {"eng"}, {"hr"}),
     ([], set(), {"hr", "eng"}), (["ops"], set(), {"hr", "eng"}),
 ])
-def test_a_reader_finds_what_its_groups_read_and_nothing_else(platform: Platform, reader: list[str] | None,
+def test_a_reader_finds_what_its_groups_read_and_nothing_else(platform: Platform, held: list[str] | None,
                                                               sees: set[str], hidden: set[str]) -> None:
-    text = _everything(platform, reader)
+    text = _everything(platform, held)
     assert "Vexmoor" in text  # the public note, for everyone
     for group in sees:
         assert CANARY[group] in text
@@ -125,3 +128,21 @@ def test_new_groups_rewrite_a_document_and_files_take_the_groups_given(tmp_path:
         assert "plumfinancecanary" in finance and "tangerineopscanary" not in finance
         with pytest.raises(BadInputError, match="invalid access group"):
             p.ingest([folder], groups=["Not Valid"])
+
+
+def test_a_scheduled_source_ingests_into_its_collection_with_its_groups(tmp_path: Path) -> None:
+    settings = memory_settings(tmp_path / "data")
+    create_collection(settings, "teama")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "memo.txt").write_text("Quorlan Vesk signed the indigohrcanary memo.", encoding="utf-8")
+    source = ScheduledSource(name="memos", paths=[str(tmp_path / "src")], interval_s=60, collection="teama",
+                             groups=["hr"])
+    with pytest.raises(ValidationError, match="invalid access group"):
+        ScheduledSource(name="x", paths=["."], interval_s=60, groups=["Not Valid"])
+    with Platform(settings, embedder=HashEmbedder()) as default:
+        with pytest.raises(BadInputError, match="goes to collection 'teama'"):
+            default.reingest(source)
+        with Platform(settings, embedder=HashEmbedder(), collection="teama") as team:
+            assert team.reingest(source).status == "succeeded"
+            assert "indigohrcanary" in _everything(team, ["hr"]) and "indigohrcanary" not in _everything(team, [])
+        assert default.query("indigohrcanary memo", mode="bm25").results == []

@@ -15,6 +15,7 @@ from hopgraph.api.job_store import JobStore
 from hopgraph.api.job_work import work_for
 from hopgraph.api.jobs import JobManager
 from hopgraph.api.metrics import Metrics
+from hopgraph.app.collections import create_collection, delete_collection
 from hopgraph.app.platform import Platform
 from hopgraph.core.service_settings import ScheduledSource, SchedulerSettings
 from hopgraph.core.times import iso_time
@@ -164,3 +165,29 @@ def test_a_source_whose_path_disappeared_keeps_its_documents_and_warns(platform:
         listing = httpx.get(f"{url}/jobs", timeout=60).json()
     rows = {j["id"]: j for j in listing["jobs"]}
     assert rows[run.id]["warning"] == warning and rows[run.id]["error"] is None and "gone" not in listing["unchanged"]
+
+
+def test_serve_runs_a_source_into_its_collection_as_that_collections_job(platform: Platform, tmp_path: Path) -> None:
+    folder = tmp_path / "memos"
+    folder.mkdir()
+    (folder / "memo.txt").write_text("Quorlan Vesk signed the indigoschedcanary memo.", encoding="utf-8")
+    create_collection(platform.settings, "sched")
+    source = ScheduledSource(name="memos", paths=[str(folder)], interval_s=3600, collection="sched", groups=["hr"])
+    settings = platform.settings.model_copy(update={"scheduler": SchedulerSettings(sources=[source],
+                                                                                    run_on_start=True)})
+    try:
+        with running_api(settings, platform, scheduler=True) as url, httpx.Client(base_url=url, timeout=60) as c:
+            deadline = time.monotonic() + 300
+            while not (jobs := c.get("/jobs", params={"collection": "sched"}).json()["jobs"]) or \
+                    jobs[0]["status"] in ("queued", "running"):
+                assert time.monotonic() < deadline, jobs
+                time.sleep(0.2)
+            assert jobs[0]["status"] == "succeeded" and jobs[0]["collection"] == "sched"
+            assert c.get("/jobs", params={"collection": "sched"}).json()["schedules"].keys() == {"memos"}
+            default = c.get("/jobs").json()
+            assert "memos" not in default["schedules"] and all(j["detail"] != "memos" for j in default["jobs"])
+            found = c.post("/query", params={"collection": "sched"}, json={"text": "memo", "mode": "bm25"}).text
+            assert "indigoschedcanary" in found
+            assert "indigoschedcanary" not in c.post("/query", json={"text": "memo", "mode": "bm25"}).text
+    finally:
+        delete_collection(platform.settings, "sched")

@@ -6,6 +6,8 @@ import asyncio
 import gc
 import logging
 import signal
+import time
+import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -89,9 +91,12 @@ def create_app(settings: Settings | None = None, platform: Platform | None = Non
 
         def reingest(source: ScheduledSource) -> JobOut:
             spec = {"op": "reingest", "source": source.name}
-            work = work_for(plat, metrics, spec, hg.settings.scheduler.sources)
+            where = hg.platform_for(source.collection)  # (a NotFoundError for a collection deleted: logged)
+            work = work_for(where, metrics, spec, hg.settings.scheduler.sources)
             assert work is not None  # the source is one of the settings' own
-            return jobs.submit("reingest", source.name, work, exclusive=True, spec=spec)
+            job = JobOut(id=uuid.uuid4().hex, kind="reingest", status="queued", detail=source.name,
+                         created_at=time.time(), collection=source.collection)
+            return jobs.submit("reingest", source.name, work, exclusive=True, spec=spec, job=job)
 
         def start_scheduler(cfg_s: SchedulerSettings) -> ReingestScheduler | None:
             if not ((cfg_s.enabled if scheduler is None else scheduler) and cfg_s.sources):

@@ -70,7 +70,8 @@ def work_for(platform: Platform, metrics: Metrics, spec: dict[str, Any],
         return lambda ctl: {"deleted": sum(platform.delete(i) for i in ids)}
     if op == "reingest":
         known = platform.settings.scheduler.sources if sources is None else sources
-        source = next((s for s in known if s.name == spec.get("source")), None)
+        source = next((s for s in known if s.name == spec.get("source")
+                       and s.collection == platform.settings.collection), None)
         if source is None:
             return None
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from hopgraph.app.collection_registry import require as require_collection
 from hopgraph.core.collections import DEFAULT, placed
+from hopgraph.core.errors import BadInputError
 from hopgraph.core.memory import keep_freed_memory
 from hopgraph.core.records import IngestReport, QueryFilters, QueryResult
 from hopgraph.core.service_settings import ScheduledSource
@@ -218,8 +219,13 @@ class Platform:
         return self._ingestor().recover()
 
     def reingest(self, source: ScheduledSource) -> IngestRun:
-        """Re-ingest a scheduled source incrementally; the outcome is recorded in the graph."""
+        """Re-ingest a scheduled source of this platform's collection incrementally; the outcome is
+        recorded in the graph."""
         from hopgraph.ingest.scheduler import run_source
+
+        if source.collection != self.settings.collection:
+            raise BadInputError(f"scheduled source {source.name!r} goes to collection {source.collection!r}, not "
+                                f"{self.settings.collection!r}")
 
         try:
             return run_source(self._ingestor(), self.graph, source, self.settings.scheduler.keep_runs)

@@ -64,8 +64,11 @@ def worker(once: Annotated[bool, typer.Option(help="Run every source once and ex
     """Run the scheduled re-ingestion sources (settings scheduler.sources) without the API.
     Each run is incremental and recorded in the graph; see GET /jobs or `hopgraph cypher
     "MATCH (r:IngestRun) RETURN r ORDER BY r.started_at DESC LIMIT 10"`."""
+    from hopgraph.app.open_platforms import OpenPlatforms
     from hopgraph.app.ownership import embedded_owner
     from hopgraph.app.platform import Platform
+    from hopgraph.core.service_settings import ScheduledSource
+    from hopgraph.graphdb.store import IngestRun
     from hopgraph.ingest.scheduler import ReingestScheduler
 
     s = load_settings()
@@ -77,21 +80,28 @@ def worker(once: Annotated[bool, typer.Option(help="Run every source once and ex
         raise fail(ConflictError(f"hopgraph serve (pid {other.pid}, {other.url}) owns the embedded stores "
                                 "and runs the schedules itself; stop it to run a separate worker"))
     with reported(), Platform(s) as p:
+        platforms = OpenPlatforms(p)  # a source's collection: opened on its first run
+
+        def reingest(source: ScheduledSource) -> IngestRun:
+            return platforms.get(source.collection).reingest(source)
+
         if once:
             failed = 0
             for source in s.scheduler.sources:
-                run = p.reingest(source)
+                run = reingest(source)
                 failed += run.status == "failed"  # a warning (a path missing) or nothing changed is no failure
                 why = f" — {run.error}" if run.error else ""
                 console.print(f"{source.name}: {run.status} in {run.duration_s or 0:.1f}s "
                               f"({run.report.get('documents_ingested', 0)} ingested, "
                               f"{run.report.get('documents_deleted', 0)} deleted){why}")
             raise typer.Exit(code=1 if failed else 0)
-        sched = ReingestScheduler(s.scheduler, p.reingest, blocking=True)
+        sched = ReingestScheduler(s.scheduler, reingest, blocking=True)
         try:
             sched.start()
         except (KeyboardInterrupt, SystemExit):
             sched.shutdown()
+        finally:
+            platforms.close_others()
 
 def api_key(
     name: Annotated[str, typer.Argument(help="A name for the key (who or what uses it).")],

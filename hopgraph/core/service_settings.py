@@ -82,6 +82,15 @@ class ScheduledSource(BaseModel):
     paths: list[str] = Field(min_length=1, description="Files, directories or glob patterns ('docs/**/*.md').")
     cron: str | None = Field(default=None, description="Crontab expression, e.g. '0 3 * * *'.")
     interval_s: float | None = Field(default=None, gt=0, description="Or: run every this many seconds.")
+    collection: str = Field(default="default", pattern=COLLECTION_NAME, description="The collection its "
+                            "documents go to (it must exist when a run starts).")
+    groups: list[str] = Field(default_factory=list, description="The access groups that may read its documents "
+                              "(those naming none of their own); none: public in the collection.")
+
+    @field_validator("groups")
+    @classmethod
+    def _groups(cls, value: list[str]) -> list[str]:
+        return check_groups(value)
 
     @model_validator(mode="after")
     def _one_schedule(self) -> ScheduledSource:

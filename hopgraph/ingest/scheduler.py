@@ -14,7 +14,7 @@ import glob
 import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -35,7 +35,8 @@ log = logging.getLogger(__name__)
 
 
 class PathIngestor(Protocol):
-    def ingest_paths(self, paths: list[Path], progress: bool = False, prune: bool = True) -> IngestReport: ...
+    def ingest_paths(self, paths: list[Path], progress: bool = False, prune: bool = True, *,
+                     groups: Sequence[str] = ()) -> IngestReport: ...
 
     def delete(self, document_ids: list[str], finish: bool = True) -> int: ...
 
@@ -96,7 +97,7 @@ def run_source(ingestor: PathIngestor, runs: RunLog, source: ScheduledSource, ke
         missing = missing_paths(sp)
         present = [pat for pat in sp.patterns if Path(static_root(pat)).exists()]
         matched = sorted({Path(f) for pat in present for f in glob.glob(pat, recursive=True) if Path(f).is_file()})
-        report = ingestor.ingest_paths([p for p in sp.paths if p.exists()] + matched)
+        report = ingestor.ingest_paths([p for p in sp.paths if p.exists()] + matched, groups=source.groups)
         gone = _unmatched_documents(runs, present, {str(f) for f in matched})
         if gone:
             report.documents_deleted += ingestor.delete(gone)

@@ -34,7 +34,7 @@ from hopgraph.api.tenancy import (
 from hopgraph.app.ownership import OWNER_HEADER, is_owner_token
 from hopgraph.app.platform import Platform
 from hopgraph.core.access import check_groups
-from hopgraph.core.collections import DEFAULT, home
+from hopgraph.core.collections import home
 from hopgraph.core.errors import BadInputError
 from hopgraph.core.records import document_id
 from hopgraph.ingest.scheduler import UNCHANGED_RUNS
@@ -274,7 +274,8 @@ def list_jobs(p: WholeGraphPlatform, request: Request, limit: int = Query(50, ge
                            started_at=run.started_at, finished_at=run.finished_at,
                            result={"source": run.source, **run.report}, error=None if warned else run.error,
                            warning=run.error if warned else None))
-    schedules = hg.scheduler.next_runs() if hg.scheduler and p.settings.collection == DEFAULT else {}
+    here = {s.name for s in hg.settings.scheduler.sources if s.collection == p.settings.collection}
+    schedules = {n: t for n, t in hg.scheduler.next_runs().items() if n in here} if hg.scheduler else {}
     return JobList(jobs=sorted(jobs, key=lambda j: -j.created_at)[:limit], schedules=schedules, unchanged=unchanged)
 
 

@@ -47,9 +47,11 @@ def visible_tables(t: Tables, hidden: np.ndarray) -> Tables:
     chunk_row = np.cumsum(keep_chunk) - 1
     entity_row = np.cumsum(keep_entity) - 1
 
-    co = _co_mentions(t, keep_mention)
     links = (t.edge_type == 0) & keep_entity[t.edge_source] & keep_entity[t.edge_target]
-    support = np.asarray(co[t.edge_source[links], t.edge_target[links]]).ravel()
+    support = np.zeros(0)
+    if links.any():
+        co = _co_mentions(t, keep_mention)
+        support = np.asarray(co[t.edge_source[links], t.edge_target[links]]).ravel()
     rows = np.flatnonzero(links)[support > 0]
     weight = np.minimum(t.edge_weight[rows], support[support > 0])
     return replace(
