@@ -157,13 +157,13 @@ class Retriever:
     @staticmethod
     def _view(state: IndexState, mode: str, reader: frozenset[str] | None) -> IndexState:
         """The state ``reader`` may query with ``mode``: ``state`` when it may read every chunk, else the
-        state of the chunks it may read, for a mode that answers from that state alone."""
-        view = view_of(state, reader)
-        if view is not state and not REGISTRY.entries[mode].views:
+        state of the chunks it may read. A reader may use the modes that answer from that state alone
+        (whether or not something is hidden from it: a refusal says nothing of what the collection holds)."""
+        if reader is not None and not REGISTRY.entries[mode].views:
             allowed = ", ".join(REGISTRY.view_modes())
-            raise ForbiddenError(f"mode {mode!r} answers from what several documents built together, and this "
-                                 f"collection holds documents your access groups may not read: use {allowed}")
-        return view
+            raise ForbiddenError(f"mode {mode!r} answers from what several documents built together; with access "
+                                 f"groups, use {allowed}")
+        return view_of(state, reader)
 
     def _by_image(self, path: str, mode: str, top_k: int | None, cfg: RetrievalSettings | None,
                   reader: frozenset[str] | None = None) -> QueryResult:
