@@ -46,6 +46,16 @@ def test_admin_reload_applies_keys_and_schedules(arcadedb: ServerInfo, embedder:
         refused = admin.post("/admin/reload")  # no keys on 0.0.0.0: an open API on a public address
         assert refused.status_code == 400 and "without API keys" in refused.json()["detail"]
         assert httpx.post(f"{url}/query", json={"text": "x"}, headers={"X-API-Key": NEW_KEY}).status_code == 200
+        narrowed = [*KEYS, ApiKey(name="new", sha256=hash_key(NEW_KEY), scope="read", groups=["hr"])]
+        api = settings.api.model_copy(update={"api_keys": narrowed})
+        current["settings"] = settings.model_copy(update={"api": api})
+        assert admin.post("/admin/reload").status_code == 200  # the key now reads one group: from the next request
+        assert httpx.post(f"{url}/query", json={"text": "x", "mode": "local"},
+                          headers={"X-API-Key": NEW_KEY}).status_code == 403
+        assert httpx.get(f"{url}/entities", params={"name": "x"}, headers={"X-API-Key": NEW_KEY}).status_code == 403
+        current["settings"] = settings  # the key revoked
+        assert admin.post("/admin/reload").status_code == 200
+        assert httpx.post(f"{url}/query", json={"text": "x"}, headers={"X-API-Key": NEW_KEY}).status_code == 401
 
 
 def test_sighup_reloads_the_config_file(arcadedb: ServerInfo, tmp_path: Path) -> None:
