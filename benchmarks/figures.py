@@ -84,6 +84,12 @@ OTHER_FIGURES: tuple[tuple[str, str, str, str, str], ...] = (
     ("Explorer page, hotpotqa-100 store", "POST /query p50 46 ms; drawing the subgraph 14 ms (26 nodes), 23 ms "
      "(200 nodes)", "python -m benchmarks.explorer_render ../shared/data/hotpotqa-100 --data-dir D", "2026-11-23",
      DEV_MACHINE + "; headless Chromium"),
+    ("Access groups: graph mode for a key with two groups (it reads half of the corpus) against the same "
+     "query with no access filter, 2wiki corpus (6,119 documents in two groups, 7,198 chunks, 48.7k entities), "
+     "the 478 questions of 2wiki-dev-500 asked both ways in turn",
+     "p50 47.4 ms against 70.5 ms (ratio 0.67), p95 83.6 against 109.9 ms; the key's first query, which derives "
+     "its view of the index state, 839 ms", "python -m benchmarks.access_overhead", "2026-11-28",
+     DEV_MACHINE + "; shared with other jobs"),
     ("RAPTOR tree build", "34 s for 994 chunks (4 branches, 259 summaries); 110 s for 7,198 chunks (23 branches)",
      "hopgraph tree", "2026-11-23", DEV_MACHINE),
     ("PPR on the GPU (1M entities, 10M edges, batch of 32 queries)", "power iteration 34 ms (CPU 3,490 ms); push "
