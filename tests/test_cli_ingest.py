@@ -1,6 +1,7 @@
 """``hopgraph ingest``'s exit status on a real server (in-process through typer's runner): nothing
 ingested because every document was skipped is a failure, and so is a directory with nothing to ingest
-(unless --allow-empty); every document unchanged is a success."""
+(unless --allow-empty); every document unchanged is a success; ``--groups`` is checked and re-writes a
+document whose groups it changes."""
 
 from __future__ import annotations
 
@@ -38,6 +39,12 @@ def test_ingest_fails_when_everything_was_skipped_and_not_when_unchanged(arcaded
     assert ingest(good)[0] == 0
     code, said = ingest(good)
     assert code == 0 and "1 unchanged" in said, said  # nothing new, nothing wrong
+    code, said = ingest(good, "--groups", "Not Valid")
+    assert code == 2 and "invalid access group 'Not Valid'" in said, said
+    code, said = ingest(good, "--groups", "hr, finance")
+    assert code == 0 and "1 ingested" in said, said  # new groups re-write the document
+    code, said = ingest(good, "--groups", "finance,hr")
+    assert code == 0 and "1 unchanged" in said, said  # the same groups, in any order
     empty = tmp_path / "empty"
     empty.mkdir()
     code, said = ingest(empty)
