@@ -63,10 +63,10 @@ WHOLE_GRAPH = ("this route shows what several documents built together, and this
                "only (its groups): it may use /query (modes {modes}), /answer and /documents")
 
 
-def refuse_readers(reader: frozenset[str] | None, modes: str) -> None:
+def refuse_readers(reader: frozenset[str] | None) -> None:
     """A 403 for a key with access groups on a route that shows the whole graph."""
     if reader is not None:
-        raise ProblemError(403, WHOLE_GRAPH.format(modes=modes))
+        raise ProblemError(403, WHOLE_GRAPH.format(modes=", ".join(REGISTRY.view_modes())))
 
 
 def check_collection(hg: AppState, presented: str | None, scope: Scope, collection: str, what: str = "this route"
@@ -107,7 +107,7 @@ def _whole_graph() -> Callable[..., Coroutine[Any, Any, Platform]]:
 
     async def platform(p: Platform = Depends(read), reader: frozenset[str] | None = Depends(request_reader)
                        ) -> Platform:
-        refuse_readers(reader, ", ".join(REGISTRY.view_modes()))
+        refuse_readers(reader)
         return p
 
     return platform

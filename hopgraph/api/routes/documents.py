@@ -39,7 +39,6 @@ from hopgraph.core.errors import BadInputError
 from hopgraph.core.records import document_id
 from hopgraph.ingest.scheduler import UNCHANGED_RUNS
 from hopgraph.retrieval.index.view import readable_documents
-from hopgraph.retrieval.registry import REGISTRY
 
 router = APIRouter(tags=["documents"])
 
@@ -304,7 +303,7 @@ def _job_of(request: Request, job_id: str, key: str | None, scope: Scope) -> Job
     not use is answered as unknown)."""
     hg = state(request)
     authorize(hg.auth, key, scope)
-    refuse_readers(reader_of(hg.auth, key), ", ".join(REGISTRY.view_modes()))
+    refuse_readers(reader_of(hg.auth, key))
     job = hg.jobs.get(job_id)
     if job is None or not may_use(hg.auth, key, job.collection):
         raise ProblemError(404, f"no job {job_id!r} (finished jobs are kept for a while; see GET /jobs)")

@@ -72,21 +72,23 @@ def visible_tables(t: Tables, hidden: np.ndarray) -> Tables:
     )
 
 
+def _hidden(state: IndexState, reader: frozenset[str]) -> np.ndarray:
+    """``hidden_chunks`` of ``state`` for ``reader``, computed once per state and reader."""
+    return state.memo(("hidden", reader), lambda: hidden_chunks(state.tables, reader))
+
+
 def view_of(state: IndexState, reader: frozenset[str] | None) -> IndexState:
     """The state ``reader`` may query: ``state`` itself when it may read every chunk, else the state of
     the readable rows (derived once per state and reader)."""
-    hidden = state.memo(("hidden", reader), lambda: hidden_chunks(state.tables, reader))
+    if reader is None:
+        return state
+    hidden = _hidden(state, reader)
     if not hidden.any():
         return state
     return state.memo(("view", reader), lambda: IndexState.of(visible_tables(state.tables, hidden),
                                                               state.settings))
 
 
-def hides_any(state: IndexState, reader: frozenset[str] | None) -> bool:
-    """Whether ``state`` holds a chunk ``reader`` may not read."""
-    return bool(state.memo(("hidden", reader), lambda: hidden_chunks(state.tables, reader)).any())
-
-
 def readable_documents(state: IndexState, reader: frozenset[str]) -> list[str]:
     """The ids of the documents in ``state`` that ``reader`` may read, in id order."""
-    return sorted(set(view_of(state, reader).tables.chunks["document_id"].tolist()))
+    return sorted(set(state.tables.chunks["document_id"][~_hidden(state, reader)].tolist()))
