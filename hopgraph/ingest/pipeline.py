@@ -21,7 +21,6 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from hopgraph.core.access import check_groups, groups_of
 from hopgraph.core.records import Chunk, IngestReport, Relation, Section
 from hopgraph.core.settings import Settings
 from hopgraph.graphdb.store import COMPLETE, DELETING, PENDING, RemovalPlan
@@ -33,11 +32,7 @@ from hopgraph.ingest.control import IngestCancelled, IngestControl, check_free_s
 from hopgraph.ingest.counting import count_documents
 from hopgraph.ingest.embedded_memo import COLLECTIONS as MEMO_COLLECTIONS
 from hopgraph.ingest.embedded_memo import EmbeddedMemo
-from hopgraph.ingest.embedding import (
-    caption_points,
-    image_points,
-    vector_points,
-)
+from hopgraph.ingest.embedding import caption_points, image_points, vector_points
 from hopgraph.ingest.extraction import Extraction, Extractor
 from hopgraph.ingest.extraction_worker import parser_pool
 from hopgraph.ingest.extractors import make_extractor
@@ -51,8 +46,8 @@ from hopgraph.ingest.raptor import TreeBuilder, TreeReport
 from hopgraph.ingest.raptor_summary import LlmSummarizer
 from hopgraph.ingest.ray_engine import RayEngine
 from hopgraph.ingest.resolution import EntityResolver
-from hopgraph.ingest.source_text import Skipped, SourceText, grouped
-from hopgraph.ingest.sources import read_sources, require_paths, vanished
+from hopgraph.ingest.source_text import Skipped, SourceText
+from hopgraph.ingest.sources import default_groups, read_sources, require_paths, vanished
 from hopgraph.ingest.texts import merge_relations
 from hopgraph.vectors.clip import ClipEmbedder
 from hopgraph.vectors.embedders import Embedder
@@ -135,20 +130,18 @@ class Ingestor:
         paths that no longer exist (a deleted file, a record removed from a JSONL) are deleted.
         ``control`` follows the progress and may stop the run (``IngestCancelled``); a missing path is
         a NotFoundError. ``groups``: the access groups of the documents that name none of their own."""
-        given = check_groups(groups)
+        cfg = self.settings.ingest
+        sources = default_groups(read_sources(paths, cfg.extensions, cfg.max_file_bytes, cfg.csv,
+                                              skip=[self.settings.data_dir], strict_utf8=cfg.strict_utf8), groups)
         require_paths(paths)
         t0 = time.perf_counter()
-        cfg = self.settings.ingest
         seen: set[str] = set()
         unsure: set[str] = set()  # files with unreadable parts: keep what came from them before
 
         def tracked() -> Iterator[SourceText | Skipped]:
-            for item in read_sources(paths, cfg.extensions, cfg.max_file_bytes, cfg.csv,
-                                     skip=[self.settings.data_dir], strict_utf8=cfg.strict_utf8):
+            for item in sources:
                 if isinstance(item, SourceText):
                     seen.add(item.document.source)
-                    if given and not groups_of(item.document.metadata):
-                        item = grouped(item, given)
                 else:
                     unsure.add(item.origin)
                 yield item

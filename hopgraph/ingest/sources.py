@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from hopgraph.core.access import META_KEY, check_groups
+from hopgraph.core.access import META_KEY, check_groups, groups_of
 from hopgraph.core.errors import BadInputError, NotFoundError
 from hopgraph.core.records import Document, content_hash, document_id
 from hopgraph.core.settings import CsvSettings
@@ -84,6 +84,16 @@ def require_paths(paths: Iterable[Path]) -> None:
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise NotFoundError(f"no such file or directory: {', '.join(missing)}")
+
+
+def default_groups(items: Iterable[SourceText | Skipped], groups: Sequence[str]) -> Iterable[SourceText | Skipped]:
+    """``items`` with the access ``groups`` given to the documents that name none of their own (``groups``
+    are checked now, before any item is read)."""
+    given = check_groups(groups)
+    if not given:
+        return items
+    return (grouped(i, given) if isinstance(i, SourceText) and not groups_of(i.document.metadata) else i
+            for i in items)
 
 
 def read_sources(paths: Iterable[Path], extensions: Sequence[str], max_bytes: int,
