@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from hopgraph import Platform
 from hopgraph.app.collections import create_collection
-from hopgraph.core.access import check_groups, groups_of, readable
+from hopgraph.core.access import check_groups, groups_of, parse_groups, readable
 from hopgraph.core.errors import BadInputError, ForbiddenError
 from hopgraph.core.service_settings import ScheduledSource
 from hopgraph.retrieval.index.view import hidden_chunks, readable_documents, view_of, visible_tables
@@ -48,6 +48,9 @@ def test_group_names_and_who_reads_what() -> None:
     for bad in (["HR"], ["a b"], [""], ["x" * 65], "hr", [3]):
         with pytest.raises(BadInputError):
             check_groups(bad)  # type: ignore[arg-type]
+    assert parse_groups(" hr , finance,,hr ") == ["finance", "hr"] and parse_groups("  ") == []
+    with pytest.raises(BadInputError, match="invalid access group 'Not Valid'"):
+        parse_groups("hr, Not Valid")  # what the CLI's --groups and an upload's 'groups' field both read
     assert groups_of({"groups": ["hr", "Bad Name"]}) == ["hr"] and groups_of({"groups": "hr"}) == []
     assert readable("", frozenset()) and readable("eng,hr", frozenset({"hr"})) and readable("hr", None)
     assert not readable("eng,hr", frozenset({"ops"})) and not readable("hr", frozenset())

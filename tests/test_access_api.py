@@ -52,7 +52,7 @@ def served(arcadedb: ServerInfo, embedder: SentenceTransformerEmbedder,
         with Platform(s, embedder=embedder) as platform, running_api(s, platform) as base:
             with httpx.Client(base_url=base, headers={"X-API-Key": ROOT}, timeout=120) as admin:
                 jobs = [admin.post("/documents", json={"documents": DOCS, "collection": "notes"}),
-                        admin.post("/documents", data={"groups": "hr"},
+                        admin.post("/documents", data={"groups": " hr, "},
                                    files={"files": ("payroll.txt", b"The payroll memo of Zorblax Quintana was "
                                                     b"written by velvethrupload.")}),
                         admin.post("/documents/paths", json={"paths": [str(root / "runbooks")], "groups": ["eng"]})]

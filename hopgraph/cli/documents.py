@@ -14,7 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from hopgraph.cli.common import console, err, fail, load_settings, not_served, reported
-from hopgraph.core.access import check_groups
+from hopgraph.core.access import parse_groups
 from hopgraph.core.errors import BadInputError, ConflictError, NotFoundError
 from hopgraph.core.settings import Settings
 
@@ -75,7 +75,7 @@ def ingest(
 
     paths = expand_globs(paths)
     try:
-        access = check_groups([g.strip() for g in groups.split(",") if g.strip()])
+        access = parse_groups(groups)
     except BadInputError as exc:
         raise fail(exc) from None
     missing = [str(p) for p in paths if not p.exists()]

@@ -115,7 +115,7 @@ def api_key(
 ) -> None:
     """Make a new API key. Prints the key once, and the settings entry holding only its hash."""
     from hopgraph.api.auth import new_key
-    from hopgraph.core.access import check_groups
+    from hopgraph.core.access import parse_groups
     from hopgraph.core.collections import check_name
 
     if scope not in ("read", "admin"):
@@ -125,7 +125,7 @@ def api_key(
         for c in allowed:
             if c != "*":
                 check_name(c)
-        reads = check_groups([g.strip() for g in groups.split(",") if g.strip()])
+        reads = parse_groups(groups)
     key, digest = new_key()
     console.print(f"key (shown once): [bold]{key}[/]")
     console.print("add to hopgraph.toml:")

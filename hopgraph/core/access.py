@@ -35,6 +35,12 @@ def check_groups(groups: Iterable[Any]) -> list[str]:
     return sorted(out)
 
 
+def parse_groups(text: str) -> list[str]:
+    """The groups of a comma-separated list as a person types it ("hr, finance"): blanks around names and
+    empty entries ignored, then checked as ``check_groups`` does."""
+    return check_groups([g.strip() for g in text.split(SEP) if g.strip()])
+
+
 def groups_of(metadata: Mapping[str, Any] | None) -> list[str]:
     """The access groups a document's metadata holds (none: public); invalid entries are left out."""
     found = (metadata or {}).get(META_KEY)

@@ -33,7 +33,7 @@ from hopgraph.api.tenancy import (
 )
 from hopgraph.app.ownership import OWNER_HEADER, is_owner_token
 from hopgraph.app.platform import Platform
-from hopgraph.core.access import check_groups
+from hopgraph.core.access import parse_groups
 from hopgraph.core.collections import home
 from hopgraph.core.errors import BadInputError
 from hopgraph.core.records import document_id
@@ -113,7 +113,7 @@ async def _uploaded_files(request: Request, hg: AppState, p: Platform, replace: 
     files = [f for f in form.getlist("files") if isinstance(f, UploadFile)]
     given = form.get("groups")
     try:
-        groups = check_groups(str(given).split(",")) if isinstance(given, str) and given.strip() else []
+        groups = parse_groups(given) if isinstance(given, str) else []
     except BadInputError as exc:
         raise RequestValidationError([{"loc": ("body", "groups"), "msg": str(exc), "type": "value_error"}]) from None
     if not files:
