@@ -90,6 +90,14 @@ OTHER_FIGURES: tuple[tuple[str, str, str, str, str], ...] = (
      "p50 47.4 ms against 70.5 ms (ratio 0.67), p95 83.6 against 109.9 ms; the key's first query, which derives "
      "its view of the index state, 839 ms", "python -m benchmarks.access_overhead", "2026-11-28",
      DEV_MACHINE + "; shared with other jobs"),
+    ("Access groups change nothing for a collection whose documents and keys have none: the top 10 of every "
+     "query, the code before access groups (b9f83bc) against the code with them (bbc7f5b), each set's store "
+     "ingested once by the code before",
+     "identical for all of them: lihua-dev 5,460 of 5,460 rankings (30 modes), hotpotqa-100 3,000 of 3,000, "
+     "musique-100 3,000 of 3,000, locomo-dev 11,580 of 11,580 (30 modes each), 2wiki-dev-500 2,868 of 2,868 "
+     "(dense, bm25, rrf, graph, local, mix)",
+     "hopgraph eval ../shared/data/SET [--modes ...] --out SET.json with each version on the same store, rankings "
+     "compared per query", "2026-11-28", DEV_MACHINE + "; shared with other jobs"),
     ("RAPTOR tree build", "34 s for 994 chunks (4 branches, 259 summaries); 110 s for 7,198 chunks (23 branches)",
      "hopgraph tree", "2026-11-23", DEV_MACHINE),
     ("PPR on the GPU (1M entities, 10M edges, batch of 32 queries)", "power iteration 34 ms (CPU 3,490 ms); push "
