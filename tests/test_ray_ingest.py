@@ -276,14 +276,23 @@ def test_models_load_once_per_worker_across_consecutive_ingests(cluster: Cluster
                                                                tmp_path: Path) -> None:
     lines = corpus.read_text().splitlines(keepends=True)
     with Platform(_settings(arcadedb, tmp_path / "data", cluster.address), embedder=embedder) as p:
-        engine = p._ingestor()._ray
+        ingestor = p._ingestor()
+        engine = ingestor._ray
         assert engine is not None
         loads = []
         for i in range(3):  # three runs of one platform (a server's uploads), new documents each time
+            # an alias map that grows between runs (ids no extraction produces: the results stay the same)
+            ingestor.aliases.update({f"ent_unseen_{i}_{j}": "ent_unseen" for j in range(200 if i == 0 else 5)})
             part = tmp_path / f"part{i}.jsonl"
             part.write_text("".join(lines[i * 6:(i + 1) * 6]))
             assert p.ingest([part]).documents_ingested == 6
             loads.append(engine.model_loads)
         assert 1 <= loads[0] <= 2 and loads[1] == loads[0] and loads[2] == loads[0]  # one per worker process
+        shipper = engine._aliases
+        assert shipper is not None and len(shipper.chain.links) >= 3  # a base, then a delta per run
+        # every entry went to the object store once, and each worker process fetched it at most once
+        assert shipper.entries_sent == len(shipper.shipped) >= 210  # (the last run's merges are sent next run)
+        assert shipper.shipped.items() <= ingestor.aliases.items()
+        assert 0 < engine.alias_entries_fetched <= loads[-1] * shipper.entries_sent
         assert ray.is_initialized()  # connected between runs
     assert not ray.is_initialized()  # and left with the platform

@@ -15,12 +15,13 @@ order and at its own pace, and the records (chunks, extractions) are nested obje
 Ray Data would turn them into Arrow blocks and back, and needs its own extra (pyarrow). Tasks keep
 the models loaded all the same — Ray reuses a worker process for the job's next task, and each
 process keeps its models (``_LOADED``; the engine stays connected across the runs of one ingestor,
-so a server's uploads and scheduled jobs load them once, ``model_loads``) — and fail over better
-than actors: a task whose worker or whole node dies is retried by Ray on any node left
+so a server's uploads and scheduled jobs load them once, ``model_loads``; the alias map reaches a
+worker process whole once, then as what entity resolution changed, see ``alias_sync``) — and fail
+over better than actors: a task whose worker or whole node dies is retried by Ray on any node left
 (``max_retries``), where an actor pool would wait for its dead actor to be restarted on a node with
-room for it. A task declares as many CPUs as the
-threads it embeds with (``task_options``: no node runs more threads than it has cores), and on a
-cluster with GPUs a share of them (its embedder then runs on the GPU it is given).
+room for it. A task declares as many CPUs as the threads it embeds with (``task_options``: no node
+runs more threads than it has cores), and on a cluster with GPUs a share of them (its embedder then
+runs on the GPU it is given).
 
 A task embeds with as many intra-op threads as the ingest process would (``threads``; Ray starts its
 workers with one): the float sums of a matrix product depend on how many threads split it, and on
@@ -50,6 +51,7 @@ from pydantic import BaseModel, ConfigDict
 from hopgraph.core.errors import StoreUnavailableError
 from hopgraph.core.records import IngestReport
 from hopgraph.core.settings import ChunkingSettings, EmbedderSettings, ExtractionSettings, Settings
+from hopgraph.ingest.alias_sync import AliasCache, AliasChain, AliasShipper
 from hopgraph.ingest.batches import Prepared, prepare, stage
 from hopgraph.ingest.chunking import Chunker
 from hopgraph.ingest.extraction import Extraction
@@ -89,6 +91,7 @@ class Computed:
     stage_seconds: dict[str, float] = field(default_factory=dict)
     node: str = ""
     loaded: bool = False  # this task loaded the worker process's models (its first task for these settings)
+    alias_entries: int = 0  # alias entries this task fetched (the links of the chain its process lacked)
 
 
 class Precomputed:
@@ -153,9 +156,9 @@ class _Worker:
         self.embedder = make_embedder(settings.embedder)
         c = settings.chunking
         self.chunker = Chunker(self.embedder.count_tokens, c.max_tokens, c.overlap_tokens, c.sections)
-        self.aliases: Mapping[str, str] = {}
+        self.aliases = AliasCache()
         # None for an extractor that is not local (the LLM): the ingest process extracts the batch
-        self.extractor = local_extractor(settings.extraction, resolve=lambda eid: self.aliases.get(eid, eid))
+        self.extractor = local_extractor(settings.extraction, resolve=lambda eid: self.aliases.aliases.get(eid, eid))
 
     def warm(self) -> None:
         """Load the embedding and spaCy models now."""
@@ -163,7 +166,7 @@ class _Worker:
         if self.extractor is not None:
             self.extractor.extract([])
 
-    def run(self, batch: list[SourceText], aliases: Mapping[str, str]) -> Computed:
+    def run(self, batch: list[SourceText]) -> Computed:
         """Chunk, extract and embed one batch as the local engine would (chunk texts in one call, as
         ``vector_points`` embeds them; then entity names and relation types)."""
         report = IngestReport()
@@ -171,7 +174,6 @@ class _Worker:
         out = Computed(prepared, None, skipped=report.skipped, stage_seconds=report.stage_seconds)
         if prepared is None:
             return out
-        self.aliases = aliases
         if self.extractor is not None:
             with stage(report, "extract"):
                 out.extraction = self.extractor.extract(prepared.to_extract)
@@ -189,10 +191,9 @@ class _Worker:
 _LOADED: dict[str, _Worker] = {}
 
 
-def run_batch(settings: WorkerSettings, batch: list[SourceText], aliases: Mapping[str, str], threads: int
-              ) -> Computed:
+def run_batch(settings: WorkerSettings, batch: list[SourceText], aliases: AliasChain, threads: int) -> Computed:
     """The task: one batch, on the models this worker process loaded for these settings, embedding
-    with ``threads`` intra-op threads."""
+    with ``threads`` intra-op threads, resolving entities by the alias map ``aliases`` stands for."""
     import ray
 
     key = settings.model_dump_json() + f"/{threads}"
@@ -203,7 +204,9 @@ def run_batch(settings: WorkerSettings, batch: list[SourceText], aliases: Mappin
         worker = _LOADED[key] = _Worker(settings, threads)
     if not batch:  # a warm-up task
         worker.warm()
-    out = worker.run(batch, aliases)
+    fetched = worker.aliases.update(aliases, ray.get)
+    out = worker.run(batch)
+    out.alias_entries = fetched
     out.node = ray.util.get_node_ip_address()
     out.loaded = loaded
     return out
@@ -252,6 +255,8 @@ class RayEngine:
         self.nodes: list[str] = []  # the node IPs the cluster reported at start
         self.by_node: Counter[str] = Counter()  # batches computed per node IP
         self.model_loads = 0  # worker processes that loaded the models for a task of this engine
+        self._aliases: AliasShipper | None = None  # the alias map as the cluster holds it (while connected)
+        self.alias_entries_fetched = 0  # alias entries the workers fetched for this engine's tasks
 
     def task_settings(self) -> WorkerSettings:
         """What every task is given: no credentials leave this process."""
@@ -265,6 +270,7 @@ class RayEngine:
         os.environ.setdefault("RAY_DISABLE_USAGE_STATS", "1")
         if not ray.is_initialized():
             self._connect(ray)
+            self._aliases = None  # the references of an earlier connection are gone
         res = ray.cluster_resources()
         cpus, self.gpus = float(res.get("CPU", 0)), float(res.get("GPU", 0))
         alive = [n for n in ray.nodes() if n.get("Alive")]
@@ -273,6 +279,8 @@ class RayEngine:
         self.threads = torch_threads()
         opts, self.window = task_options(cpus, self.gpus, self.threads, node_cpus)
         self._task = ray.remote(**opts)(run_batch)
+        if self._aliases is None:
+            self._aliases = AliasShipper(ray.put)
         log.info("Ray: %d node(s) %s, %g CPUs, %g GPUs", len(self.nodes), self.nodes, cpus, self.gpus)
 
     def _connect(self, ray: Any) -> None:
@@ -304,7 +312,7 @@ class RayEngine:
         if self._task is None:
             self.start()
         settings = ray.put(self.task_settings())
-        done = ray.get([self._task.remote(settings, [], {}, self.threads)
+        done = ray.get([self._task.remote(settings, [], AliasChain(""), self.threads)
                         for _ in range(self.window // _IN_FLIGHT_PER_TASK)])
         self.model_loads += sum(got.loaded for got in done)
 
@@ -316,9 +324,10 @@ class RayEngine:
         until the writer takes them (the held ones count against the window)."""
         import ray
 
-        if self._task is None:
+        if self._task is None or self._aliases is None:
             self.start()
-        shared = ray.put(dict(aliases))
+        assert self._aliases is not None
+        chain = self._aliases.chain_for(aliases)
         settings = ray.put(self.task_settings())
         todo = iter(batches)
         flying: dict[Any, int] = {}  # in-flight task -> its sequence number
@@ -329,7 +338,7 @@ class RayEngine:
                 batch = next(todo, None)
                 if batch is None:
                     break
-                flying[self._task.remote(settings, batch, shared, self.threads)] = sent
+                flying[self._task.remote(settings, batch, chain, self.threads)] = sent
                 held[sent] = (batch, None)
                 sent += 1
             if taken == sent:
@@ -367,11 +376,12 @@ class RayEngine:
             log.warning("skipped %s: %s", source, reason)
         self.by_node[got.node] += 1
         self.model_loads += got.loaded
+        self.alias_entries_fetched += got.alias_entries
         return got
 
     def close(self) -> None:
         """Disconnect (stopping the private instance) if this engine connected."""
-        self._task = None
+        self._task = self._aliases = None
         if self._owned:
             import ray
 
