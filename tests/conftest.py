@@ -101,7 +101,8 @@ ENGINE_FIXTURES = {"arcadedb", "embedder", "settings", "platform", "store", "loa
 #: engine, themselves
 ENGINE_MODULES = {"test_cli", "test_serve_cli", "test_clip", "test_docker", "test_kill_resume", "test_vectors",
                   "test_arcadedb_server", "test_embedders", "test_demo", "test_extraction_worker", "test_ray_ingest",
-                  "test_plain_encoder", "test_wheel", "test_graph_ports", "test_upgrade"}
+                  "test_plain_encoder", "test_wheel", "test_graph_ports", "test_upgrade",
+                  "test_ray_pools"}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

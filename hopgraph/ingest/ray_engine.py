@@ -1,32 +1,33 @@
 """Ingestion on a Ray cluster (``ingest.engine = "ray"``): the per-document work of each write batch —
-chunking, spaCy extraction, chunk, entity-name and relation-type embedding — runs as a Ray task; the
+chunking, spaCy extraction, chunk, entity-name and relation-type embedding — runs as Ray tasks; the
 ingest process stays the one ordered writer (entity resolution against the store, the graph and
 vector writes, pending → complete, communities, the change log), so the stores end as after a local
 ingest.
 
 It slots in where the local extraction workers do (``Ingestor._ingest_changed``): batches go out in
-order, at most two per task slot in flight (backpressure: a slow writer holds the cluster back, and
-no more than that many batches are ever in memory), and come back in order; each comes back as the
-same ``Prepared`` batch the local engine builds, with its ``Extraction`` and an embedder that answers
-from the vectors the task computed (``Precomputed``: any text it lacks is embedded here).
+order, at most two per parsing slot in flight (backpressure: a slow writer holds the cluster back, and
+no more than that many batches are ever in memory), are taken as they finish and handed to the writer
+in order; each comes back as the same ``Prepared`` batch the local engine builds, with its
+``Extraction`` and an embedder that answers from the vectors the tasks computed (``Precomputed``: any
+text it lacks is embedded here). A batch is parsed by one task and embedded by a second
+(``ray_tasks``), which ask for different resources (``task_options``): on a cluster with GPUs the
+CPU-only nodes parse while the GPU nodes embed.
 
 Why tasks, and not Ray Data ``map_batches`` or an actor pool: the writer must take batches in their
 order and at its own pace, and the records (chunks, extractions) are nested objects, not columns;
 Ray Data would turn them into Arrow blocks and back, and needs its own extra (pyarrow). Tasks keep
 the models loaded all the same — Ray reuses a worker process for the job's next task, and each
-process keeps its models (``_LOADED``; the engine stays connected across the runs of one ingestor,
-so a server's uploads and scheduled jobs load them once, ``model_loads``; the alias map reaches a
-worker process whole once, then as what entity resolution changed, see ``alias_sync``) — and fail
-over better than actors: a task whose worker or whole node dies is retried by Ray on any node left
-(``max_retries``), where an actor pool would wait for its dead actor to be restarted on a node with
-room for it. A task declares as many CPUs as the threads it embeds with (``task_options``: no node
-runs more threads than it has cores), and on a cluster with GPUs a share of them (its embedder then
-runs on the GPU it is given).
+process keeps its models (the engine stays connected across the runs of one ingestor, so a server's
+uploads and scheduled jobs load them once, ``model_loads``; the alias map reaches a worker process
+whole once, then as what entity resolution changed, see ``alias_sync``) — and fail over better than
+actors: a task whose worker or whole node dies is retried by Ray on any node left (``max_retries``;
+a parsed batch lost with its node is parsed again), where an actor pool would wait for its dead actor
+to be restarted on a node with room for it.
 
-A task embeds with as many intra-op threads as the ingest process would (``threads``; Ray starts its
-workers with one): the float sums of a matrix product depend on how many threads split it, and on
-hotpotqa-100 one thread instead of two moved 3 of 1,124 chunk vectors and 292 entity vectors by ~1e-7,
-which the RAPTOR tree's UMAP turned into other clusters (``benchmarks/ray_identity.py``).
+An embedding task embeds with as many intra-op threads as the ingest process would (``threads``; Ray
+starts its workers with one): the float sums of a matrix product depend on how many threads split it,
+and on hotpotqa-100 one thread instead of two moved 3 of 1,124 chunk vectors and 292 entity vectors by
+~1e-7, which the RAPTOR tree's UMAP turned into other clusters (``benchmarks/ray_identity.py``).
 
 Every address stays on the loopback range by default: with no address, a private Ray instance starts
 at 127.0.0.2 (Ray rewrites 127.0.0.1 to the machine's outward address; other 127.0.0.x it keeps), and a
@@ -42,31 +43,27 @@ import socket
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
 
 from hopgraph.core.errors import StoreUnavailableError
 from hopgraph.core.records import IngestReport
-from hopgraph.core.settings import ChunkingSettings, EmbedderSettings, ExtractionSettings, Settings
-from hopgraph.ingest.alias_sync import AliasCache, AliasChain, AliasShipper
-from hopgraph.ingest.batches import Prepared, prepare, stage
-from hopgraph.ingest.chunking import Chunker
-from hopgraph.ingest.extraction import Extraction
-from hopgraph.ingest.extractors import local_extractor
-from hopgraph.ingest.relation_vectors import type_text
+from hopgraph.core.settings import Settings
+from hopgraph.ingest.alias_sync import AliasChain, AliasShipper
+from hopgraph.ingest.batches import Prepared
+from hopgraph.ingest.ray_tasks import Computed, WorkerSettings, embed_batch, parse_batch
 from hopgraph.ingest.source_text import SourceText
-from hopgraph.ingest.texts import merge_relations
-from hopgraph.vectors.embedders import Embedder, make_embedder
+from hopgraph.vectors.embedders import Embedder
 
 log = logging.getLogger(__name__)
 
 #: the node IP of a private Ray instance (127.0.0.1 would be rewritten to the outward interface)
 LOOPBACK_NODE = "127.0.0.2"
-#: batches in flight per task slot of the cluster (the backpressure window)
+#: batches in flight per parsing slot of the cluster (the backpressure window)
 _IN_FLIGHT_PER_TASK = 2
+#: embedding tasks sharing one GPU at a time (one computes while the other's batch moves)
+_EMBEDS_PER_GPU = 2
 #: retries of a batch whose worker or node died
 _RETRIES = 5
 _CONNECT_TIMEOUT_S = 5.0
@@ -76,22 +73,6 @@ _TASK_ENV = {"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
 
 class RayUnavailableError(StoreUnavailableError):
     """The Ray cluster cannot be reached, or lost a batch beyond its retries."""
-
-
-@dataclass
-class Computed:
-    """One batch as a task sends it back: chunked, extracted (None with another extractor than spaCy),
-    the texts it embedded with their vectors, and what it skipped and how long each stage took."""
-
-    prepared: Prepared | None
-    extraction: Extraction | None
-    texts: list[str] = field(default_factory=list)
-    vectors: np.ndarray | None = None
-    skipped: dict[str, str] = field(default_factory=dict)
-    stage_seconds: dict[str, float] = field(default_factory=dict)
-    node: str = ""
-    loaded: bool = False  # this task loaded the worker process's models (its first task for these settings)
-    alias_entries: int = 0  # alias entries this task fetched (the links of the chain its process lacked)
 
 
 class Precomputed:
@@ -128,90 +109,6 @@ def torch_threads() -> int:
     return int(torch.get_num_threads())
 
 
-class WorkerSettings(BaseModel):
-    """What a Ray task is given: the models' and the chunker's settings and the chunk limit. Never the
-    stores' or the LLM's credentials (``Settings`` holds them; a task's arguments are pickled in clear)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    embedder: EmbedderSettings
-    chunking: ChunkingSettings
-    extraction: ExtractionSettings
-    max_document_chunks: int
-
-    @classmethod
-    def of(cls, settings: Settings) -> WorkerSettings:
-        return cls(embedder=settings.embedder, chunking=settings.chunking, extraction=settings.extraction,
-                   max_document_chunks=settings.ingest.max_document_chunks)
-
-
-class _Worker:
-    """What one worker process keeps between tasks: its embedder, chunker and spaCy model."""
-
-    def __init__(self, settings: WorkerSettings, threads: int) -> None:
-        import torch
-
-        torch.set_num_threads(threads)  # the ingest process's count: the same float sums, the same vectors
-        self.settings = settings
-        self.embedder = make_embedder(settings.embedder)
-        c = settings.chunking
-        self.chunker = Chunker(self.embedder.count_tokens, c.max_tokens, c.overlap_tokens, c.sections)
-        self.aliases = AliasCache()
-        # None for an extractor that is not local (the LLM): the ingest process extracts the batch
-        self.extractor = local_extractor(settings.extraction, resolve=lambda eid: self.aliases.aliases.get(eid, eid))
-
-    def warm(self) -> None:
-        """Load the embedding and spaCy models now."""
-        self.embedder.embed(["warm"])
-        if self.extractor is not None:
-            self.extractor.extract([])
-
-    def run(self, batch: list[SourceText]) -> Computed:
-        """Chunk, extract and embed one batch as the local engine would (chunk texts in one call, as
-        ``vector_points`` embeds them; then entity names and relation types)."""
-        report = IngestReport()
-        prepared = prepare(self.chunker, batch, self.settings.max_document_chunks, report)
-        out = Computed(prepared, None, skipped=report.skipped, stage_seconds=report.stage_seconds)
-        if prepared is None:
-            return out
-        if self.extractor is not None:
-            with stage(report, "extract"):
-                out.extraction = self.extractor.extract(prepared.to_extract)
-        with stage(report, "embed"):
-            groups = [[c.text for c in prepared.chunks]]
-            if out.extraction is not None:
-                groups.append(list(dict.fromkeys(e.name for e in out.extraction.entities.values())))
-                groups.append(sorted({type_text(r) for r in merge_relations(out.extraction.relations)}))
-            out.texts = [t for g in groups for t in g]
-            out.vectors = np.concatenate([self.embedder.embed(g) for g in groups if g] or
-                                         [np.zeros((0, self.embedder.dim), dtype=np.float32)])
-        return out
-
-
-_LOADED: dict[str, _Worker] = {}
-
-
-def run_batch(settings: WorkerSettings, batch: list[SourceText], aliases: AliasChain, threads: int) -> Computed:
-    """The task: one batch, on the models this worker process loaded for these settings, embedding
-    with ``threads`` intra-op threads, resolving entities by the alias map ``aliases`` stands for."""
-    import ray
-
-    key = settings.model_dump_json() + f"/{threads}"
-    worker = _LOADED.get(key)
-    loaded = worker is None
-    if worker is None:
-        _LOADED.clear()
-        worker = _LOADED[key] = _Worker(settings, threads)
-    if not batch:  # a warm-up task
-        worker.warm()
-    fetched = worker.aliases.update(aliases, ray.get)
-    out = worker.run(batch)
-    out.alias_entries = fetched
-    out.node = ray.util.get_node_ip_address()
-    out.loaded = loaded
-    return out
-
-
 def _host_port(address: str) -> tuple[str, int] | None:
     """``(host, port)`` of a concrete address (``host:port`` or ``ray://host:port``); None for ``auto``."""
     bare = address.removeprefix("ray://")
@@ -228,17 +125,20 @@ def _is_loopback(host: str) -> bool:
         return host == "localhost"
 
 
-def task_options(cpus: float, gpus: float, threads: int, node_cpus: float) -> tuple[dict[str, Any], int]:
-    """The Ray options of a batch task and how many tasks are kept in flight: a task declares as many
-    CPUs as the intra-op threads it embeds with (so that the tasks Ray packs on a node never run more
-    threads than it has cores), but no more than the largest node has (``node_cpus``; a task asking for
-    more would never be scheduled), and on a cluster with GPUs an equal share of them per task slot."""
+def task_options(cpus: float, gpus: float, threads: int, node_cpus: float
+                 ) -> tuple[dict[str, Any], dict[str, Any], int]:
+    """The Ray options of the parsing and the embedding tasks, and how many batches are kept in flight.
+    Parsing (chunking, spaCy) declares one CPU. Embedding declares as many CPUs as the intra-op threads
+    it embeds with (so that the tasks Ray packs on a node never run more threads than it has cores), but
+    no more than the largest node has (``node_cpus``; a task asking for more would never be scheduled);
+    on a cluster with GPUs it declares one CPU and a share of a GPU instead, so it runs on the GPU nodes
+    while every node's CPUs parse. Two batches are in flight per parsing slot."""
     threads = max(1, min(threads, int(node_cpus)))
-    slots = max(1, int(cpus) // threads)
-    opts: dict[str, Any] = {"num_cpus": threads, "max_retries": _RETRIES}
+    parse: dict[str, Any] = {"num_cpus": 1, "max_retries": _RETRIES}
+    embed: dict[str, Any] = {"num_cpus": threads, "max_retries": _RETRIES}
     if gpus:
-        opts.update(num_gpus=min(1.0, gpus / slots), max_calls=0)
-    return opts, slots * _IN_FLIGHT_PER_TASK
+        embed.update(num_cpus=1, num_gpus=1.0 / _EMBEDS_PER_GPU, max_calls=0)
+    return parse, embed, max(1, int(cpus)) * _IN_FLIGHT_PER_TASK
 
 
 class RayEngine:
@@ -248,12 +148,14 @@ class RayEngine:
         self.settings = settings
         self.address = address or settings.ingest.ray_address or os.environ.get("RAY_ADDRESS") or None
         self._owned = False  # this engine called ray.init (and shuts it down)
-        self._task: Any = None
+        self._parse: Any = None  # the two remote functions, while connected
+        self._embed: Any = None
         self.window = 1
         self.threads = 1  # intra-op threads of the tasks' embedders: the ingest process's (set at start)
         self.gpus = 0.0
         self.nodes: list[str] = []  # the node IPs the cluster reported at start
-        self.by_node: Counter[str] = Counter()  # batches computed per node IP
+        self.by_node: Counter[str] = Counter()  # batches parsed per node IP
+        self.embedded_on: Counter[str] = Counter()  # batches embedded per node IP
         self.model_loads = 0  # worker processes that loaded the models for a task of this engine
         self._aliases: AliasShipper | None = None  # the alias map as the cluster holds it (while connected)
         self.alias_entries_fetched = 0  # alias entries the workers fetched for this engine's tasks
@@ -277,8 +179,8 @@ class RayEngine:
         self.nodes = sorted(str(n["NodeManagerAddress"]) for n in alive)
         node_cpus = max((float(n.get("Resources", {}).get("CPU", 0)) for n in alive), default=1.0)
         self.threads = torch_threads()
-        opts, self.window = task_options(cpus, self.gpus, self.threads, node_cpus)
-        self._task = ray.remote(**opts)(run_batch)
+        parse, embed, self.window = task_options(cpus, self.gpus, self.threads, node_cpus)
+        self._parse, self._embed = ray.remote(**parse)(parse_batch), ray.remote(**embed)(embed_batch)
         if self._aliases is None:
             self._aliases = AliasShipper(ray.put)
         log.info("Ray: %d node(s) %s, %g CPUs, %g GPUs", len(self.nodes), self.nodes, cpus, self.gpus)
@@ -309,12 +211,16 @@ class RayEngine:
         first batches do); benchmarks time ingestion, not model loading."""
         import ray
 
-        if self._task is None:
+        if self._parse is None:
             self.start()
         settings = ray.put(self.task_settings())
-        done = ray.get([self._task.remote(settings, [], AliasChain(""), self.threads)
+        done = ray.get([self._submit(settings, [], AliasChain(""), warm=True)
                         for _ in range(self.window // _IN_FLIGHT_PER_TASK)])
-        self.model_loads += sum(got.loaded for got in done)
+        self.model_loads += sum(got.loads for got in done)
+
+    def _submit(self, settings: Any, batch: list[SourceText], aliases: AliasChain, warm: bool = False) -> Any:
+        """The reference of ``batch`` embedded: its embedding task is given its parsing task's result."""
+        return self._embed.remote(settings, self._parse.remote(settings, batch, aliases, warm), self.threads, warm)
 
     def prepared(self, batches: Iterable[list[SourceText]], aliases: Mapping[str, str], embedder: Embedder,
                  report: IngestReport) -> Iterator[tuple[list[SourceText], Prepared | None]]:
@@ -324,7 +230,7 @@ class RayEngine:
         until the writer takes them (the held ones count against the window)."""
         import ray
 
-        if self._task is None or self._aliases is None:
+        if self._parse is None or self._aliases is None:
             self.start()
         assert self._aliases is not None
         chain = self._aliases.chain_for(aliases)
@@ -338,7 +244,7 @@ class RayEngine:
                 batch = next(todo, None)
                 if batch is None:
                     break
-                flying[self._task.remote(settings, batch, chain, self.threads)] = sent
+                flying[self._submit(settings, batch, chain)] = sent
                 held[sent] = (batch, None)
                 sent += 1
             if taken == sent:
@@ -375,13 +281,14 @@ class RayEngine:
             report.skipped[source] = reason
             log.warning("skipped %s: %s", source, reason)
         self.by_node[got.node] += 1
-        self.model_loads += got.loaded
+        self.embedded_on[got.embed_node] += 1
+        self.model_loads += got.loads
         self.alias_entries_fetched += got.alias_entries
         return got
 
     def close(self) -> None:
         """Disconnect (stopping the private instance) if this engine connected."""
-        self._task = self._aliases = None
+        self._parse = self._embed = self._aliases = None
         if self._owned:
             import ray
 
