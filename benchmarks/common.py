@@ -6,6 +6,7 @@ import contextlib
 import resource
 import socket
 import statistics
+import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -16,6 +17,17 @@ from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB, ServerInfo
 
 #: the shared data sets beside the checkout (../shared/data)
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def commit() -> str:
+    """The checkout's short commit id ("unknown" outside a git checkout), ending "+" when files differ
+    from it: a report says which code it measured."""
+    root = Path(__file__).resolve().parents[1]
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=root,
+                          check=False).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                           text=True, cwd=root, check=False).stdout.strip()
+    return (head + ("+" if dirty else "")) if head else "unknown"
 
 
 def free_port() -> int:

@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import SHARED_DATA
+from benchmarks.common import SHARED_DATA, commit
 
 SETS = ("locomo-dev", "lihua-dev", "hotpotqa-100", "musique-100", "2wiki-dev-500")
 MODES = "dense,bm25,rrf,graph,mix,auto"
@@ -202,8 +202,7 @@ def report(args: argparse.Namespace) -> None:
                       "by_type": compare(evals["minilm"], evals["mpnet"], load_dataset(args.data / name).groups)}
     embedding = folder / "embed.json"
     py = "python -m benchmarks.embedders"
-    out = {"commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                                    cwd=ROOT, check=False).stdout.strip() or "unknown",
+    out = {"commit": commit(),
            "date": time.strftime("%Y-%m-%d"), "machine": platform.machine(), "cores": os.cpu_count(),
            "models": {m: v["model"] for m, v in MODELS.items()},
            "commands": {"run": f"{py} run --sets {','.join(sets)} --work {args.work}",

@@ -18,12 +18,11 @@ import argparse
 import json
 import os
 import platform
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import SHARED_DATA, throwaway_arcadedb
+from benchmarks.common import SHARED_DATA, commit, throwaway_arcadedb
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import GraphSettings, IngestSettings, Settings
 from hopgraph.ingest.chunking import Chunker
@@ -62,11 +61,6 @@ def ingest(corpus: Path, settings: Settings) -> dict[str, Any]:
             "stage_threads": report.stage_threads}
 
 
-def _commit() -> str:
-    out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
-    return out.stdout.strip() or "unknown"
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--docs", type=int, default=500, help="Records of the 2wiki corpus (default 500).")
@@ -93,7 +87,7 @@ def main() -> None:
     docs = best["documents"]
     ratio = bound["seconds"] / best["seconds"]
     shares = {k: round(v / best["seconds"], 3) for k, v in best["stage_seconds"].items()}
-    report = {"commit": _commit(), "embed_threads": args.embed_threads, "machine": platform.machine(),
+    report = {"commit": commit(), "embed_threads": args.embed_threads, "machine": platform.machine(),
               "cores": os.cpu_count(),
               "date": time.strftime("%Y-%m-%d"), "docs": docs, "load_average_start": load_start[0],
               "load_average_end": os.getloadavg()[0], "ratio": round(ratio, 3), "embed_only": runs["embed_only"],

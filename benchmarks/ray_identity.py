@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import SHARED_DATA, free_port
+from benchmarks.common import SHARED_DATA, commit, free_port
 from hopgraph.app.doctor import diagnose
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import GraphSettings, RetrievalSettings, Settings
@@ -179,7 +179,7 @@ def main() -> None:
     print("counts:", ", ".join(f"{k} {v}" for k, v in {**local["graph"], **local["vectors"]}.items()))
     for d in result["differences"]:
         print("DIFFERS:", d)
-    report = {"dataset": args.dataset.name, "documents": local["graph"].get("Document", 0),
+    report = {"commit": commit(), "dataset": args.dataset.name, "documents": local["graph"].get("Document", 0),
               "queries": len(ds.queries), "top_k": TOP_K, "ray_nodes": list(NODES), "cpu_count": os.cpu_count(),
               "ingest": {"local": local_run, "ray": ray_run},
               "counts": {"local": {"graph": local["graph"], "vectors": local["vectors"]},
