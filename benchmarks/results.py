@@ -246,7 +246,7 @@ def ray_identity() -> Section:
              f"({', '.join(f'{k} {v:,}' for k, v in local.items() if v)}); the ids of every document, chunk, entity, "
              f"relation and vector point {'equal' if not ids_differ else 'DIFFER'}; `hopgraph doctor` {doctor}. "
              f"Ingest wall time (the CLI process, model loading included): local {r['ingest']['local']['wall_s']} s, "
-             f"Ray {r['ingest']['ray']['wall_s']} s.", ""]
+             f"Ray {r['ingest']['ray']['wall_s']} s." + (f" Commit `{r['commit']}`." if "commit" in r else ""), ""]
     lines += provenance([name], "python -m benchmarks.ray_identity")
     return Section("Ray ingest against a local ingest", (name,), lines)
 
