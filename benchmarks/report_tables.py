@@ -30,14 +30,15 @@ def load(name: str) -> dict[str, Any]:
 
 @cache
 def added_on(name: str) -> str:
-    """The day the report was committed (``unknown`` outside a git checkout)."""
+    """The day the report was last committed (``unknown`` outside a git checkout): a report measured
+    again is dated by its new run."""
     try:
-        out = subprocess.run(["git", "log", "--follow", "--diff-filter=A", "--format=%ad", "--date=short", "--",
+        out = subprocess.run(["git", "log", "--follow", "--diff-filter=AM", "--format=%ad", "--date=short", "--",
                               str(REPORTS / name)], capture_output=True, text=True, cwd=HERE, check=True)
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     days = out.stdout.split()
-    return days[-1] if days else "unknown"
+    return days[0] if days else "unknown"
 
 
 def table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
