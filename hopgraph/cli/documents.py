@@ -167,7 +167,7 @@ def _delete_served(url: str, targets: list[str], dry_run: bool) -> None:
 
 
 def documents(limit: Annotated[int, typer.Option(min=1)] = 100, skip: Annotated[int, typer.Option(min=0)] = 0,
-              as_json: Annotated[bool, typer.Option("--json", help="One JSON object per document.")] = False
+              as_json: Annotated[bool, typer.Option("--json", help="One JSON array of the documents.")] = False
               ) -> None:
     """List ingested documents with their ids, status and full source."""
     from hopgraph.app.platform import Platform
