@@ -32,11 +32,11 @@ DOCS = [{"id": "pub", "text": "Zorblax Quintana founded the Vexmoor Observatory 
         {"id": "eng", "groups": ["eng"], "text": "Zorblax Quintana built the Copperline Engine in Kelderwick. "
          "The engine starts with the word cobaltengcanary."}]
 #: what each group's documents hold that no other reader may see: canaries and the names only they use
-SECRETS = {"hr": ["saffronhrcanary", "Brimstone", "velvethrupload"],
+SECRETS = {"hr": ["saffronhrcanary", "Brimstone", "velvethrupload", "amberhrfrontcanary"],
            "eng": ["cobaltengcanary", "Copperline", "mossengpathcanary"]}
 QUESTIONS = ["What phrase opens the ledger Zorblax Quintana kept?", "Which word starts the engine in Kelderwick?",
              "What did Zorblax Quintana do in Kelderwick?", "Who wrote the payroll memo?",
-             "What does the build runbook say?"]
+             "What does the build runbook say?", "What does the ledger page say?"]
 
 
 @pytest.fixture(scope="module")
@@ -46,6 +46,8 @@ def served(arcadedb: ServerInfo, embedder: SentenceTransformerEmbedder,
     (root / "runbooks").mkdir()
     (root / "runbooks" / "build.txt").write_text("The build runbook of Zorblax Quintana ends with "
                                                  "mossengpathcanary.", encoding="utf-8")
+    (root / "runbooks" / "ledger.md").write_text("---\ngroups: [hr]\n---\nThe ledger page of Zorblax Quintana "
+                                                 "says amberhrfrontcanary.\n", encoding="utf-8")  # its own: hr
     with fake_llm_server() as (_, url):
         s = settings_for(arcadedb, root / "data", api=ApiSettings(api_keys=KEYS, ingest_roots=[root / "runbooks"]),
                          llm=LlmSettings(base_url=url, api_key="test-key", model="fake-4o"))
@@ -88,7 +90,7 @@ def test_a_key_with_groups_finds_its_documents_and_nothing_derived_from_others(
             leaked = [s for s in SECRETS[group] if s in text]
             assert not leaked, (group, leaked)
         ids = {d["id"] for d in found[-1].json()}
-        assert len(ids) == 1 + 2 * len(mine)  # the public note, and each of its groups' two
+        assert len(ids) == 1 + sum({"hr": 3, "eng": 2}[g] for g in mine)  # the public note and its groups'
         refused = [c.post("/query", json={"text": QUESTIONS[2], "mode": m})
                    for m in REGISTRY.entries if m not in REGISTRY.view_modes() and m != "image"]
         refused += [c.post("/answer", json={"text": QUESTIONS[0], "mode": "local"})]
@@ -109,7 +111,7 @@ def test_keys_that_read_everything_see_everything(served: str) -> None:
             assert all(s in text for g in SECRETS.values() for s in g[:1] + g[2:])
             assert c.get("/entities", params={"name": "Zorblax Quintana"}).status_code == 200
             assert c.post("/query", json={"text": QUESTIONS[2], "mode": "local"}).status_code == 200
-            assert len(c.get("/documents").json()) == 5
+            assert len(c.get("/documents").json()) == 6
 
 
 def test_groups_must_be_names(served: str) -> None:
@@ -118,4 +120,4 @@ def test_groups_must_be_names(served: str) -> None:
         assert bad.status_code == 422 and "invalid access group" in bad.text
         upload = c.post("/documents", data={"groups": "a b"}, files={"files": ("x.txt", b"y")})
         assert upload.status_code == 422 and "invalid access group" in upload.text
-        assert len(c.get("/documents").json()) == 5  # nothing was queued
+        assert len(c.get("/documents").json()) == 6  # nothing was queued

@@ -64,7 +64,8 @@ def ingest(
     )] = False,
     groups: Annotated[str, typer.Option(
         "--groups", help="Access groups that may read these documents, comma-separated ('hr,finance'): API keys "
-                         "with one of them find them (records with groups of their own keep theirs); none: public.",
+                         "with one of them find them. Documents that name their own (a record's 'groups', Markdown "
+                         "front matter, a NAME.groups sidecar) keep theirs; none: public.",
     )] = "",
 ) -> None:
     """Ingest documents. Unchanged documents are skipped; changed ones are re-extracted; an

@@ -5,7 +5,9 @@ Supported: plain text (.txt), Markdown (.md), HTML (.html, text only), PDF, DOCX
 ``corpus.jsonl`` with ``_id``/``title``/``text``, generic ``id``/``text``, and image records with
 ``image`` + ``captions``, also BEIR-style under ``metadata``), images with a sidecar caption
 file (``photo.jpg`` + ``photo.txt``, one caption per line), and chat exports (``ingest.chat_exports``:
-Slack and Discord ``.json``, other JSON read as text; ``.mbox``). Nothing here ever raises for bad input.
+Slack and Discord ``.json``, other JSON read as text; ``.mbox``). A file may set its documents' access
+groups (``ingest.file_access``: Markdown front matter, a ``NAME.groups`` sidecar). Nothing here ever
+raises for bad input.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from hopgraph.core.records import Document, content_hash, document_id
 from hopgraph.core.settings import CsvSettings
 from hopgraph.graphdb.protocols import DocumentReader
 from hopgraph.ingest import chat_exports, office
+from hopgraph.ingest.file_access import front_matter_groups, sidecar_groups, split_front_matter
 from hopgraph.ingest.formats import html_to_text, markdown_title, markdown_to_text
 from hopgraph.ingest.graph_docs import graph_text, is_graph_record, parse_graph
 from hopgraph.ingest.source_text import (
@@ -102,23 +105,35 @@ def read_sources(paths: Iterable[Path], extensions: Sequence[str], max_bytes: in
     """Every document of the given files and directories, in a stable order (``expand_paths``);
     ``strict_utf8``: a text file that is not valid UTF-8 is skipped (else its bad bytes are replaced)."""
     for path in expand_paths(paths, extensions, skip):
-        suffix = path.suffix.lower()
-        if suffix in JSONL_EXT:
-            yield from read_jsonl(path, max_bytes)
-        elif suffix in IMAGE_EXT:
-            yield read_image_file(path, max_bytes)
-        elif suffix in office.PDF_EXT:
-            yield from office.read_pdf(path, max_bytes)
-        elif suffix in office.DOCX_EXT:
-            yield office.read_docx(path, max_bytes)
-        elif suffix in office.CSV_EXT:
-            yield from office.read_csv(path, max_bytes, csv or CsvSettings())
-        elif suffix in chat_exports.JSON_EXT:  # a chat export, else (valid JSON) text as before
-            yield chat_exports.read_chat_json(path, max_bytes) or read_text_file(path, max_bytes, strict_utf8)
-        elif suffix in chat_exports.MBOX_EXT:
-            yield chat_exports.read_mbox(path, max_bytes)
-        else:
-            yield read_text_file(path, max_bytes, strict_utf8)
+        try:
+            own = sidecar_groups(path)
+        except BadInputError as exc:
+            yield Skipped(str(path.resolve()), str(exc))
+            continue
+        items = _read_file(path, max_bytes, csv, strict_utf8)
+        yield from default_groups(items, own) if own else items
+
+
+def _read_file(path: Path, max_bytes: int, csv: CsvSettings | None, strict_utf8: bool
+               ) -> Iterator[SourceText | Skipped]:
+    """The documents of one file, read by its kind (its extension)."""
+    suffix = path.suffix.lower()
+    if suffix in JSONL_EXT:
+        yield from read_jsonl(path, max_bytes)
+    elif suffix in IMAGE_EXT:
+        yield read_image_file(path, max_bytes)
+    elif suffix in office.PDF_EXT:
+        yield from office.read_pdf(path, max_bytes)
+    elif suffix in office.DOCX_EXT:
+        yield office.read_docx(path, max_bytes)
+    elif suffix in office.CSV_EXT:
+        yield from office.read_csv(path, max_bytes, csv or CsvSettings())
+    elif suffix in chat_exports.JSON_EXT:  # a chat export, else (valid JSON) text as before
+        yield chat_exports.read_chat_json(path, max_bytes) or read_text_file(path, max_bytes, strict_utf8)
+    elif suffix in chat_exports.MBOX_EXT:
+        yield chat_exports.read_mbox(path, max_bytes)
+    else:
+        yield read_text_file(path, max_bytes, strict_utf8)
 
 
 def read_text_file(path: Path, max_bytes: int, strict_utf8: bool = True) -> SourceText | Skipped:
@@ -137,7 +152,16 @@ def read_text_file(path: Path, max_bytes: int, strict_utf8: bool = True) -> Sour
         warning = f"not valid UTF-8: {replaced} byte(s) replaced by U+FFFD (ingest.strict_utf8 skips such files)"
     suffix = path.suffix.lower()
     title = path.stem
+    own: list[str] = []
     if suffix in MARKDOWN_EXT:
+        try:
+            fields, raw = split_front_matter(raw)
+            own = front_matter_groups(fields)
+        except BadInputError as exc:
+            return Skipped(source, str(exc))
+        named = fields.get("title")
+        if isinstance(named, str) and named.strip() and not markdown_title(raw):
+            raw = f"# {named.strip()}\n\n{raw}"  # a title is found as a first heading is
         text = markdown_to_text(raw)
         title = markdown_title(raw) or title
     elif suffix in HTML_EXT:
@@ -145,7 +169,7 @@ def read_text_file(path: Path, max_bytes: int, strict_utf8: bool = True) -> Sour
         title = page_title or title
     else:
         text = raw
-    doc = text_document(source, title, text)
+    doc = grouped(text_document(source, title, text), own)
     return dataclasses.replace(doc, warning=warning) if warning and isinstance(doc, SourceText) else doc
 
 

@@ -1,0 +1,97 @@
+"""Access groups a file sets for itself: a Markdown file's front matter, or a sidecar beside any file.
+
+- **Front matter**: a YAML block between two ``---`` lines at the very start of a Markdown file. Its
+  ``groups`` (a list, or a comma-separated string) are the document's access groups and its ``title``,
+  when the file has no level-1 heading, the document's title. The block itself is not indexed.
+- **Sidecar**: ``NAME.groups`` beside ``NAME`` (``payroll.pdf.groups``) lists the groups, separated by
+  commas or lines (``#`` starts a comment). They are the groups of every document of that file that
+  names none of its own (front matter, a JSONL record's ``groups``).
+
+The nearest setting wins: a document's own groups, then its file's sidecar, then the run's
+(``--groups``). A malformed block or sidecar makes the file skipped with the reason, so that a file
+meant to be restricted is never read as public.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from hopgraph.core.access import META_KEY, check_groups, parse_groups
+from hopgraph.core.errors import BadInputError
+
+#: the sidecar of ``NAME`` is ``NAME`` + this suffix
+SIDECAR_SUFFIX = ".groups"
+_SIDECAR_MAX = 65_536
+_BLOCK = re.compile(r"\A---[ \t]*\r?\n(?P<yaml>.*?)(?:\r?\n)?^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)",
+                    re.DOTALL | re.MULTILINE)
+_NAMES_GROUPS = re.compile(rf"^{META_KEY}[ \t]*:", re.MULTILINE)
+
+
+def groups_value(value: Any) -> list[str]:
+    """The groups of a front-matter or record field: a list of names or one comma-separated string
+    (None: none); anything else, or an invalid name, is a ``BadInputError``."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return parse_groups(value)
+    if isinstance(value, list):
+        return check_groups(value)
+    raise BadInputError(f"'{META_KEY}' must be a list of names or a comma-separated string, "
+                        f"not {type(value).__name__}")
+
+
+def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
+    """(the fields of a Markdown file's front matter, the text after it); ``({}, text)`` when the file
+    opens with no YAML mapping between ``---`` lines. A block that names ``groups`` but is not valid
+    YAML is a ``BadInputError``."""
+    found = _BLOCK.match(text)
+    if not found:
+        return {}, text
+    block = found.group("yaml")
+    try:
+        fields = yaml.safe_load(block) if block.strip() else {}
+    except yaml.YAMLError as exc:
+        if _NAMES_GROUPS.search(block):
+            mark = getattr(exc, "problem_mark", None)
+            where = f" (line {mark.line + 2})" if mark is not None else ""
+            raise BadInputError(f"front matter is not valid YAML{where}: its '{META_KEY}' cannot be read") from None
+        return {}, text
+    if not isinstance(fields, dict):
+        return {}, text
+    return fields, text[found.end():]
+
+
+def front_matter_groups(fields: dict[str, Any]) -> list[str]:
+    """The access groups front matter names (checked), or a ``BadInputError`` saying what is wrong."""
+    try:
+        return groups_value(fields.get(META_KEY))
+    except BadInputError as exc:
+        raise BadInputError(f"front matter: {exc}") from None
+
+
+def sidecar_of(path: Path) -> Path:
+    """Where the groups sidecar of ``path`` would be."""
+    return path.with_name(path.name + SIDECAR_SUFFIX)
+
+
+def sidecar_groups(path: Path) -> list[str]:
+    """The access groups the sidecar of ``path`` lists ([] with no sidecar); an unreadable, oversized
+    or invalid sidecar is a ``BadInputError`` naming it."""
+    side = sidecar_of(path)
+    if not side.is_file():
+        return []
+    try:
+        if side.stat().st_size > _SIDECAR_MAX:
+            raise BadInputError(f"groups sidecar {side.name} is larger than {_SIDECAR_MAX} bytes")
+        raw = side.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInputError(f"cannot read groups sidecar {side.name}: {exc}") from None
+    names = ",".join(line.split("#", 1)[0] for line in raw.splitlines())
+    try:
+        return parse_groups(names)
+    except BadInputError as exc:
+        raise BadInputError(f"groups sidecar {side.name}: {exc}") from None
