@@ -8,6 +8,9 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.hopgraph-installed
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
+# pytest worker processes (pytest-xdist): one per core, at most 4; each module runs whole in one worker
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ "$$n" -gt 4 ] && n=4; echo $$n)
+PYTEST := $(BIN)/pytest -q -ra -n $(TEST_WORKERS) --dist loadgroup
 
 .PHONY: install clip-venv browser test lint typecheck docs unit suite demo bench clean distclean
 
@@ -63,10 +66,10 @@ browser:  ## Debian's chromium + chromium-driver for the explorer's browser test
 	fi
 
 unit: install  ## the fast unit tests alone: no server, model or process (conftest marks the others)
-	$(BIN)/pytest -q -ra -m "not integration and not slow"
+	$(PYTEST) -m "not integration and not slow"
 
 suite: install clip-venv browser  ## the whole pytest suite, its 25 slowest tests listed at the end
-	$(BIN)/pytest -q -ra --durations=25
+	$(PYTEST) --durations=25
 
 docs: install  ## the manual (MkDocs Material, offline), built strictly into build/site
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict -d build/site

@@ -105,12 +105,19 @@ ENGINE_MODULES = {"test_cli", "test_serve_cli", "test_clip", "test_docker", "tes
                   "test_ray_pools"}
 
 
+#: modules that must not run at the same time as each other in two worker processes (``make test`` runs
+#: pytest-xdist with ``--dist loadgroup``): the Ray clusters
+SERIAL_GROUPS = {"test_ray_ingest": "ray", "test_ray_pools": "ray"}
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark integration tests, so ``pytest -m "not integration"`` runs the fast unit tests alone."""
+    """Mark integration tests, so ``pytest -m "not integration"`` runs the fast unit tests alone, and keep
+    each module in one worker process (its module-scoped stores are built once)."""
     for item in items:
         module = item.nodeid.split("::")[0].rsplit("/", 1)[-1].removesuffix(".py")
         if module in ENGINE_MODULES or ENGINE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.integration)
+        item.add_marker(pytest.mark.xdist_group(SERIAL_GROUPS.get(module, module)))
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
