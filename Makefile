@@ -10,7 +10,9 @@ export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 # pytest worker processes (pytest-xdist): one per core, at most 4; each module runs whole in one worker
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ "$$n" -gt 4 ] && n=4; echo $$n)
-PYTEST := $(BIN)/pytest -q -ra -n $(TEST_WORKERS) --dist loadgroup
+# with bytecode caching on (an environment may turn it off), so that the workers and the CLI and server
+# processes the tests start compile each module once, not each time they import it
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -q -ra -n $(TEST_WORKERS) --dist loadgroup
 
 .PHONY: install clip-venv browser test lint typecheck docs unit suite demo bench clean distclean
 
