@@ -218,7 +218,10 @@ def graph_browser(store: Browsable) -> dict[str, Any]:
                                                chunk_ids=["c1", "c2"])])
     store.write_branch([SummaryNode(id="sum", branch="br", level=1, text="S", children=["c1", "c3"], size=2,
                                     root=True, leaves=["c1", "c3"], centroid=[1.0])])
-    store.upsert_documents([Document(id="doc_0", source="/src/0.txt", content_hash="h0")], status="pending")
+    store.upsert_documents([Document(id="doc_0", source="/src/0.txt", content_hash="h0",
+                                     metadata={"groups": ["hr", "eng"]})], status="pending")
+    listed = {d.id: d.groups for d in store.list_documents(limit=100)}
+    assert listed["doc_0"] == ("eng", "hr") and listed["doc_1"] == ()  # a listing reads the access groups
     assert store.entity("nobody") is None and store.community("nothing") is None
     ab, bc = RelationRef(rid("a", "knows", "b"), "a", "b"), RelationRef(rid("b", "works", "c"), "b", "c")
     return {

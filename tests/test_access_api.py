@@ -90,6 +90,7 @@ def test_a_key_with_groups_finds_its_documents_and_nothing_derived_from_others(
             leaked = [s for s in SECRETS[group] if s in text]
             assert not leaked, (group, leaked)
         ids = {d["id"] for d in found[-1].json()}
+        assert {d["groups"] for d in found[-1].json()} == {None}  # a key with groups is not told any
         assert len(ids) == 1 + sum({"hr": 3, "eng": 2}[g] for g in mine)  # the public note and its groups'
         refused = [c.post("/query", json={"text": QUESTIONS[2], "mode": m})
                    for m in REGISTRY.entries if m not in REGISTRY.view_modes() and m != "image"]
@@ -111,7 +112,9 @@ def test_keys_that_read_everything_see_everything(served: str) -> None:
             assert all(s in text for g in SECRETS.values() for s in g[:1] + g[2:])
             assert c.get("/entities", params={"name": "Zorblax Quintana"}).status_code == 200
             assert c.post("/query", json={"text": QUESTIONS[2], "mode": "local"}).status_code == 200
-            assert len(c.get("/documents").json()) == 6
+            listed = {d["source"].rsplit("/", 1)[-1]: d["groups"] for d in c.get("/documents").json()}
+            assert listed == {"notes#pub": [], "notes#hr": ["hr"], "notes#eng": ["eng"], "payroll.txt": ["hr"],
+                              "build.txt": ["eng"], "ledger.md": ["hr"]}
 
 
 def test_groups_must_be_names(served: str) -> None:

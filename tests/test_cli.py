@@ -103,6 +103,7 @@ def test_ingest_query_status_delete(arcadedb: ServerInfo, tmp_path: Path) -> Non
     listing = _run(["documents", "--json"], env)
     docs = json.loads(listing.stdout)
     assert [d["source"] for d in docs] == [str(corpus / "fact.txt")] and docs[0]["status"] == "complete"
+    assert docs[0]["groups"] == []  # public
     doc_id = docs[0]["id"]
     out = _run(["delete", str(corpus / "*.txt"), str(tmp_path / "nothing-here.md")], env)
     assert out.returncode == 4 and "nothing-here.md" in out.stderr and "nothing deleted" in out.stderr

@@ -197,6 +197,8 @@ class DocumentOut(BaseModel):
     source: str | None
     status: str | None
     content_hash: str | None
+    groups: list[str] | None = Field(default=None, description="The document's access groups ([]: public), in "
+                                     "the list of documents to a key that reads every document; null otherwise.")
 
 
 class ReloadOut(BaseModel):

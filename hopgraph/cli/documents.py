@@ -170,22 +170,23 @@ def _delete_served(url: str, targets: list[str], dry_run: bool) -> None:
 def documents(limit: Annotated[int, typer.Option(min=1)] = 100, skip: Annotated[int, typer.Option(min=0)] = 0,
               as_json: Annotated[bool, typer.Option("--json", help="One JSON array of the documents.")] = False
               ) -> None:
-    """List ingested documents with their ids, status and full source."""
+    """List ingested documents with their ids, status, access groups and full source."""
     from hopgraph.app.platform import Platform
 
     with reported(), Platform(load_settings()) as p:
         docs = p.documents(skip=skip, limit=limit)
     if as_json:
         console.print_json(json.dumps([{"id": d.id, "status": d.status, "source": d.source,
-                                        "content_hash": d.content_hash} for d in docs]))
+                                        "content_hash": d.content_hash, "groups": list(d.groups or ())}
+                                       for d in docs]))
         return
     if not docs:
         console.print("no documents")
         return
-    table = Table("id", "status", "source")
-    table.columns[2].overflow = "fold"  # a long path wraps, never cut
+    table = Table("id", "status", "groups", "source")
+    table.columns[3].overflow = "fold"  # a long path wraps, never cut
     for d in docs:
-        table.add_row(d.id, d.status or "", d.source or "")
+        table.add_row(d.id, d.status or "", ",".join(d.groups or ()) or "(public)", d.source or "")
     console.print(table)
 
 

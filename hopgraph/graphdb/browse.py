@@ -9,6 +9,7 @@ from typing import Any
 
 import neo4j
 
+from hopgraph.core.access import groups_of
 from hopgraph.core.times import iso_time
 from hopgraph.graphdb import arcadedb_http, cypher_export
 from hopgraph.graphdb import cypher_browse as cypher
@@ -37,7 +38,8 @@ class BrowseMixin:
 
     def list_documents(self, skip: int = 0, limit: int = 100) -> list[DocumentState]:
         rows = self.read(cypher.LIST_DOCUMENTS, {"skip": skip, "limit": limit})
-        return [DocumentState(r["id"], r["status"], r["content_hash"], r["source"]) for r in rows]
+        return [DocumentState(r["id"], r["status"], r["content_hash"], r["source"],
+                              tuple(groups_of(json.loads(r["metadata_json"] or "{}")))) for r in rows]
 
     def chunks_of_entities(self, ids: Sequence[str]) -> list[EntityChunk]:
         rows = self.read(cypher.CHUNKS_OF_ENTITIES, {"ids": list(ids)})

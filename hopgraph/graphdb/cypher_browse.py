@@ -5,7 +5,8 @@ from hopgraph.core.records import CO_OCCURS
 
 LIST_DOCUMENTS = """
 MATCH (d:Document)
-RETURN d.id AS id, d.source AS source, d.status AS status, d.content_hash AS content_hash
+RETURN d.id AS id, d.source AS source, d.status AS status, d.content_hash AS content_hash,
+       d.metadata_json AS metadata_json
 ORDER BY d.source
 SKIP $skip LIMIT $limit
 """

@@ -24,6 +24,7 @@ class DocumentState:
     status: str | None
     content_hash: str | None
     source: str | None = None
+    groups: tuple[str, ...] | None = None  # its access groups, where the read that made it asked (a listing)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from hopgraph.core.access import groups_of
 from hopgraph.core.records import Chunk, Community, Document, Entity, Relation, Section, SummaryNode
 from hopgraph.graphdb.store import (
     COMPLETE,
@@ -41,7 +42,8 @@ class MemoryBrowser:
 
     def list_documents(self, skip: int = 0, limit: int = 100) -> list[DocumentState]:
         docs = sorted(self.docs.values(), key=lambda d: d.document.source)[skip:skip + limit]
-        return [DocumentState(d.document.id, d.status, d.content_hash, d.document.source) for d in docs]
+        return [DocumentState(d.document.id, d.status, d.content_hash, d.document.source,
+                              tuple(groups_of(d.document.metadata))) for d in docs]
 
     def _record(self, chunk_id: str) -> ChunkRecord | None:
         c = self.chunks.get(chunk_id)

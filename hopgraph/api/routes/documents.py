@@ -214,7 +214,8 @@ def list_documents(p: ReadPlatform, reader: Reader, skip: int = Query(0, ge=0, l
         ids = readable_documents(p.retriever.state(), reader)[skip:skip + limit]
         found = p.browser.document_states(ids)
         docs = [found[i] for i in ids if i in found]
-    return [DocumentOut(id=d.id, source=d.source, status=d.status, content_hash=d.content_hash) for d in docs]
+    return [DocumentOut(id=d.id, source=d.source, status=d.status, content_hash=d.content_hash,
+                        groups=list(d.groups) if reader is None and d.groups is not None else None) for d in docs]
 
 
 @router.get("/documents/{source}/{record_id}", response_model=DocumentOut, responses=problems(401, 403, 404, 422),
