@@ -88,6 +88,9 @@ def test_read_sources_gives_each_document_its_nearest_groups(tmp_path: Path) -> 
     assert set(skipped) == {"bad.md", "worse.txt"}
     assert skipped["bad.md"] == "front matter is not valid YAML (line 2): its 'groups' cannot be read"
     assert skipped["worse.txt"].startswith("groups sidecar worse.txt.groups: invalid access group 'Not Valid'")
+    named = sorted((tmp_path / "f").iterdir())  # as a shell expands f/*: the sidecars are no documents
+    assert [i.document.source for i in read_sources(named, EXTS, 1 << 20) if isinstance(i, SourceText)] == [
+        i.document.source for i in items if isinstance(i, SourceText)]
 
 
 def _everything(p: Platform, reader: list[str] | None) -> str:

@@ -78,6 +78,11 @@ def sidecar_of(path: Path) -> Path:
     return path.with_name(path.name + SIDECAR_SUFFIX)
 
 
+def is_sidecar(path: Path) -> bool:
+    """Whether ``path`` is the groups sidecar of a file beside it."""
+    return path.name.endswith(SIDECAR_SUFFIX) and path.with_name(path.name[: -len(SIDECAR_SUFFIX)]).is_file()
+
+
 def sidecar_groups(path: Path) -> list[str]:
     """The access groups the sidecar of ``path`` lists ([] with no sidecar); an unreadable, oversized
     or invalid sidecar is a ``BadInputError`` naming it."""

@@ -26,7 +26,7 @@ from hopgraph.core.records import Document, content_hash, document_id
 from hopgraph.core.settings import CsvSettings
 from hopgraph.graphdb.protocols import DocumentReader
 from hopgraph.ingest import chat_exports, office
-from hopgraph.ingest.file_access import front_matter_groups, sidecar_groups, split_front_matter
+from hopgraph.ingest.file_access import front_matter_groups, is_sidecar, sidecar_groups, split_front_matter
 from hopgraph.ingest.formats import html_to_text, markdown_title, markdown_to_text
 from hopgraph.ingest.graph_docs import graph_text, is_graph_record, parse_graph
 from hopgraph.ingest.source_text import (
@@ -68,9 +68,10 @@ def _walk(root: Path, skip: Sequence[Path]) -> Iterator[Path]:
 
 def expand_paths(paths: Iterable[Path], extensions: Sequence[str], skip: Sequence[Path] = ()) -> Iterator[Path]:
     """Files named directly, and files with a known extension under named directories (sorted).
-    Sidecar caption files of images are not documents of their own. A directory's walk skips hidden
-    folders and the folders of ``skip`` (the data dir: its stores and files are never documents,
-    unless named directly, like an upload)."""
+    Sidecar caption files of images are not documents of their own, nor are groups sidecars
+    (``NAME.groups`` beside ``NAME``), even named directly (a shell's ``notes/*``). A directory's walk
+    skips hidden folders and the folders of ``skip`` (the data dir: its stores and files are never
+    documents, unless named directly, like an upload)."""
     exts = {e.lower() for e in extensions}
     for p in paths:
         if p.is_dir():
@@ -78,7 +79,7 @@ def expand_paths(paths: Iterable[Path], extensions: Sequence[str], skip: Sequenc
             files = sorted(f for f in _walk(p, inner) if f.suffix.lower() in exts)
             images = {f.with_suffix("") for f in files if f.suffix.lower() in IMAGE_EXT}
             yield from (f for f in files if not (f.suffix.lower() in TEXT_EXT and f.with_suffix("") in images))
-        else:
+        elif not is_sidecar(p):
             yield p
 
 
