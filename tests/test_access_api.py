@@ -123,4 +123,6 @@ def test_groups_must_be_names(served: str) -> None:
         assert bad.status_code == 422 and "invalid access group" in bad.text
         upload = c.post("/documents", data={"groups": "a b"}, files={"files": ("x.txt", b"y")})
         assert upload.status_code == 422 and "invalid access group" in upload.text
+        sidecar = c.post("/documents", files={"files": ("payroll.txt.groups", b"ops")})
+        assert sidecar.status_code == 422 and "is a groups sidecar" in sidecar.text
         assert len(c.get("/documents").json()) == 6  # nothing was queued

@@ -12,7 +12,13 @@ import pytest
 from hopgraph import Platform
 from hopgraph.core.access import groups_of
 from hopgraph.core.errors import BadInputError
-from hopgraph.ingest.file_access import groups_value, sidecar_groups, split_front_matter
+from hopgraph.ingest.file_access import (
+    front_matter_groups,
+    groups_value,
+    is_sidecar,
+    sidecar_groups,
+    split_front_matter,
+)
 from hopgraph.ingest.source_text import Skipped, SourceText
 from hopgraph.ingest.sources import read_sources
 from hopgraph.retrieval.registry import REGISTRY
@@ -34,10 +40,23 @@ def test_front_matter_is_split_from_the_text() -> None:
     assert split_front_matter(broken) == ({}, broken)
     with pytest.raises(BadInputError, match=re.escape("front matter is not valid YAML (line 2): its 'groups'")):
         split_front_matter("---\ngroups: [hr\n---\nBody")
+    assert split_front_matter("\n---\ndate: 2024-13-45\ngroups: hr\n...\nBody") == (
+        {"date": "2024-13-45", "groups": "hr"}, "Body")  # every value a string: no date to fail on
+    with pytest.raises(BadInputError, match="is not valid YAML: its 'groups'"):  # no aliases to expand
+        split_front_matter("---\na: &x [hr]\ngroups: *x\n---\nBody")
+    with pytest.raises(BadInputError, match="never closed: its 'groups'"):
+        split_front_matter("---\n  Groups: [hr]\nBody without an end")
+    assert split_front_matter("---\nA rule with no end.") == ({}, "---\nA rule with no end.")
 
 
 def test_group_fields_take_a_list_or_a_typed_string() -> None:
     assert groups_value(None) == [] and groups_value(" hr, finance,") == ["finance", "hr"]
+    assert front_matter_groups({"title": "T"}) == [] and front_matter_groups({"groups": ["hr"]}) == ["hr"]
+    for fields, error in [({"Groups": ["hr"]}, "write the key 'Groups' as 'groups'"),
+                          ({"groups": []}, "'groups' names no group"), ({"groups": ""}, "'groups' names no group"),
+                          ({"groups": [["hr"]]}, "invalid access group: a list, not a name")]:
+        with pytest.raises(BadInputError, match=re.escape(error)):
+            front_matter_groups(fields)
     assert groups_value(["eng", "eng"]) == ["eng"]
     with pytest.raises(BadInputError, match="list of names or a comma-separated string, not int"):
         groups_value(7)
@@ -56,6 +75,16 @@ def test_a_sidecar_lists_groups_by_commas_or_lines(tmp_path: Path) -> None:
     (tmp_path / "payroll.pdf.groups").write_bytes(b"\xff\xfe hr")
     with pytest.raises(BadInputError, match=re.escape("cannot read groups sidecar payroll.pdf.groups")):
         sidecar_groups(doc)
+    (tmp_path / "payroll.pdf.groups").write_text("# nobody yet\n")
+    with pytest.raises(BadInputError, match=re.escape("payroll.pdf.groups names no group")):
+        sidecar_groups(doc)
+    (tmp_path / "payroll.pdf.groups").unlink()
+    (tmp_path / "payroll.pdf.groups").mkdir()
+    with pytest.raises(BadInputError, match=re.escape("payroll.pdf.groups is not a readable file")):
+        sidecar_groups(doc)
+    assert not is_sidecar(tmp_path / ".groups") and not is_sidecar(tmp_path / "payroll.pdf.groups")  # no payroll.pdf
+    doc.write_bytes(b"%PDF")
+    assert is_sidecar(tmp_path / "payroll.pdf.groups")
 
 
 def _write_folder(folder: Path) -> None:
@@ -112,8 +141,9 @@ def test_an_ingest_keeps_each_file_to_the_groups_it_names(tmp_path: Path) -> Non
             assert all((canary in text) == (g == group) for g, text in by_group.items()), canary
         assert "Vexmoor" in by_group["ops"]  # open.md names none: the run's groups
         assert "Vexmoor" not in _everything(p, ["hr"])
-        assert "front-only-word" not in _everything(p, None)  # the block is never indexed
-        assert "badcanary" not in _everything(p, None)
+        indexed = " ".join(p.retriever.state().tables.chunks["text"].tolist())
+        assert "saffronhrcanary" in indexed and "front-only-word" not in indexed  # the block is not indexed
+        assert "badcanary" not in indexed
 
         (folder / "plan.txt.groups").write_text("eng, finance\n")  # the file unchanged, its access not
         (folder / "notes.jsonl.groups").unlink()
@@ -121,3 +151,8 @@ def test_an_ingest_keeps_each_file_to_the_groups_it_names(tmp_path: Path) -> Non
         assert again.documents_ingested == 2 and again.documents_unchanged == 3
         assert "cobaltengcanary" in _everything(p, ["finance"])
         assert "umberengcanary" in _everything(p, ["ops"]) and "umberengcanary" not in _everything(p, ["eng"])
+
+        (folder / "plan.txt.groups").write_text("Finance Team\n")  # its access unreadable: withdrawn, not kept
+        third = p.ingest([folder], groups=["ops"])
+        assert str(folder.resolve() / "plan.txt") in third.skipped and third.documents_deleted == 1
+        assert "cobaltengcanary" not in " ".join(p.retriever.state().tables.chunks["text"].tolist())

@@ -29,8 +29,10 @@ def check_groups(groups: Iterable[Any]) -> list[str]:
         raise BadInputError(f"access groups must be a list of names, not the string {groups[:60]!r}")
     out: set[str] = set()
     for g in groups:
-        if not isinstance(g, str) or not GROUP.fullmatch(g):
-            raise BadInputError(f"invalid access group {str(g)[:60]!r}: {GROUP_RULE}")
+        if not isinstance(g, str):
+            raise BadInputError(f"invalid access group: a {type(g).__name__}, not a name")
+        if not GROUP.fullmatch(g):
+            raise BadInputError(f"invalid access group {g[:60]!r}: {GROUP_RULE}")
         out.add(g)
     return sorted(out)
 

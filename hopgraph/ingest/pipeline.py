@@ -136,13 +136,13 @@ class Ingestor:
         require_paths(paths)
         t0 = time.perf_counter()
         seen: set[str] = set()
-        unsure: set[str] = set()  # files with unreadable parts: keep what came from them before
+        unsure: set[str] = set()  # files with unreadable parts: keep what came from them before (Skipped.keep)
 
         def tracked() -> Iterator[SourceText | Skipped]:
             for item in sources:
                 if isinstance(item, SourceText):
                     seen.add(item.document.source)
-                else:
+                elif item.keep:
                     unsure.add(item.origin)
                 yield item
 

@@ -31,11 +31,14 @@ class SourceText:
 
 @dataclass(frozen=True)
 class Skipped:
-    """A file or record that was not ingested, and why (``file``: the file it came from)."""
+    """A file or record that was not ingested, and why (``file``: the file it came from; ``keep``: whether
+    what earlier runs ingested from that file stays, as for a file that cannot be read now, or is
+    withdrawn, as for a file whose access groups cannot be read)."""
 
     source: str
     reason: str
     file: str = ""
+    keep: bool = True
 
     @property
     def origin(self) -> str:

@@ -109,7 +109,7 @@ def read_sources(paths: Iterable[Path], extensions: Sequence[str], max_bytes: in
         try:
             own = sidecar_groups(path)
         except BadInputError as exc:
-            yield Skipped(str(path.resolve()), str(exc))
+            yield Skipped(str(path.resolve()), str(exc), keep=False)
             continue
         items = _read_file(path, max_bytes, csv, strict_utf8)
         yield from default_groups(items, own) if own else items
@@ -159,7 +159,7 @@ def read_text_file(path: Path, max_bytes: int, strict_utf8: bool = True) -> Sour
             fields, raw = split_front_matter(raw)
             own = front_matter_groups(fields)
         except BadInputError as exc:
-            return Skipped(source, str(exc))
+            return Skipped(source, str(exc), keep=False)
         named = fields.get("title")
         if isinstance(named, str) and named.strip() and not markdown_title(raw):
             raw = f"# {named.strip()}\n\n{raw}"  # a title is found as a first heading is

@@ -37,6 +37,7 @@ from hopgraph.core.access import parse_groups
 from hopgraph.core.collections import home
 from hopgraph.core.errors import BadInputError
 from hopgraph.core.records import document_id
+from hopgraph.ingest.file_access import SIDECAR_SUFFIX
 from hopgraph.ingest.scheduler import UNCHANGED_RUNS
 from hopgraph.retrieval.index.view import readable_documents
 
@@ -125,6 +126,9 @@ async def _uploaded_files(request: Request, hg: AppState, p: Platform, replace: 
         rel = upload_path(f.filename or "", n)
         if rel in staged:
             raise ProblemError(409, f"two uploaded files are both called {rel}")
+        if rel.name.endswith(SIDECAR_SUFFIX):
+            raise ProblemError(422, f"{rel} is a groups sidecar: give an upload's access groups in its "
+                                    "'groups' field (or the front matter of a Markdown file)")
         data = await f.read()
         target = folder / rel
         if not replace and target.is_file() and await run_in_threadpool(target.read_bytes) != data:
