@@ -30,7 +30,7 @@ from hopgraph.core.errors import BadInputError
 SIDECAR_SUFFIX = ".groups"
 _SIDECAR_MAX = 65_536
 _OPENS = re.compile(r"\A\s*---[ \t]*\r?\n")
-_BLOCK = re.compile(r"\A\s*---[ \t]*\r?\n(?P<yaml>.*?)(?:\r?\n)?^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)",
+_BLOCK = re.compile(_OPENS.pattern + r"(?P<yaml>.*?)(?:\r?\n)?^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)",
                     re.DOTALL | re.MULTILINE)
 _NAMES_GROUPS = re.compile(rf"^[ \t]*[\"']?{META_KEY}[\"']?[ \t]*:", re.MULTILINE | re.IGNORECASE)
 
@@ -45,8 +45,8 @@ class _PlainLoader(yaml.BaseLoader):
 
 
 def groups_value(value: Any) -> list[str]:
-    """The groups of a front-matter or record field: a list of names or one comma-separated string
-    (None: none); anything else, or an invalid name, is a ``BadInputError``."""
+    """The groups of a front-matter field: a list of names or one comma-separated string (None: none);
+    anything else, or an invalid name, is a ``BadInputError``."""
     if value is None:
         return []
     if isinstance(value, str):
