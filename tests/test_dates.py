@@ -193,6 +193,10 @@ def cue(question: str) -> tuple[str, Interval | None, int | None] | None:
     ("What did Ann buy before 1 June 2023?", "before", "2023-06-01", None),
     ("What did Ann buy after 3 May 2023?", "after", "2023-05-03", None),
     ("What did Maria plan to do later on the evening of 7 July, 2023?", "in", "2023-07-07", None),
+    ("Why does Adam ask about the basement on 20260907?", "in", "2026-09-07", None),  # ISO 8601 basic
+    ("What songs was he working on as of 20260908?", "in", "2026-09-08", None),
+    ("What did Ann buy before 20230601?", "before", "2023-06-01", None),
+    ("What happened on 2023-05-08?", "in", "2023-05-08", None),
 ])
 def test_question_cues(question: str, relation: str, start: str, end: str | None) -> None:
     found = question_cue(question)
@@ -216,6 +220,10 @@ def test_question_cue_month_without_year() -> None:
     "What did Ann do in winter 2021?",  # which winter?
     "Did she travel before 1 June 2023 or after 3 July 2023?",  # two different cues
     "May I ask what you painted?",
+    "What was said on 2026101?",  # seven digits: no day
+    "Which order is 20231399?",  # no 13th month
+    "What did ticket 202305081 cover?",  # a longer number
+    "What is in folder 20230508_1400?",  # an identifier, not a date
 ])
 def test_question_without_cue(question: str) -> None:
     assert question_cue(question) is None
