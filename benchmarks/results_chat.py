@@ -34,9 +34,10 @@ def conversations() -> Section:
         latency.append([s, f"{g['p50']:.0f} / {g['p95']:.0f}", f"{b['p50']:.1f}", f"{g['p50'] / b['p50']:.1f}"])
     lines = ["Conversations become dated sessions: each chunk of a chat log carries its session's date and the days "
              "its turns mention, resolved against it (\"yesterday\", \"last week\"); a question's time cue (\"in May "
-             "2023\", \"on 7 July, 2023\") lifts the chunks dated in it (`graph-no-time` turns it off), a question "
-             "asking *when* lifts the chunks whose turns date something (`graph-no-when`), and \"I\" in a turn "
-             "stands for its speaker, so that the walk can hop along the facts a question's verb names "
+             "2023\", \"on 7 July, 2023\", \"on 20230707\") lifts the chunks dated in it (`graph-no-time` turns "
+             "it off), a question asking *when* lifts the chunks whose turns date something (`graph-no-when`), "
+             "and \"I\" in a turn stands for its speaker, so that the walk can hop along the facts a question's "
+             "verb names "
              "(`graph-no-facts`). One run per set, all five text developer sets, per question type where the "
              "queries carry one (types with fewer than 10 queries left out); R@5 of `graph` against the best "
              "baseline of the same run and against `graph-0-hops` (paired bootstrap, 95%), each ablation in R@5 "

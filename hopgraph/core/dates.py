@@ -343,11 +343,12 @@ def _cue(m: re.Match[str]) -> TimeCue | None:
 def question_cue(question: str) -> TimeCue | None:
     """The time constraint ``question`` states, or None when it states none or several different ones.
 
-    Only dates of a known year count: days (also in ISO 8601's basic form, ``20230508``), months, years, seasons (summer 2021: June-August; winter abstains),
-    parts of a month or year ("the beginning|middle|end of" or "early|mid|late": days 1-10|11-20|21-end or
-    4-month thirds; "the first|second half of"), "the week|weekend|day of|before|after" a day (the week before
-    D: the 7 days before D); "before"/"after" set the relation. "in June" (no year) gives ``month``. Relative
-    times ("last year") and events ("after the roadtrip") give None. "between D1 and D2" is one span."""
+    Only dates of a known year count: days (also in ISO 8601's basic form, ``20230508``), months,
+    years, seasons (summer 2021: June-August; winter abstains), parts of a month or year ("the
+    beginning|middle|end of" or "early|mid|late": days 1-10|11-20|21-end or 4-month thirds; "the
+    first|second half of"), "the week|weekend|day of|before|after" a day (the week before D: the 7 days
+    before D); "before"/"after" set the relation. "in June" (no year) gives ``month``. Relative times
+    ("last year") and events ("after the roadtrip") give None. "between D1 and D2" is one span."""
     if (between := _between(question)) is not None:
         return between
     cues = [cue for m in _QUESTION.finditer(question) if (cue := _cue(m))]
