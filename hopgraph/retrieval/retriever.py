@@ -197,8 +197,7 @@ class Retriever:
         """The result for chunk ``cid``: its "via" entities are its entities among the mode's
         ``seed_weights``, and its fields those its mode gave it (``ModeOutput.chunk_fields``)."""
         j = snap.chunk_index[cid]
-        row = snap.incidence.getrow(j)
-        via = sorted((e for e in row.indices if e in seed_weights), key=lambda e: -seed_weights[e])[:5]
+        via = sorted((e for e in snap.chunk_entities(j) if e in seed_weights), key=lambda e: -seed_weights[e])[:5]
         return RetrievedChunk(rank=rank, score=round(float(score), 6), text=snap.chunk_texts[j],
                               citation=Citation(document_id=snap.chunk_docs[j], chunk_id=cid,
                                                 source=snap.chunk_sources[j]),

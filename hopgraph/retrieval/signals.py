@@ -166,8 +166,7 @@ def enrich(snap: Snapshot, seeds: Seeds, first_pass: list[str], sims: np.ndarray
         j = snap.chunk_index.get(cid)
         if j is None:
             continue
-        row = snap.incidence.getrow(j)
-        ents = sorted(row.indices, key=lambda e: -sims[e] if sims.size else 0)[:per_chunk]
+        ents = sorted(snap.chunk_entities(j), key=lambda e: -sims[e] if sims.size else 0)[:per_chunk]
         for e in ents:
             s = float(sims[e]) if sims.size else 0.5
             if s > 0:

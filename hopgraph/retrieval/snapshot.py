@@ -70,3 +70,8 @@ class Snapshot:
     @property
     def n_chunks(self) -> int:
         return len(self.chunk_ids)
+
+    def chunk_entities(self, j: int) -> np.ndarray:
+        """The entities chunk row ``j`` mentions (its incidence row's columns, read in place)."""
+        m = self.incidence
+        return m.indices[m.indptr[j]:m.indptr[j + 1]]

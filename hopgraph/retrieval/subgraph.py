@@ -153,7 +153,7 @@ def gold_labels(snap: Snapshot, nodes: np.ndarray, gold_chunks: list[int]) -> to
 
     gold: set[int] = set()
     for j in gold_chunks:
-        gold.update(int(e) for e in snap.incidence.getrow(j).indices)
+        gold.update(int(e) for e in snap.chunk_entities(j))
     return torch.tensor([1.0 if int(e) in gold else 0.0 for e in nodes])
 
 
