@@ -197,6 +197,10 @@ def cue(question: str) -> tuple[str, Interval | None, int | None] | None:
     ("What songs was he working on as of 20260908?", "in", "2026-09-08", None),
     ("What did Ann buy before 20230601?", "before", "2023-06-01", None),
     ("What happened on 2023-05-08?", "in", "2023-05-08", None),
+    ("What happened on 20230508.", "in", "2023-05-08", None),
+    ("Where was he the week before 20230601?", "in", "2023-05-25", "2023-05-31"),
+    ("What changed between 20230508 and 20230601?", "in", "2023-05-08", "2023-06-01"),
+    ("What did Ann buy between 5 May 2023 (order 20230601) and 9 May 2023?", "in", "2023-05-05", "2023-05-09"),
 ])
 def test_question_cues(question: str, relation: str, start: str, end: str | None) -> None:
     found = question_cue(question)
@@ -224,6 +228,11 @@ def test_question_cue_month_without_year() -> None:
     "Which order is 20231399?",  # no 13th month
     "What did ticket 202305081 cover?",  # a longer number
     "What is in folder 20230508_1400?",  # an identifier, not a date
+    "What did ticket INC-20230508 cover?",
+    "Which release is 1.20230508?",
+    "What is at path /data/20230508/x?",
+    "What was order 20230508 about?",  # a bare number: no preposition
+    "What changed between v20230508 and v20230601?",
 ])
 def test_question_without_cue(question: str) -> None:
     assert question_cue(question) is None

@@ -67,7 +67,7 @@ _YEAR_RE = re.compile(r"\b\d{4}\b")
 _DAYNUM_RE = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\b")
 _ISO_DAY_RE = re.compile(r"(\d{4})-(\d\d)-(\d\d)")
 #: ISO 8601's basic form of a day, ``20230508`` (the form of the ``%Y%m%d_%H:%M`` session headers)
-_ISO_BASIC = r"(?<!\d)((?:19|20)\d\d)(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?![\d_:-])"
+_ISO_BASIC = r"((?:19|20)\d\d)(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])"
 _ISO_BASIC_RE = re.compile(_ISO_BASIC)
 _COUNT_RE = re.compile(rf"\b({_NUM})\s+(day|week|month|year)", re.I)
 
@@ -107,7 +107,7 @@ def _nearest(spans: list[Interval], base: date) -> Interval | None:
 
 def _parts(text: str) -> tuple[int | None, int | None, int | None]:
     """(year, month, day) named in an absolute date expression, each None when absent."""
-    if iso := _ISO_DAY_RE.search(text) or _ISO_BASIC_RE.search(text):
+    if iso := _ISO_DAY_RE.search(text) or _ISO_BASIC_RE.fullmatch(text.strip()):
         return int(iso[1]), int(iso[2]), int(iso[3])
     year = int(y[0]) if (y := _YEAR_RE.search(text)) else None
     month = _MONTHS.get(m[0][:3].lower()) if (m := _MONTH_RE.search(text)) else None
@@ -281,7 +281,7 @@ def date_mentions(text: str, base: date) -> list[DateMention]:
 _QUESTION = re.compile(rf"""\b(?:(?P<rel>before|after|prior\s+to)\s+|(?P<prep>in|on|during|of|around|over|from)\s+)?
     (?:the\s+)?(?P<mod>(?:weekend|week|day)\s+(?:of|before|after)\s+
       |(?:beginning|start|end|middle|(?:first|second)\s+half)\s+of\s+|(?:early|mid|late)(?:\s+|-))?
-    (?P<date>{_ABS}|{_ISO_BASIC}|{_SEASON},?\s+(?:of\s+)?{_YEAR}|{_MONTH},?\s+(?:of\s+)?{_YEAR}|{_YEAR}|{_MONTH})(?!\w)
+    (?P<date>{_ABS}|(?<![\w./-]){_ISO_BASIC}(?![\w:/-]|\.\w)|{_SEASON},?\s+(?:of\s+)?{_YEAR}|{_MONTH},?\s+(?:of\s+)?{_YEAR}|{_YEAR}|{_MONTH})(?!\w)
 """, re.I | re.X)
 _PART_OF = {"beginning of": 0, "start of": 0, "early": 0, "middle of": 1, "mid": 1, "end of": 2, "late": 2,
             "first half of": 3, "second half of": 4}
@@ -324,8 +324,8 @@ def _cue(m: re.Match[str]) -> TimeCue | None:
     elif not year:  # "in June": that month of any year
         ok = month and not day and prep in ("in", "during") and not rel and mod in ("", *_PART_OF)
         return TimeCue("in", None, month, m[0].strip()) if ok else None
-    elif not month and not (prep or rel or mod):
-        return None  # a bare number such as "2023"
+    elif not (prep or rel or mod) and (not month or _ISO_BASIC_RE.fullmatch(text)):
+        return None  # a bare number such as "2023" or "20230508"
     else:
         found = _absolute(text, None)
     if found is None:

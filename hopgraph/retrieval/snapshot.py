@@ -72,6 +72,8 @@ class Snapshot:
         return len(self.chunk_ids)
 
     def chunk_entities(self, j: int) -> np.ndarray:
-        """The entities chunk row ``j`` mentions (its incidence row's columns, read in place)."""
+        """The entities chunk row ``j`` mentions (its incidence row's columns, a read-only view)."""
         m = self.incidence
-        return m.indices[m.indptr[j]:m.indptr[j + 1]]
+        row = m.indices[m.indptr[j]:m.indptr[j + 1]]
+        row.flags.writeable = False
+        return row
