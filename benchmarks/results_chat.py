@@ -34,15 +34,14 @@ def conversations() -> Section:
         latency.append([s, f"{g['p50']:.0f} / {g['p95']:.0f}", f"{b['p50']:.1f}", f"{g['p50'] / b['p50']:.1f}"])
     lines = ["Conversations become dated sessions: each chunk of a chat log carries its session's date and the days "
              "its turns mention, resolved against it (\"yesterday\", \"last week\"); a question's time cue (\"in May "
-             "2023\", \"on 7 July, 2023\", \"on 20230707\") lifts the chunks dated in it (`graph-no-time` turns "
-             "it off), a question asking *when* lifts the chunks whose turns date something (`graph-no-when`), "
-             "and \"I\" in a turn stands for its speaker, so that the walk can hop along the facts a question's "
-             "verb names "
-             "(`graph-no-facts`). One run per set, all five text developer sets, per question type where the "
-             "queries carry one (types with fewer than 10 queries left out); R@5 of `graph` against the best "
-             "baseline of the same run and against `graph-0-hops` (paired bootstrap, 95%), each ablation in R@5 "
-             "points against `graph`, and `mix` and `auto` beside it. The encyclopaedic sets hold no "
-             "conversation: the time signals abstain there by construction.", "",
+             "2023\", \"on 7 July, 2023\", \"on 20230707\") lifts the chunks dated in it (`graph-no-time` turns it "
+             "off), a question asking *when* lifts the chunks whose turns date something (`graph-no-when`), and \"I\""
+             " in a turn stands for its speaker, so that the walk can hop along the facts a question's verb names "
+             "(`graph-no-facts`). One run per set, all five text developer sets, per question type where the queries "
+             "carry one (types with fewer than 10 queries left out); R@5 of `graph` against the best baseline of the "
+             "same run and against `graph-0-hops` (paired bootstrap, 95%), each ablation in R@5 points against "
+             "`graph`, and `mix` and `auto` beside it. The encyclopaedic sets hold no conversation: the time signals "
+             "abstain there by construction.", "",
              *table(["set / type (queries)", "best baseline R@5", "`graph` R@5", "`graph` vs best",
                      "`graph` vs `graph-0-hops`", "no time cue", "no when", "no facts", "`mix`", "`auto`"], rows),
              "`graph`'s latency (query embedding excluded) beside `bm25`'s in the same run; these runs shared the "
