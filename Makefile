@@ -12,7 +12,7 @@ export TOKENIZERS_PARALLELISM := false
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ "$$n" -gt 4 ] && n=4; echo $$n)
 # with bytecode caching on (an environment may turn it off), so that the workers and the CLI and server
 # processes the tests start compile each module once, not each time they import it
-PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -q -ra -n $(TEST_WORKERS) --dist loadgroup
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -q -ra -n $(TEST_WORKERS) --dist loadscope
 
 .PHONY: install clip-venv browser test lint typecheck docs unit suite demo bench clean distclean
 

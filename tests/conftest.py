@@ -21,6 +21,7 @@ from hopgraph.app.platform import Platform
 from hopgraph.core.settings import GraphSettings, RetrievalSettings, Settings
 from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB, ServerInfo
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
+from tests.scheduling import module_scheduler, run_order
 
 
 def free_port() -> int:
@@ -105,19 +106,20 @@ ENGINE_MODULES = {"test_cli", "test_serve_cli", "test_clip", "test_docker", "tes
                   "test_ray_pools"}
 
 
-#: modules that must not run at the same time as each other in two worker processes (``make test`` runs
-#: pytest-xdist with ``--dist loadgroup``): the Ray clusters
-SERIAL_GROUPS = {"test_ray_ingest": "ray", "test_ray_pools": "ray"}
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark integration tests, so ``pytest -m "not integration"`` runs the fast unit tests alone, and keep
-    each module in one worker process (its module-scoped stores are built once)."""
+    """Mark integration tests, so ``pytest -m "not integration"`` runs the fast unit tests alone, and put
+    the longest modules first (a stable sort: each module's tests stay together and in their order)."""
     for item in items:
         module = item.nodeid.split("::")[0].rsplit("/", 1)[-1].removesuffix(".py")
         if module in ENGINE_MODULES or ENGINE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.integration)
-        item.add_marker(pytest.mark.xdist_group(SERIAL_GROUPS.get(module, module)))
+    items.sort(key=lambda item: run_order(item.nodeid))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """``--dist loadscope`` (as ``make test`` runs it) keeps each module, or serial group, in one worker."""
+    return module_scheduler(config, log) if config.getvalue("dist") in ("loadscope", "loadgroup") else None
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

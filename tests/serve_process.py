@@ -16,9 +16,9 @@ from tests.processes import cli_env
 
 @contextmanager
 def serve_process(env: dict[str, str], port: int) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    log = Path(env["HOPGRAPH_DATA_DIR"]).parent / f"serve-{port}-{time.monotonic_ns()}.log"
     """Start ``hopgraph serve`` on ``port`` (its stderr in a log beside the data dir) and yield it and
     its URL once /health answers; a server still running at the end is killed."""
+    log = Path(env["HOPGRAPH_DATA_DIR"]).parent / f"serve-{port}-{time.monotonic_ns()}.log"
     proc = subprocess.Popen([sys.executable, "-m", "hopgraph.cli", "serve"],
                             env=cli_env({**env, "HOPGRAPH_API__PORT": str(port)}), stdout=subprocess.DEVNULL,
                             stderr=log.open("w"), text=True)
