@@ -21,7 +21,7 @@ from hopgraph.app.platform import Platform
 from hopgraph.core.settings import GraphSettings, RetrievalSettings, Settings
 from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB, ServerInfo
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
-from tests.scheduling import module_scheduler, run_order
+from tests.scheduling import order_longest_first, pytest_xdist_make_scheduler  # noqa: F401 (a hook, for pytest)
 
 
 def free_port() -> int:
@@ -113,13 +113,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         module = item.nodeid.split("::")[0].rsplit("/", 1)[-1].removesuffix(".py")
         if module in ENGINE_MODULES or ENGINE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.integration)
-    items.sort(key=lambda item: run_order(item.nodeid))
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
-    """``--dist loadscope`` (as ``make test`` runs it) keeps each module, or serial group, in one worker."""
-    return module_scheduler(config, log) if config.getvalue("dist") in ("loadscope", "loadgroup") else None
+    order_longest_first(items)
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 #: modules that must not run at the same time as each other: the Ray clusters
 SERIAL_GROUPS = {"test_ray_ingest": "ray", "test_ray_pools": "ray"}
 
-#: the modules that take longest (a minute or more of a worker each), longest first
+#: the modules that take longest (a minute or more of a worker each, minutes for the first ones), longest first
 LONGEST_FIRST = ("test_ray_ingest", "test_ray_pools", "test_serve_faults", "test_kill_resume", "test_gpu_modes",
                  "test_cli", "test_incremental_ingest", "test_extraction_worker", "test_demo", "test_concurrency",
                  "test_raptor", "test_soak", "test_serve_cli", "test_collections")
@@ -36,8 +38,17 @@ def run_order(nodeid: str) -> int:
     return LONGEST_FIRST.index(module) if module in LONGEST_FIRST else len(LONGEST_FIRST)
 
 
-def module_scheduler(config: Any, log: Any) -> Any:
-    """pytest-xdist's scope scheduling with ``work_unit`` as the scope, in the order of the collection."""
+def order_longest_first(items: list[pytest.Item]) -> None:
+    """Put the longest modules first (a stable sort: each module's tests stay together and in order)."""
+    items.sort(key=lambda item: run_order(item.nodeid))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """pytest-xdist's scope scheduling with ``work_unit`` as the scope, in the order of the collection, for
+    every distribution mode but ``each`` (every test on every worker)."""
+    if config.getvalue("dist") in ("each", "no"):
+        return None
     from xdist.scheduler import LoadScopeScheduling  # only a run with worker processes has pytest-xdist
 
     class ModuleScheduling(LoadScopeScheduling):

@@ -14,12 +14,10 @@ from tests.processes import cli_env
 from tests.scheduling import LONGEST_FIRST, SERIAL_GROUPS, run_order, work_unit
 
 INNER_CONFTEST = '''
-import pytest
-from tests.scheduling import module_scheduler
+from tests.scheduling import order_longest_first, pytest_xdist_make_scheduler
 
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_make_scheduler(config, log):
-    return module_scheduler(config, log)
+def pytest_collection_modifyitems(config, items):
+    order_longest_first(items)
 '''
 
 INNER_MODULE = '''
@@ -45,16 +43,24 @@ def test_every_named_module_exists() -> None:
         assert (REPO_ROOT / "tests" / f"{module}.py").is_file(), module
 
 
+def _pytest(folder: Path, *args: str) -> str:
+    """Run pytest over ``folder`` in a process of its own (with this repository importable); its output."""
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args, str(folder)],
+                         cwd=folder, env=cli_env({"PYTHONPATH": str(REPO_ROOT)}), capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    return run.stdout
+
+
 @pytest.mark.integration  # it runs pytest with two worker processes
 def test_two_workers_run_each_module_whole(tmp_path: Path) -> None:
     (tmp_path / "conftest.py").write_text(INNER_CONFTEST)
     for name, n in (("test_alpha", 6), ("test_beta", 6), ("test_ray_ingest", 2), ("test_ray_pools", 2)):
         (tmp_path / f"{name}.py").write_text(INNER_MODULE.format(n=n))
-    env = cli_env({"PYTHONPATH": str(REPO_ROOT)})
-    args = ["-q", "-n", "2", "--dist", "loadscope", "-p", "no:cacheprovider", str(tmp_path)]
-    run = subprocess.run([sys.executable, "-m", "pytest", *args], cwd=tmp_path, env=env, capture_output=True,
-                         text=True, timeout=300)
-    assert run.returncode == 0, run.stdout + run.stderr
+    listed = _pytest(tmp_path, "--collect-only")
+    modules = [line.split(".py::")[0].rsplit("/", 1)[-1] for line in listed.splitlines() if ".py::" in line]
+    assert list(dict.fromkeys(modules)) == ["test_ray_ingest", "test_ray_pools", "test_alpha", "test_beta"]
+    _pytest(tmp_path, "-n", "2")  # plain -n: pytest-xdist's "load" distribution, grouped all the same
     seen: dict[str, set[str]] = {}
     for line in (tmp_path / "workers.log").read_text().splitlines():
         module, worker = line.split()
