@@ -21,7 +21,7 @@ from hopgraph.app.platform import Platform
 from hopgraph.core.settings import GraphSettings, RetrievalSettings, Settings
 from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB, ServerInfo
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
-from tests.scheduling import order_longest_first, pytest_xdist_make_scheduler  # noqa: F401 (a hook, for pytest)
+from tests.scheduling import module_of, order_longest_first, pytest_xdist_make_scheduler  # noqa: F401 (a hook)
 
 
 def free_port() -> int:
@@ -110,8 +110,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Mark integration tests, so ``pytest -m "not integration"`` runs the fast unit tests alone, and put
     the longest modules first (a stable sort: each module's tests stay together and in their order)."""
     for item in items:
-        module = item.nodeid.split("::")[0].rsplit("/", 1)[-1].removesuffix(".py")
-        if module in ENGINE_MODULES or ENGINE_FIXTURES & set(getattr(item, "fixturenames", ())):
+        if module_of(item.nodeid) in ENGINE_MODULES or ENGINE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.integration)
     order_longest_first(items)
 

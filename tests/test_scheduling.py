@@ -11,7 +11,7 @@ import pytest
 
 from tests.paths import REPO_ROOT
 from tests.processes import cli_env
-from tests.scheduling import LONGEST_FIRST, SERIAL_GROUPS, run_order, work_unit
+from tests.scheduling import LONGEST_FIRST, SERIAL_GROUPS, module_of, run_order, work_unit
 
 INNER_CONFTEST = '''
 from tests.scheduling import order_longest_first, pytest_xdist_make_scheduler
@@ -58,7 +58,7 @@ def test_two_workers_run_each_module_whole(tmp_path: Path) -> None:
     for name, n in (("test_alpha", 6), ("test_beta", 6), ("test_ray_ingest", 2), ("test_ray_pools", 2)):
         (tmp_path / f"{name}.py").write_text(INNER_MODULE.format(n=n))
     listed = _pytest(tmp_path, "--collect-only")
-    modules = [line.split(".py::")[0].rsplit("/", 1)[-1] for line in listed.splitlines() if ".py::" in line]
+    modules = [module_of(line) for line in listed.splitlines() if ".py::" in line]
     assert list(dict.fromkeys(modules)) == ["test_ray_ingest", "test_ray_pools", "test_alpha", "test_beta"]
     _pytest(tmp_path, "-n", "2")  # plain -n: pytest-xdist's "load" distribution, grouped all the same
     seen: dict[str, set[str]] = {}
