@@ -21,7 +21,7 @@ from tests.conftest import settings_for
 from tests.paths import SHARED_DATA
 
 HOTPOT = SHARED_DATA / "hotpotqa-100"
-N_QUERIES, N_DISTRACTORS = 40, 150
+N_QUERIES, N_DISTRACTORS = 40, 80
 
 
 def _subset(root: Path) -> Path:
