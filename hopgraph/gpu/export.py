@@ -19,13 +19,16 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 import torch
-from torch_geometric.data import HeteroData
 
 from hopgraph.core import records
+
+if TYPE_CHECKING:  # PyTorch Geometric (seconds to import) is imported where a graph is built
+    from torch_geometric.data import HeteroData
 
 log = logging.getLogger(__name__)
 
@@ -149,6 +152,8 @@ def export(graph: EntityGraph, device: torch.device, similar_k: int = 5, similar
         kept_sim = (s[ok], d[ok], ps.edge_weight.to(device)[ok])
     else:
         x = torch.from_numpy(x_host if x_host.flags.writeable else np.array(x_host)).to(device)  # mapped: copy
+    from torch_geometric.data import HeteroData
+
     data = HeteroData()
     data[ENTITY].x = x
     data[ENTITY].num_nodes = n

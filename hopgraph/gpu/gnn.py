@@ -12,16 +12,18 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch import Tensor, nn
-from torch_geometric.data import HeteroData
-from torch_geometric.nn import GATv2Conv, HeteroConv
 
 from hopgraph.core.errors import BadInputError
 from hopgraph.gpu.device import autocast
 from hopgraph.gpu.export import EDGE_TYPES, ENTITY, RELATED
+
+if TYPE_CHECKING:  # PyTorch Geometric (seconds to import) is imported where a model is built
+    from torch_geometric.data import HeteroData
+    from torch_geometric.nn import GATv2Conv
 
 #: scalar features per candidate entity, in this order (see retrieval.subgraph.features)
 FEATURES = ("ppr", "seed", "similarity", "specificity", "log_df")
@@ -53,6 +55,8 @@ class RelevanceGNN(nn.Module):
     """Scores the entities of a candidate subgraph for one query."""
 
     def __init__(self, cfg: GnnConfig) -> None:
+        from torch_geometric.nn import GATv2Conv, HeteroConv
+
         super().__init__()
         self.cfg = cfg
         h = cfg.hidden

@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 from torch import Tensor, nn
-from torch_geometric.data import Batch, Data
-from torch_geometric.nn import GATv2Conv, global_max_pool, global_mean_pool
 
 from hopgraph.gpu.gnn import focal_loss
+
+if TYPE_CHECKING:  # PyTorch Geometric (seconds to import) is imported where it is used
+    from torch_geometric.data import Batch, Data
 
 
 @dataclass
@@ -34,6 +36,8 @@ class GraphExample:
         return int(self.edge_attr.shape[1])
 
     def data(self) -> Data:
+        from torch_geometric.data import Data
+
         q = torch.as_tensor(self.question, dtype=torch.float32)
         x = torch.as_tensor(self.x, dtype=torch.float32)
         return Data(x=torch.cat([x, q.expand(x.shape[0], -1)], 1),  # question-aware nodes
@@ -61,6 +65,8 @@ class GraphClassifier(nn.Module):
     features (GATv2 lets edge features steer attention only), the question; an MLP to one logit."""
 
     def __init__(self, dim: int, edge_dim: int, cfg: ClassifierConfig) -> None:
+        from torch_geometric.nn import GATv2Conv
+
         super().__init__()
         h = cfg.hidden
         self.inp = nn.Linear(2 * dim, h)
@@ -71,6 +77,8 @@ class GraphClassifier(nn.Module):
         self.dropout = cfg.dropout
 
     def forward(self, batch: Batch, attention: bool = False) -> tuple[Tensor, list[tuple[Tensor, Tensor]]]:
+        from torch_geometric.nn import global_max_pool, global_mean_pool
+
         h = torch.relu(self.inp(batch.x))
         kept: list[tuple[Tensor, Tensor]] = []
         for conv in self.convs:
@@ -89,6 +97,8 @@ class GraphClassifier(nn.Module):
 
 
 def _batches(items: list[Data], size: int, shuffle: bool, rng: random.Random) -> list[Batch]:
+    from torch_geometric.data import Batch
+
     order = list(range(len(items)))
     if shuffle:
         rng.shuffle(order)
@@ -141,6 +151,8 @@ def edge_attention(model: GraphClassifier, example: GraphExample, device: torch.
     m = example.edge_index.reshape(2, -1).shape[1]
     if m == 0:
         return np.zeros(0)
+    from torch_geometric.data import Batch
+
     data = example.data()
     _, kept = model(Batch.from_data_list([data]).to(device), attention=True)
     where: dict[tuple[int, int], list[int]] = {}

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
-from torch_geometric.data import Data, HeteroData
 
 from hopgraph.gpu.export import CO_OCCURS, ENTITY, RELATED, SIMILAR
+
+if TYPE_CHECKING:  # PyTorch Geometric (seconds to import) is imported where a graph is built
+    from torch_geometric.data import Data, HeteroData
 
 
 @dataclass
@@ -70,6 +73,8 @@ def fold(sub: HeteroData, relation_types: list[str]) -> tuple[Data, list[tuple[i
         edge_attr = torch.nn.functional.normalize(torch.cat(attrs)[torch.from_numpy(first)], dim=-1)
     else:
         edge_attr = torch.zeros((0, x.shape[1]))
+    from torch_geometric.data import Data
+
     data = Data(x=x, edge_index=torch.from_numpy(np.stack([src, dst])).long(), edge_attr=edge_attr,
                 node_idx=np.arange(n), edge_idx=np.arange(first.size))
     return data, [(int(a), labels[int(k)], int(b)) for a, b, k in zip(src, dst, first, strict=True)]

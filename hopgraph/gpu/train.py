@@ -11,13 +11,16 @@ import logging
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 from torch import Tensor
-from torch_geometric.data import HeteroData
 
 from hopgraph.gpu.gnn import GnnConfig, RelevanceGNN, focal_loss
+
+if TYPE_CHECKING:
+    from torch_geometric.data import HeteroData
 
 log = logging.getLogger(__name__)
 
