@@ -11,9 +11,10 @@ export TOKENIZERS_PARALLELISM := false
 # pytest worker processes (pytest-xdist): one per core, at most 4; each module runs whole in one worker
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ "$$n" -gt 4 ] && n=4; echo $$n)
 # threads of torch's and OpenBLAS's pools (OMP_NUM_THREADS) in each worker and the processes it starts: the
-# cores shared out among the workers, so that their pools do not oversubscribe the cores (an ingest still
-# embeds with ingest.embed_threads)
-TEST_THREADS ?= $(shell n=$$(( $$(nproc 2>/dev/null || echo 1) / $(TEST_WORKERS) )); [ "$$n" -lt 1 ] && n=1; echo $$n)
+# cores shared out among the workers (a non-numeric TEST_WORKERS such as "auto" counts as one), so that their
+# pools do not oversubscribe the cores (an ingest, local or on Ray, still embeds with ingest.embed_threads)
+TEST_THREADS ?= $(shell case "$(TEST_WORKERS)" in (''|*[!0-9]*|0) w=1;; (*) w=$(TEST_WORKERS);; esac; \
+	n=$$(( $$(nproc 2>/dev/null || echo 1) / w )); [ "$$n" -lt 1 ] && n=1; echo $$n)
 # with bytecode caching on (an environment may turn it off), so that the workers and the CLI and server
 # processes the tests start compile each module once, not each time they import it
 PYTEST := PYTHONDONTWRITEBYTECODE= OMP_NUM_THREADS=$(TEST_THREADS) $(BIN)/pytest -q -ra -n $(TEST_WORKERS) \

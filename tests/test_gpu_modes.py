@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +21,7 @@ from hopgraph.retrieval.retriever import Retriever
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.conftest import settings_for
 from tests.paths import SHARED_DATA
+from tests.processes import cli_env
 
 HOTPOT = SHARED_DATA / "hotpotqa-100"
 N_QUERIES, N_DISTRACTORS = 40, 80
@@ -101,3 +104,23 @@ def test_torch_ppr_backend_ranks_like_scipy(hotpot: tuple[Platform, Path]) -> No
         a = [r.citation.chunk_id for r in torch_r.query(q, mode="graph", top_k=5).results]
         b = [r.citation.chunk_id for r in scipy_r.query(q, mode="graph", top_k=5).results]
         assert a == b
+
+
+LOAD_PROBE = """
+import json, sys
+import hopgraph.gpu.export, hopgraph.gpu.gnn, hopgraph.gpu.pcst, hopgraph.gpu.train, hopgraph.gpu.graph_classifier
+before = "torch_geometric" in sys.modules
+from hopgraph.retrieval.registry import REGISTRY
+REGISTRY.mode("pcst"), REGISTRY.mode("gnn")
+print(json.dumps([before, "torch_geometric" in sys.modules]))
+"""
+
+
+@pytest.mark.integration  # it starts a process that loads torch and PyTorch Geometric
+def test_pytorch_geometric_loads_with_the_pcst_and_gnn_modes_not_with_the_gpu_modules() -> None:
+    """A process that imports the gpu modules alone (a test collection, a command that needs their config
+    types) does not pay for PyTorch Geometric; loading the pcst or gnn mode does, before any stage of its
+    first query is timed against ``stage_cap_ms``."""
+    out = subprocess.run([sys.executable, "-c", LOAD_PROBE], capture_output=True, text=True, timeout=300, check=True,
+                         env=cli_env())
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [False, True]

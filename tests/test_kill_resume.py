@@ -122,9 +122,10 @@ def test_a_killed_graph_server_is_restarted_and_a_rerun_completes(stage: str, tm
     from .conftest import free_port
 
     corpus = _write_corpus(tmp_path / "corpus", 24)
-    # the driver gives up on the dead server after 1 s, not the default 15 s per transaction (sleeping only)
-    graph = GraphSettings(bolt_port=free_port(), http_port=free_port(), heap="512m", max_retry_time_s=1.0)
+    graph = GraphSettings(bolt_port=free_port(), http_port=free_port(), heap="512m")
     s = Settings(data_dir=tmp_path / "data", graph=graph, ingest=IngestSettings(doc_batch=4))
+    # the killed run's driver gives up on the dead server after 1 s, not the default 15 s per transaction
+    killed = s.model_copy(update={"graph": graph.model_copy(update={"max_retry_time_s": 1.0})})
     server = EmbeddedArcadeDB(s.graph_dir, graph)
     calls = {"n": 0}
 
@@ -155,7 +156,7 @@ def test_a_killed_graph_server_is_restarted_and_a_rerun_completes(stage: str, tm
 
         monkeypatch.setattr(CommunityBuilder, "rebuild", rebuild)
     try:
-        with pytest.raises(Exception), Platform(s, embedder=embedder) as p:  # noqa: B017 - whatever the driver raises
+        with pytest.raises(Exception), Platform(killed, embedder=embedder) as p:  # noqa: B017 - whatever the driver raises
             p.ingest([corpus])
         monkeypatch.undo()
         assert server.status() is None  # dead: the state file points at a killed process

@@ -26,7 +26,7 @@ PROBE = textwrap.dedent(f"""
     from hopgraph.core.budget import QueryMemoryError
     from hopgraph.core.memory import keep_freed_memory
     from hopgraph.core.settings import RetrievalSettings
-    import hopgraph.gpu.gnn, hopgraph.gpu.pcst, hopgraph.gpu.export  # (their libraries mapped before the cap)
+    import hopgraph.retrieval.modes.subgraph  # the pcst and gnn modes: their libraries mapped before the cap
 
     keep_freed_memory()  # as the platform does: one heap, nothing handed back
     with tempfile.TemporaryDirectory() as tmp:

@@ -24,10 +24,11 @@ actors: a task whose worker or whole node dies is retried by Ray on any node lef
 a parsed batch lost with its node is parsed again), where an actor pool would wait for its dead actor
 to be restarted on a node with room for it.
 
-An embedding task embeds with as many intra-op threads as the ingest process would (``threads``; Ray
-starts its workers with one): the float sums of a matrix product depend on how many threads split it,
-and on hotpotqa-100 one thread instead of two moved 3 of 1,124 chunk vectors and 292 entity vectors by
-~1e-7, which the RAPTOR tree's UMAP turned into other clusters (``benchmarks/ray_identity.py``).
+An embedding task embeds with as many intra-op threads as a local ingest would (``threads``:
+``ingest.embed_threads``, one per core by default; Ray starts its workers with one): the float sums of
+a matrix product depend on how many threads split it, and on hotpotqa-100 one thread instead of two
+moved 3 of 1,124 chunk vectors and 292 entity vectors by ~1e-7, which the RAPTOR tree's UMAP turned
+into other clusters (``benchmarks/ray_identity.py``).
 
 Every address stays on the loopback range by default: with no address, a private Ray instance starts
 at 127.0.0.2 (Ray rewrites 127.0.0.1 to the machine's outward address; other 127.0.0.x it keeps), and a
@@ -52,6 +53,7 @@ from hopgraph.core.records import IngestReport
 from hopgraph.core.settings import Settings
 from hopgraph.ingest.alias_sync import AliasChain, AliasShipper
 from hopgraph.ingest.batches import Prepared
+from hopgraph.ingest.local_engine import embed_threads
 from hopgraph.ingest.ray_tasks import Computed, WorkerSettings, embed_batch, parse_batch
 from hopgraph.ingest.source_text import SourceText
 from hopgraph.vectors.embedders import Embedder
@@ -100,13 +102,6 @@ class Precomputed:
 
     def load(self) -> bool:
         return self.inner.load()
-
-
-def torch_threads() -> int:
-    """The intra-op threads torch gives this process (what a local ingest embeds with)."""
-    import torch
-
-    return int(torch.get_num_threads())
 
 
 def _host_port(address: str) -> tuple[str, int] | None:
@@ -178,7 +173,7 @@ class RayEngine:
         alive = [n for n in ray.nodes() if n.get("Alive")]
         self.nodes = sorted(str(n["NodeManagerAddress"]) for n in alive)
         node_cpus = max((float(n.get("Resources", {}).get("CPU", 0)) for n in alive), default=1.0)
-        self.threads = torch_threads()
+        self.threads = embed_threads(self.settings.ingest.embed_threads)  # what a local ingest embeds with
         parse, embed, self.window = task_options(cpus, self.gpus, self.threads, node_cpus)
         self._parse, self._embed = ray.remote(**parse)(parse_batch), ray.remote(**embed)(embed_batch)
         if self._aliases is None:

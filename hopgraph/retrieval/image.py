@@ -55,7 +55,7 @@ def similarity_matrix(vectors: np.ndarray, k: int, min_sim: float) -> sp.csr_mat
     n = vectors.shape[0]
     import torch
 
-    from hopgraph.gpu.export import similarity_edges  # torch and PyTorch Geometric: imported on first use
+    from hopgraph.gpu.export import similarity_edges  # torch: imported on first use
 
     src, dst, cos = similarity_edges(torch.from_numpy(np.ascontiguousarray(vectors, dtype=np.float32)),
                                      torch.arange(n), k, min_sim)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
+import torch_geometric  # noqa: F401 - loaded with the mode, so that no capped stage of its first query pays for it
 
 from hopgraph.gpu import pcst, verbalize
 from hopgraph.gpu.export import RELATED
