@@ -24,8 +24,10 @@ from tests.paths import SHARED_DATA, empty_config
 from tests.serve_process import serve_process
 
 HOTPOT = SHARED_DATA / "hotpotqa-100" / "corpus.jsonl"
-#: records of the job SIGTERM interrupts: six write batches of 8; the signal comes once the first is done
-TERM_RECORDS = 48
+#: records of the job SIGTERM interrupts: four write batches of 8; the signal comes once the first is done
+TERM_RECORDS = 32
+#: records of the job SIGKILL interrupts: three write batches of 8; the kill comes once the first is done
+KILL_RECORDS = 24
 
 
 def _records(n: int) -> list[dict[str, Any]]:
@@ -107,14 +109,14 @@ def test_sigkill_during_a_job_then_restart_equals_a_clean_ingest(arcadedb: Serve
                                                                  embedder: SentenceTransformerEmbedder) -> None:
     env = _env(arcadedb, tmp_path, "faultkill")
     port = free_port()
-    records = _records(40)
+    records = _records(KILL_RECORDS)
     with serve_process(env, port) as (proc, url):
         big = httpx.post(f"{url}/documents", json={"documents": records, "collection": "hp"}, timeout=30).json()
-        _wait(url, big["id"], lambda j: j["status"] == "running" and j["done"] >= 16)
+        _wait(url, big["id"], lambda j: j["status"] == "running" and j["done"] >= 8)
         proc.kill()  # SIGKILL: no shutdown, no flush
         proc.wait(timeout=30)
     with serve_process(env, port) as (_, url):
-        hits = httpx.post(f"{url}/query", json={"text": records[30]["text"][:80], "mode": "dense"}, timeout=60)
+        hits = httpx.post(f"{url}/query", json={"text": records[-1]["text"][:80], "mode": "dense"}, timeout=60)
         assert hits.status_code == 200  # answered from complete documents only
         job = _wait(url, big["id"], lambda j: j["status"] in ("succeeded", "failed"))
         assert job["status"] == "succeeded", job
@@ -125,4 +127,4 @@ def test_sigkill_during_a_job_then_restart_equals_a_clean_ingest(arcadedb: Serve
     with Platform(settings_for(arcadedb, tmp_path / "clean"), embedder=embedder) as p:
         p.ingest_records(records, collection="hp")
         clean = {r["k"]: r["n"] for r in p.graph.read(GRAPH_COUNTS)}
-    assert recovered == clean and clean["Document"] == 40
+    assert recovered == clean and clean["Document"] == KILL_RECORDS
