@@ -112,6 +112,8 @@ def test_16_query_threads_and_an_ingest_thread(platform: Any, tmp_path: Any, arc
             t.join(timeout=max(0.0, deadline - time.monotonic()))
     finally:
         stop.set()  # the query threads end even if the ingest hangs
+        for t in threads[:-1]:
+            t.join(timeout=30)
     assert not errors, errors[0]
     assert not [t.name for t in threads if t.is_alive()], "still running after the guard's seconds"
     assert done["ingested"] == INGESTED
