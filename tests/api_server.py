@@ -21,6 +21,8 @@ READ_KEY = "read-key-for-tests"
 ADMIN_KEY = "admin-key-for-tests"
 KEYS = [ApiKey(name="reader", sha256=hash_key(READ_KEY), scope="read"),
         ApiKey(name="admin", sha256=hash_key(ADMIN_KEY), scope="admin")]
+#: job states that do not change any more
+ENDED = ("succeeded", "failed", "cancelled", "skipped")
 
 
 @contextmanager
@@ -31,11 +33,11 @@ def running_api(settings: Settings, platform: Platform, **app_kwargs: Any) -> It
 
 
 def wait_job(client: httpx.Client, job_id: str, timeout: float = 300) -> dict[str, Any]:
-    """Poll GET /jobs/{id} until the job is done."""
+    """Poll GET /jobs/{id} until the job has ended."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         job: dict[str, Any] = client.get(f"/jobs/{job_id}").json()
-        if job["status"] in ("succeeded", "failed", "skipped"):
+        if job["status"] in ENDED:
             return job
         time.sleep(0.1)
     raise TimeoutError(f"job {job_id} did not finish")

@@ -10,6 +10,7 @@ import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -30,11 +31,23 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+#: the JVM options of the ArcadeDB servers the tests start: the client compiler only, which halves the
+#: server's CPU on the short runs of a test (its start, database creation, small statements); the product
+#: keeps the JVM's default
+TEST_JVM_OPTIONS = ["-XX:TieredStopAtLevel=1"]
+
+
+def server_settings(heap: str = "512m", **extra: Any) -> GraphSettings:
+    """Settings of an embedded ArcadeDB server a test starts: free ports, a small heap, ``TEST_JVM_OPTIONS``."""
+    return GraphSettings(bolt_port=free_port(), http_port=free_port(), heap=heap, jvm_options=TEST_JVM_OPTIONS,
+                         **extra)
+
+
 @pytest.fixture(scope="session")
 def arcadedb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerInfo]:
     """A real ArcadeDB server (bundled JRE, Bolt plugin) for the whole session."""
     root = tmp_path_factory.mktemp("arcadedb")
-    cfg = GraphSettings(bolt_port=free_port(), http_port=free_port(), heap="768m")
+    cfg = server_settings(heap="768m")
     server = EmbeddedArcadeDB(root, cfg)
     info = server.ensure_running()
     yield info

@@ -11,16 +11,16 @@ from pathlib import Path
 import neo4j
 import pytest
 
-from hopgraph.core.settings import GraphSettings
+from hopgraph.core.settings import GraphSettings, Settings
 from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB, GraphServerError, ServerInfo
 from tests.paths import empty_config
 from tests.processes import cli_env
 
-from .conftest import free_port
+from .conftest import TEST_JVM_OPTIONS, server_settings
 
 
 def _cfg() -> GraphSettings:
-    return GraphSettings(bolt_port=free_port(), http_port=free_port(), heap="512m")
+    return server_settings()
 
 
 def test_start_find_restart_keeps_data(tmp_path: Path) -> None:
@@ -87,6 +87,18 @@ def test_auto_start_off_says_how_to_start(tmp_path: Path) -> None:
         EmbeddedArcadeDB(tmp_path, cfg).ensure_running()
 
 
+def test_jvm_options_reach_the_server_before_its_settings(arcadedb: ServerInfo, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The session's server was started with ``TEST_JVM_OPTIONS`` (``graph.jvm_options``), placed before the
+    argument file; the setting reads from the environment as a JSON list."""
+    args = Path(f"/proc/{arcadedb.pid}/cmdline").read_bytes().split(b"\0")
+    at = next(i for i, a in enumerate(args) if a.startswith(b"@"))
+    assert [a.decode() for a in args[at - len(TEST_JVM_OPTIONS):at]] == TEST_JVM_OPTIONS
+    monkeypatch.setenv("HOPGRAPH_CONFIG", empty_config(tmp_path))
+    monkeypatch.setenv("HOPGRAPH_GRAPH__JVM_OPTIONS", '["-Xss2m", "-XX:+UseSerialGC"]')
+    assert Settings().graph.jvm_options == ["-Xss2m", "-XX:+UseSerialGC"]
+
+
 def test_the_root_password_is_never_on_a_command_line_or_in_a_log(arcadedb: ServerInfo, tmp_path: Path) -> None:
     """The session's server got its password from a mode-600 argument file: ``ps`` shows a path only."""
     cmdline = Path(f"/proc/{arcadedb.pid}/cmdline").read_bytes()
@@ -125,7 +137,7 @@ def test_a_runaway_statement_is_stopped_on_the_server(tmp_path: Path) -> None:
     from hopgraph.core.settings import Settings
     from hopgraph.graphdb.factory import open_graph_store
 
-    cfg = GraphSettings(bolt_port=free_port(), http_port=free_port(), heap="512m", command_timeout_s=3.0)
+    cfg = server_settings(command_timeout_s=3.0)
     server = EmbeddedArcadeDB(tmp_path / "arcadedb", cfg)
     info = server.ensure_running()
 

@@ -9,18 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from hopgraph.core.settings import GraphSettings, Settings
+from hopgraph.core.settings import Settings
 from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB, GraphServerError, ServerInfo, ensure_database
 from hopgraph.graphdb.factory import open_graph_store
-from tests.conftest import free_port
+from tests.conftest import free_port, server_settings
 
 
 @pytest.fixture(scope="module")
 def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, ServerInfo]]:
     """A data dir whose embedded server is running."""
     root = tmp_path_factory.mktemp("ports") / "data"
-    server = EmbeddedArcadeDB(root / "arcadedb", GraphSettings(bolt_port=free_port(), http_port=free_port(),
-                                                               heap="512m"))
+    server = EmbeddedArcadeDB(root / "arcadedb", server_settings())
     info = server.ensure_running()
     yield root, info
     server.stop()
@@ -29,7 +28,7 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, S
 def test_other_configured_ports_reach_the_running_server_and_say_so(
         data_dir: tuple[Path, ServerInfo], caplog: pytest.LogCaptureFixture) -> None:
     root, info = data_dir
-    moved = GraphSettings(bolt_port=free_port(), http_port=free_port(), heap="512m")
+    moved = server_settings()
     with caplog.at_level(logging.WARNING, logger="hopgraph.graphdb.arcadedb_server"):
         store = open_graph_store(Settings(data_dir=root, graph=moved))
     try:

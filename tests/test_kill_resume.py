@@ -114,15 +114,15 @@ def test_a_killed_graph_server_is_restarted_and_a_rerun_completes(stage: str, tm
     the 3rd mention write, or the start of the communities stage); the next command restarts it and
     the rerun ends with the counts of a clean ingest, no duplicates and a clean doctor."""
     from hopgraph.app.doctor import diagnose
-    from hopgraph.core.settings import GraphSettings, IngestSettings, Settings
+    from hopgraph.core.settings import IngestSettings, Settings
     from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB
     from hopgraph.graphdb.bolt import BoltGraphStore
     from hopgraph.ingest.communities import CommunityBuilder
 
-    from .conftest import free_port
+    from .conftest import server_settings
 
     corpus = _write_corpus(tmp_path / "corpus", 24)
-    graph = GraphSettings(bolt_port=free_port(), http_port=free_port(), heap="512m")
+    graph = server_settings()
     s = Settings(data_dir=tmp_path / "data", graph=graph, ingest=IngestSettings(doc_batch=4))
     # the killed run's driver gives up on the dead server after 1 s, not the default 15 s per transaction
     killed = s.model_copy(update={"graph": graph.model_copy(update={"max_retry_time_s": 1.0})})

@@ -5,6 +5,8 @@ free of deleted chunks after a deletion, and searched by mode raptor."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ from hopgraph.vectors.store import VectorPoint
 from tests.conftest import settings_for
 from tests.fake_llm import fake_llm_server
 from tests.paths import SHARED_DATA
+from tests.processes import cli_env
 
 TREE = RaptorSettings(enabled=True, branch_size=20, branch_max=40)
 
@@ -44,6 +47,38 @@ def test_soft_clusters_recover_separated_groups_and_are_deterministic() -> None:
     assert sorted({i for c in clusters for i in c}) == list(range(len(vecs)))  # every node somewhere
     for c in clusters:  # no cluster mixes two groups, and none is larger than a summary's children
         assert len({label[i] for i in c}) == 1 and len(c) <= 10
+
+
+#: a fresh process fits UMAP through ``soft_clusters`` and prints how the fit compiled umap's numba functions
+#: (those umap compiles at import, for a declared signature, are left out: they never reach the cache)
+_FIT_AND_COUNT = """
+import json, sys
+import numpy as np
+import umap
+from numba.core.dispatcher import Dispatcher
+from hopgraph.core.summary_settings import RaptorSettings
+from hopgraph.ingest.raptor_cluster import soft_clusters
+
+def counts():
+    stats = [v.stats for name, m in list(sys.modules.items()) if name.split(".")[0] == "umap"
+             for v in vars(m).values() if isinstance(v, Dispatcher)]
+    return [sum(sum(s.cache_hits.values()) for s in stats), sum(sum(s.cache_misses.values()) for s in stats)]
+
+before = counts()
+soft_clusters(np.random.default_rng(0).normal(size=(30, 16)).astype(np.float32), RaptorSettings(umap_dim=4))
+after = counts()
+print(json.dumps({"hits": after[0] - before[0], "misses": after[1] - before[1]}))
+"""
+
+
+@pytest.mark.integration
+def test_umaps_compiled_functions_are_cached_for_the_next_process() -> None:
+    """The first process to fit UMAP compiles its numba functions and caches them; the next loads them all."""
+    runs = [json.loads(subprocess.run([sys.executable, "-c", _FIT_AND_COUNT], capture_output=True, text=True,
+                                      check=True, env=cli_env(), timeout=600).stdout.splitlines()[-1])
+            for _ in range(2)]
+    assert runs[0]["hits"] + runs[0]["misses"] > 0, runs  # the fit's functions went through the cache
+    assert runs[1]["hits"] > 0 and runs[1]["misses"] == 0, runs
 
 
 def test_partition_covers_every_row_once_in_bounded_groups() -> None:

@@ -19,6 +19,7 @@ from hopgraph.api.job_store import JobStore
 from hopgraph.app.platform import Platform
 from hopgraph.graphdb.arcadedb_server import ServerInfo
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
+from tests.api_server import ENDED
 from tests.conftest import free_port, settings_for
 from tests.paths import SHARED_DATA, empty_config
 from tests.serve_process import serve_process
@@ -34,8 +35,6 @@ TERM_RECORDS = 32
 KILL_RECORDS = 24
 #: seconds between two looks at a job waited for in a window of its progress (GET /jobs/{id} reads memory)
 WINDOW_POLL = 0.02
-#: job states that do not change any more
-ENDED = ("succeeded", "failed", "cancelled", "skipped")
 
 
 def _records(n: int) -> list[dict[str, Any]]:

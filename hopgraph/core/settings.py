@@ -55,6 +55,9 @@ class GraphSettings(BaseModel):
         default=2481, ge=1, le=65535, description="HTTP port of the embedded ArcadeDB server (database creation, "
         "exploration queries).")
     heap: str = Field(default="1g", description="JVM -Xmx of the embedded ArcadeDB server.")
+    jvm_options: list[str] = Field(
+        default_factory=list, description="Extra JVM options of the embedded ArcadeDB server, for example "
+        "[\"-XX:TieredStopAtLevel=1\"] (less CPU for short-lived servers, lower peak speed).")
     auto_start: bool = Field(default=True, description="Start the embedded server when it is not running.")
     start_timeout_s: float = Field(
         default=90.0, gt=0, description="How long to wait for the embedded server to accept connections.")

@@ -104,6 +104,7 @@ def java_command(graph_dir: Path, cfg: GraphSettings) -> list[str]:
         f"-Xmx{cfg.heap}",
         "-XX:+UseSerialGC" if os.cpu_count() == 1 else "-XX:+UseG1GC",
         "-Djava.awt.headless=true",
+        *cfg.jvm_options,
         f"@{args_file(graph_dir)}",
         "-cp",
         str(pkg / "jars" / "*"),

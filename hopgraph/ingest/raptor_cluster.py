@@ -13,8 +13,12 @@ Every result depends only on the input vectors, their order and the seed: caller
 
 from __future__ import annotations
 
+import functools
+import logging
 import math
+import sys
 import warnings
+from types import ModuleType
 
 import numpy as np
 
@@ -25,10 +29,32 @@ from hopgraph.core.summary_settings import RaptorSettings
 CLUSTER_MAX = 10
 
 
+log = logging.getLogger(__name__)
+
+
+@functools.cache
+def _umap() -> ModuleType:
+    """The ``umap`` module, with its numba functions cached on disk: umap-learn compiles them in every
+    process that fits (some seconds) and does not cache them; numba keeps the machine code beside the
+    module, or in its user cache where that folder is read-only, so an installation compiles them once."""
+    import umap
+    from numba.core.dispatcher import Dispatcher
+
+    for name, module in list(sys.modules.items()):
+        if name == "umap" or name.startswith("umap."):
+            for value in list(vars(module).values()):
+                if isinstance(value, Dispatcher):
+                    try:
+                        value.enable_caching()
+                    except RuntimeError as exc:  # numba found no writable cache folder
+                        log.debug("UMAP's compiled functions are not cached: %s", exc)
+                        return umap
+    return umap
+
+
 def _reduce(vecs: np.ndarray, neighbours: int, cfg: RaptorSettings) -> np.ndarray:
     """UMAP to ``cfg.umap_dim`` dimensions (cosine metric), deterministic for a seed."""
-    import umap
-
+    umap = _umap()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # spectral init falling back to random on tiny sets, numba notes
         reducer = umap.UMAP(n_neighbors=max(2, min(neighbours, len(vecs) - 1)), n_components=cfg.umap_dim,
