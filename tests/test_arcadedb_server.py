@@ -12,7 +12,7 @@ import neo4j
 import pytest
 
 from hopgraph.core.settings import GraphSettings, Settings
-from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB, GraphServerError, ServerInfo
+from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB, GraphServerError, ServerInfo, java_command
 from tests.paths import empty_config
 from tests.processes import cli_env
 
@@ -97,6 +97,19 @@ def test_jvm_options_reach_the_server_before_its_settings(arcadedb: ServerInfo, 
     monkeypatch.setenv("HOPGRAPH_CONFIG", empty_config(tmp_path))
     monkeypatch.setenv("HOPGRAPH_GRAPH__JVM_OPTIONS", '["-Xss2m", "-XX:+UseSerialGC"]')
     assert Settings().graph.jvm_options == ["-Xss2m", "-XX:+UseSerialGC"]
+
+
+def test_a_collector_in_jvm_options_replaces_the_default_one(tmp_path: Path) -> None:
+    """The JVM refuses two collectors: one named in ``graph.jvm_options`` is the only one it gets."""
+    def collectors(cmd: list[str]) -> list[str]:
+        return [a for a in cmd if a.startswith("-XX:+Use") and a.endswith("GC")]
+
+    assert len(collectors(java_command(tmp_path, GraphSettings()))) == 1
+    chosen = java_command(tmp_path, GraphSettings(jvm_options=["-XX:+UseSerialGC"]))
+    assert collectors(chosen) == ["-XX:+UseSerialGC"]
+    jvm = chosen[:next(i for i, a in enumerate(chosen) if a.startswith("@"))]
+    out = subprocess.run([*jvm, "-version"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
 
 
 def test_the_root_password_is_never_on_a_command_line_or_in_a_log(arcadedb: ServerInfo, tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ free of deleted chunks after a deletion, and searched by mode raptor."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -74,11 +75,25 @@ print(json.dumps({"hits": after[0] - before[0], "misses": after[1] - before[1]})
 @pytest.mark.integration
 def test_umaps_compiled_functions_are_cached_for_the_next_process() -> None:
     """The first process to fit UMAP compiles its numba functions and caches them; the next loads them all."""
-    runs = [json.loads(subprocess.run([sys.executable, "-c", _FIT_AND_COUNT], capture_output=True, text=True,
-                                      check=True, env=cli_env(), timeout=600).stdout.splitlines()[-1])
-            for _ in range(2)]
+    runs = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", _FIT_AND_COUNT], capture_output=True, text=True,
+                             env=cli_env(), timeout=600)
+        assert out.returncode == 0, out.stderr[-3000:]
+        runs.append(json.loads(out.stdout.splitlines()[-1]))
     assert runs[0]["hits"] + runs[0]["misses"] > 0, runs  # the fit's functions went through the cache
     assert runs[1]["hits"] > 0 and runs[1]["misses"] == 0, runs
+
+
+def test_of_two_dispatchers_wrapping_one_function_only_the_serial_one_caches() -> None:
+    """numba keys a cache entry by the Python function: umap's parallel layout step, which wraps the serial
+    one's function, must not read or write the serial one's entry."""
+    from hopgraph.ingest.raptor_cluster import _umap
+
+    _umap()
+    layouts = importlib.import_module("umap.layouts")
+    assert layouts._nb_optimize_layout_euclidean_single_epoch.stats.cache_path is not None
+    assert layouts._nb_optimize_layout_euclidean_single_epoch_parallel.stats.cache_path is None
 
 
 def test_partition_covers_every_row_once_in_bounded_groups() -> None:

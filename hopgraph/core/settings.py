@@ -57,7 +57,8 @@ class GraphSettings(BaseModel):
     heap: str = Field(default="1g", description="JVM -Xmx of the embedded ArcadeDB server.")
     jvm_options: list[str] = Field(
         default_factory=list, description="Extra JVM options of the embedded ArcadeDB server, for example "
-        "[\"-XX:TieredStopAtLevel=1\"] (less CPU for short-lived servers, lower peak speed).")
+        "[\"-XX:TieredStopAtLevel=1\"] (less CPU for short-lived servers, lower peak speed); a -XX:+Use...GC "
+        "replaces the default collector. They are on its command line: no secrets here.")
     auto_start: bool = Field(default=True, description="Start the embedded server when it is not running.")
     start_timeout_s: float = Field(
         default=90.0, gt=0, description="How long to wait for the embedded server to accept connections.")

@@ -13,6 +13,7 @@ import fcntl
 import json
 import logging
 import os
+import re
 import secrets
 import signal
 import socket
@@ -99,10 +100,11 @@ def java_command(graph_dir: Path, cfg: GraphSettings) -> list[str]:
     java = pkg / "jre" / "bin" / "java"
     if not java.exists():
         raise GraphServerError(f"the bundled JRE is missing at {java}; reinstall arcadedb-embedded")
+    chosen_gc = any(re.fullmatch(r"-XX:\+Use\w+GC", option) for option in cfg.jvm_options)  # the JVM takes one
     return [
         str(java),
         f"-Xmx{cfg.heap}",
-        "-XX:+UseSerialGC" if os.cpu_count() == 1 else "-XX:+UseG1GC",
+        *([] if chosen_gc else ["-XX:+UseSerialGC" if os.cpu_count() == 1 else "-XX:+UseG1GC"]),
         "-Djava.awt.headless=true",
         *cfg.jvm_options,
         f"@{args_file(graph_dir)}",

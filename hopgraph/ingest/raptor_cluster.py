@@ -18,6 +18,8 @@ import logging
 import math
 import sys
 import warnings
+from collections import defaultdict
+from collections.abc import Callable
 from types import ModuleType
 
 import numpy as np
@@ -35,21 +37,41 @@ log = logging.getLogger(__name__)
 @functools.cache
 def _umap() -> ModuleType:
     """The ``umap`` module, with its numba functions cached on disk: umap-learn compiles them in every
-    process that fits (some seconds) and does not cache them; numba keeps the machine code beside the
-    module, or in its user cache where that folder is read-only, so an installation compiles them once."""
+    process that fits and does not cache them; numba keeps the machine code beside the module (or in its
+    user cache where that folder is read-only) until the module's files change, so an installation compiles
+    them once. A cache entry is keyed by the Python function, not by the options it was compiled with: where
+    two dispatchers wrap one function (umap's serial and parallel layout step), only the serial one caches."""
     import umap
     from numba.core.dispatcher import Dispatcher
 
-    for name, module in list(sys.modules.items()):
-        if name == "umap" or name.startswith("umap."):
-            for value in list(vars(module).values()):
-                if isinstance(value, Dispatcher):
-                    try:
-                        value.enable_caching()
-                    except RuntimeError as exc:  # numba found no writable cache folder
-                        log.debug("UMAP's compiled functions are not cached: %s", exc)
-                        return umap
+    found = {id(v): v for name, module in list(sys.modules.items()) if name.split(".")[0] == "umap"
+             for v in list(vars(module).values()) if isinstance(v, Dispatcher)}
+    wrapping: dict[object, list[Dispatcher]] = defaultdict(list)
+    for dispatcher in found.values():
+        wrapping[dispatcher.py_func].append(dispatcher)
+    for group in wrapping.values():
+        serial = [d for d in group if not d.targetoptions.get("parallel")]
+        for dispatcher in group if len(group) == 1 else serial if len(serial) == 1 else []:
+            try:
+                dispatcher.enable_caching()
+            except RuntimeError as exc:  # numba found no writable cache folder
+                log.debug("UMAP's compiled functions are not cached: %s", exc)
+                return umap
+            cache = dispatcher._cache  # type: ignore[attr-defined]  # the FunctionCache enable_caching set
+            cache.save_overload = _quiet_save(cache.save_overload)
     return umap
+
+
+def _quiet_save(save: Callable[..., None]) -> Callable[..., None]:
+    """``save`` that logs an OS error (a full disk, a cache folder made read-only) instead of failing the fit."""
+
+    def quiet(*args: object) -> None:
+        try:
+            save(*args)
+        except OSError as exc:
+            log.debug("a compiled UMAP function was not cached: %s", exc)
+
+    return quiet
 
 
 def _reduce(vecs: np.ndarray, neighbours: int, cfg: RaptorSettings) -> np.ndarray:
