@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import logging
 import subprocess
 import sys
 from pathlib import Path
@@ -85,6 +86,7 @@ def test_umaps_compiled_functions_are_cached_for_the_next_process() -> None:
     assert runs[1]["hits"] > 0 and runs[1]["misses"] == 0, runs
 
 
+@pytest.mark.slow
 def test_of_two_dispatchers_wrapping_one_function_only_the_serial_one_caches() -> None:
     """numba keys a cache entry by the Python function: umap's parallel layout step, which wraps the serial
     one's function, must not read or write the serial one's entry."""
@@ -94,6 +96,34 @@ def test_of_two_dispatchers_wrapping_one_function_only_the_serial_one_caches() -
     layouts = importlib.import_module("umap.layouts")
     assert layouts._nb_optimize_layout_euclidean_single_epoch.stats.cache_path is not None
     assert layouts._nb_optimize_layout_euclidean_single_epoch_parallel.stats.cache_path is None
+
+
+def _plus_one(x: float) -> float:
+    return x + 1
+
+
+def test_a_corrupt_cache_file_costs_a_compile_not_the_call(caplog: pytest.LogCaptureFixture,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cache index that cannot be read (here: garbage, as a crash during its first write could leave) is
+    logged once as a warning; the function is compiled and answers."""
+    import numba
+
+    from hopgraph.ingest import raptor_cluster
+
+    monkeypatch.setattr(raptor_cluster, "_CACHE_FAILED", set())  # this process's first failure
+    dispatcher = numba.njit(_plus_one)
+    raptor_cluster.cache_on_disk(dispatcher)
+    index = Path(dispatcher._cache._cache_file._index_path)
+    index.parent.mkdir(parents=True, exist_ok=True)
+    index.write_bytes(b"not a pickle")
+    try:
+        with caplog.at_level(logging.DEBUG, logger="hopgraph.ingest.raptor_cluster"):
+            assert dispatcher(1.5) == 2.5
+    finally:
+        index.unlink(missing_ok=True)
+    failed = [r for r in caplog.records if "numba's cache failed" in r.getMessage()]
+    assert [r.getMessage().split(" of ")[0].split("(")[1] for r in failed] == ["load_overload", "save_overload"]
+    assert [r.levelno for r in failed] == [logging.WARNING, logging.DEBUG]
 
 
 def test_partition_covers_every_row_once_in_bounded_groups() -> None:

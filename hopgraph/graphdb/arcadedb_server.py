@@ -100,7 +100,8 @@ def java_command(graph_dir: Path, cfg: GraphSettings) -> list[str]:
     java = pkg / "jre" / "bin" / "java"
     if not java.exists():
         raise GraphServerError(f"the bundled JRE is missing at {java}; reinstall arcadedb-embedded")
-    chosen_gc = any(re.fullmatch(r"-XX:\+Use\w+GC", option) for option in cfg.jvm_options)  # the JVM takes one
+    chosen_gc = any(re.fullmatch(r"-XX:\+Use(Serial|Parallel|G1|Z|Shenandoah|Epsilon)GC", option)
+                    for option in cfg.jvm_options)  # the JVM takes one collector
     return [
         str(java),
         f"-Xmx{cfg.heap}",

@@ -21,6 +21,7 @@ import warnings
 from collections import defaultdict
 from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -53,25 +54,42 @@ def _umap() -> ModuleType:
         serial = [d for d in group if not d.targetoptions.get("parallel")]
         for dispatcher in group if len(group) == 1 else serial if len(serial) == 1 else []:
             try:
-                dispatcher.enable_caching()
+                cache_on_disk(dispatcher)
             except RuntimeError as exc:  # numba found no writable cache folder
                 log.debug("UMAP's compiled functions are not cached: %s", exc)
                 return umap
-            cache = dispatcher._cache  # type: ignore[attr-defined]  # the FunctionCache enable_caching set
-            cache.save_overload = _quiet_save(cache.save_overload)
     return umap
 
 
-def _quiet_save(save: Callable[..., None]) -> Callable[..., None]:
-    """``save`` that logs an OS error (a full disk, a cache folder made read-only) instead of failing the fit."""
+def cache_on_disk(dispatcher: Any) -> None:
+    """Have numba ``dispatcher`` keep its machine code on disk; a cache file that cannot be read (corrupt,
+    unreadable) or written (a full disk) costs a compile, logged, instead of failing the call."""
+    dispatcher.enable_caching()
+    cache = dispatcher._cache  # the FunctionCache enable_caching set
+    cache.load_overload = _or_none(cache.load_overload)
+    cache.save_overload = _or_none(cache.save_overload)
 
-    def quiet(*args: object) -> None:
+
+def _or_none(step: Callable[..., Any]) -> Callable[..., Any]:
+    """``step``, returning None (numba's "not cached") instead of raising; the first failure of a process is
+    a warning, the others are logged at debug level."""
+
+    @functools.wraps(step)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
         try:
-            save(*args)
-        except OSError as exc:
-            log.debug("a compiled UMAP function was not cached: %s", exc)
+            return step(*args, **kwargs)
+        except Exception as exc:  # whatever the cache's failure, the code is compiled instead
+            level = logging.DEBUG if _CACHE_FAILED else logging.WARNING
+            _CACHE_FAILED.add(step.__name__)
+            log.log(level, "numba's cache failed (%s of %s: %s); UMAP's code is compiled in this process",
+                    step.__name__, args[0] if args else "?", exc)
+            return None
 
-    return quiet
+    return guarded
+
+
+#: the cache steps that failed in this process (the first failure is logged as a warning)
+_CACHE_FAILED: set[str] = set()
 
 
 def _reduce(vecs: np.ndarray, neighbours: int, cfg: RaptorSettings) -> np.ndarray:
