@@ -31,9 +31,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-#: the JVM options of the ArcadeDB servers the tests start: the client compiler only, which halves the
-#: server's CPU on the short runs of a test (its start, database creation, small statements); the product
-#: keeps the JVM's default
+#: the JVM options of the ArcadeDB servers the tests start: the client compiler only, which cuts the
+#: server's CPU by a third to a half on the short runs of a test (its start, database creation, small
+#: statements); the product keeps the JVM's default
 TEST_JVM_OPTIONS = ["-XX:TieredStopAtLevel=1"]
 
 

@@ -19,12 +19,8 @@ from tests.processes import cli_env
 from .conftest import TEST_JVM_OPTIONS, server_settings
 
 
-def _cfg() -> GraphSettings:
-    return server_settings()
-
-
 def test_start_find_restart_keeps_data(tmp_path: Path) -> None:
-    cfg = _cfg()
+    cfg = server_settings()
     server = EmbeddedArcadeDB(tmp_path, cfg)
     info = server.ensure_running()
     try:
@@ -56,7 +52,7 @@ def test_start_find_restart_keeps_data(tmp_path: Path) -> None:
 
 
 def test_stale_pid_file_is_replaced(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    cfg = _cfg()
+    cfg = server_settings()
     server = EmbeddedArcadeDB(tmp_path, cfg)
     dead = subprocess.Popen([sys.executable, "-c", "pass"], env=cli_env())
     dead.wait()
@@ -72,7 +68,7 @@ def test_stale_pid_file_is_replaced(tmp_path: Path, caplog: pytest.LogCaptureFix
 
 
 def test_port_in_use_gives_a_clear_message(tmp_path: Path) -> None:
-    cfg = _cfg()
+    cfg = server_settings()
     with socket.socket() as blocker:
         blocker.bind(("127.0.0.1", cfg.bolt_port))
         blocker.listen()
@@ -82,7 +78,7 @@ def test_port_in_use_gives_a_clear_message(tmp_path: Path) -> None:
 
 
 def test_auto_start_off_says_how_to_start(tmp_path: Path) -> None:
-    cfg = _cfg().model_copy(update={"auto_start": False})
+    cfg = server_settings(auto_start=False)
     with pytest.raises(GraphServerError, match="hopgraph db start"):
         EmbeddedArcadeDB(tmp_path, cfg).ensure_running()
 
