@@ -63,6 +63,10 @@ def test_the_workers_extract_what_the_ingest_process_would(worker: ExtractionWor
     got = worker.submit(chunks, {}).result()
     assert _dump(got) == _dump(here)
     assert list(got.entities) == list(here.entities)  # in the order of first mention, too
+    # the shipped model needs no PyTorch (its meta.json says so): the workers parsed all that without it
+    assert worker._pool is not None
+    loaded = worker._pool.submit(eval, "[m for m in ('spacy', 'torch') if __import__('sys').modules.get(m)]")
+    assert loaded.result() == ["spacy"]
 
 
 def test_a_batch_is_cut_into_consecutive_pieces_of_about_equal_text() -> None:

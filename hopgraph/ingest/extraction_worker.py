@@ -7,7 +7,9 @@ lowest CPU priority:
 they take what the ingest process leaves idle, and everything while it waits for them.
 
 The workers are spawned processes (safe beside the threads of a server) that load the spaCy model
-once and run the same ``SpacyExtractor`` code as the ingest process would; the pieces' extractions
+once and run the same ``SpacyExtractor`` code as the ingest process would. A pipeline that needs no
+PyTorch (its ``meta.json`` names no transformer) is loaded without it: spaCy's thinc imports torch
+whenever it is installed, which would double a worker's start and memory; the pieces' extractions
 joined in order (``Extraction.extend``) equal the whole batch's, and aliases (surface id -> canonical
 id) travel with each batch. A worker that dies is reported and the batch is extracted in the ingest
 process instead: nothing is lost. A worker needs only hopgraph's modules: it is started without the
@@ -18,10 +20,13 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import importlib.util
 import itertools
+import json
 import logging
 import multiprocessing
 import os
+import re
 import sys
 import threading
 import time
@@ -29,6 +34,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from hopgraph.core.records import Chunk
@@ -41,8 +47,10 @@ log = logging.getLogger(__name__)
 #: the workers' CPU priority: they take the cores the ingest process leaves idle (while it writes, or
 #: waits for them) and barely slow it when it needs them
 _NICE = 19
-#: most worker processes by default (each holds its own model and parse buffers: about 350 MB)
+#: most worker processes by default (each holds its own model and parse buffers)
 MOST_PROCESSES = 4
+#: packages a spaCy pipeline may require and still run without PyTorch
+_TORCH_FREE_REQUIREMENTS = {"spacy", "spacy-lookups-data"}
 _worker: Extractor | None = None
 _aliases: Mapping[str, str] = {}
 _SPAWNING = threading.Lock()
@@ -84,7 +92,10 @@ def _start(cfg: dict[str, Any]) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
     with contextlib.suppress(OSError):
         os.nice(_NICE)
-    _worker = local_extractor(ExtractionSettings.model_validate(cfg), resolve=lambda eid: _aliases.get(eid, eid))
+    settings = ExtractionSettings.model_validate(cfg)
+    if "torch" not in sys.modules and torch_free(settings.spacy_model):
+        sys.modules["torch"] = None  # type: ignore[assignment]  # (an import of torch now fails at once)
+    _worker = local_extractor(settings, resolve=lambda eid: _aliases.get(eid, eid))
     assert _worker is not None  # parser_pool starts workers for a local extractor only
     _worker.extract([])  # loads the model
 
@@ -95,6 +106,29 @@ def _extract(chunks: list[Chunk], aliases: Mapping[str, str]) -> Extraction:
     assert _worker is not None
     _aliases = aliases
     return _worker.extract(chunks)
+
+
+def torch_free(model: str) -> bool:
+    """Whether spaCy pipeline ``model`` (a package name or a folder) runs without PyTorch: its
+    ``meta.json`` requires no package but spaCy's own and names no transformer or LLM component.
+    False where the meta cannot be found or read."""
+    folder = Path(model)
+    if not folder.is_dir():
+        try:
+            spec = importlib.util.find_spec(model)
+        except (ImportError, ValueError):
+            return False
+        if spec is None or spec.origin is None:
+            return False
+        folder = Path(spec.origin).parent
+    try:
+        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+        required = {re.split(r"[<>=!~\[; ]", r, maxsplit=1)[0].strip().lower().replace("_", "-")
+                    for r in meta.get("requirements", [])}
+        components = [str(c).lower() for c in meta.get("components", meta.get("pipeline", []))]
+    except (OSError, ValueError, TypeError, AttributeError):
+        return False
+    return required <= _TORCH_FREE_REQUIREMENTS and not any("transformer" in c or "llm" in c for c in components)
 
 
 def pieces(chunks: Sequence[Chunk], n: int) -> list[list[Chunk]]:

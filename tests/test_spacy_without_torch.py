@@ -1,0 +1,48 @@
+"""Which spaCy pipelines the extraction workers load without PyTorch: read from the pipeline's
+``meta.json`` (a folder or an installed package); anything unknown keeps PyTorch."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hopgraph.core.settings import ExtractionSettings
+from hopgraph.ingest.extraction_worker import torch_free
+
+
+def _pipeline(tmp_path: Path, **meta: Any) -> str:
+    folder = tmp_path / "pipeline"
+    folder.mkdir()
+    (folder / "meta.json").write_text(json.dumps({"name": "custom", "lang": "en", **meta}))
+    return str(folder)
+
+
+def test_the_shipped_model_needs_no_torch() -> None:
+    assert torch_free(ExtractionSettings().spacy_model)
+
+
+@pytest.mark.parametrize(("meta", "free"), [
+    ({"requirements": ["spacy>=3.7.5,<3.9.0"], "components": ["tok2vec", "parser", "ner"]}, True),
+    ({"requirements": ["spacy_lookups_data>=1.0"], "pipeline": ["ner"]}, True),
+    ({"requirements": [], "components": []}, True),
+    ({"requirements": ["spacy>=3.7", "spacy-transformers>=1.3"], "components": ["transformer", "ner"]}, False),
+    ({"requirements": ["spacy-curated-transformers"], "components": ["ner"]}, False),
+    ({"requirements": ["spacy"], "components": ["curated_transformer", "ner"]}, False),
+    ({"requirements": ["spacy"], "components": ["llm"]}, False),
+    ({"requirements": ["spacy", "my-torch-component"], "components": ["ner"]}, False),
+    ({"requirements": "spacy", "components": 3}, False),  # not a meta spaCy writes: keep torch
+])
+def test_a_pipeline_runs_without_torch_only_when_its_meta_says_so(tmp_path: Path, meta: dict[str, Any],
+                                                                  free: bool) -> None:
+    assert torch_free(_pipeline(tmp_path, **meta)) is free
+
+
+def test_an_unknown_or_unreadable_pipeline_keeps_torch(tmp_path: Path) -> None:
+    assert not torch_free("no_such_spacy_model_xyz")
+    assert not torch_free(str(tmp_path))  # a folder without meta.json
+    (tmp_path / "meta.json").write_text("{not json")
+    assert not torch_free(str(tmp_path))
+    assert not torch_free("json")  # a package that is no spaCy pipeline
