@@ -13,8 +13,8 @@ from hopgraph.core.settings import ExtractionSettings
 from hopgraph.ingest.extraction_worker import torch_free
 
 
-def _pipeline(tmp_path: Path, **meta: Any) -> str:
-    folder = tmp_path / "pipeline"
+def _pipeline(tmp_path: Path, name: str = "pipeline", **meta: Any) -> str:
+    folder = tmp_path / name
     folder.mkdir()
     (folder / "meta.json").write_text(json.dumps({"name": "custom", "lang": "en", **meta}))
     return str(folder)
@@ -38,6 +38,10 @@ def test_the_shipped_model_needs_no_torch() -> None:
 def test_a_pipeline_runs_without_torch_only_when_its_meta_says_so(tmp_path: Path, meta: dict[str, Any],
                                                                   free: bool) -> None:
     assert torch_free(_pipeline(tmp_path, **meta)) is free
+
+
+def test_a_folder_named_like_a_module_path_is_read_as_a_folder(tmp_path: Path) -> None:
+    assert torch_free(_pipeline(tmp_path, "en_pipeline.v2", requirements=["spacy>=3.7"], components=["ner"]))
 
 
 def test_an_unknown_or_unreadable_pipeline_keeps_torch(tmp_path: Path) -> None:

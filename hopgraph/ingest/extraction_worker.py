@@ -109,18 +109,14 @@ def _extract(chunks: list[Chunk], aliases: Mapping[str, str]) -> Extraction:
 
 
 def torch_free(model: str) -> bool:
-    """Whether spaCy pipeline ``model`` (a package name or a folder) runs without PyTorch: its
-    ``meta.json`` requires no package but spaCy's own and names no transformer or LLM component.
-    False where the meta cannot be found or read."""
-    folder = Path(model)
-    if not folder.is_dir():
-        try:
-            spec = importlib.util.find_spec(model)
-        except (ImportError, ValueError):
-            return False
-        if spec is None or spec.origin is None:
-            return False
-        folder = Path(spec.origin).parent
+    """Whether spaCy pipeline ``model`` (an installed package, else a folder, as ``spacy.load`` looks for
+    it) runs without PyTorch: its ``meta.json`` requires no package but spaCy's own and names no
+    transformer or LLM component. False where the meta cannot be found or read."""
+    try:
+        spec = importlib.util.find_spec(model)
+    except (ImportError, ValueError):  # a path, not a module name
+        spec = None
+    folder = Path(spec.origin).parent if spec is not None and spec.origin is not None else Path(model)
     try:
         meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
         required = {re.split(r"[<>=!~\[; ]", r, maxsplit=1)[0].strip().lower().replace("_", "-")
