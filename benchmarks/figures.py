@@ -64,8 +64,8 @@ OTHER_FIGURES: tuple[tuple[str, str, str, str, str], ...] = (
     ("spaCy extraction workers with and without PyTorch: one new worker started and 100 hotpotqa-100 passages "
      "parsed in it, six runs alternating with the same pipeline copied under a meta.json that requires "
      "spacy-transformers (so that the worker imports torch, as every worker did before)",
-     "start 1.73 s against 3.14 s (median); parse 3.25 s against 3.35 s (the same 1,911 entities); the worker's "
-     "peak RSS 291 MB against 469 MB",
+     "start 1.20 s against 2.49 s (median); parse 2.84 s against 3.02 s; the same extraction (1,911 entities, "
+     "their mentions and relations); the worker's peak RSS 291 MB against 469 MB",
      "python -m benchmarks.worker_start --runs 6 --passages 100", "2026-11-29", DEV_MACHINE),
     ("Embedding batch size on a CPU", "batches of 8 against 64: 1.31x passages/s, 2.65x titles/s",
      "python -m benchmarks.embed", "2026-11-23", DEV_MACHINE),

@@ -4,8 +4,10 @@ to a folder whose ``meta.json`` also requires ``spacy-transformers`` (so the wor
 worker did before): the cost of PyTorch in a worker, everything else equal.
 
 Each of ``--runs`` runs starts ``--processes`` new workers (``ExtractionWorker.start``), parses the first
-``--passages`` hotpotqa-100 passages in them and stops them, the two cases alternating; prints the median,
-min and max seconds of the start and of the parse, and the workers' peak RSS, per case.
+``--passages`` hotpotqa-100 passages in them and stops them, the two cases alternating; prints, per case,
+the median, min and max seconds of the start and of the parse, the largest peak RSS of a worker (its
+``VmHWM``, read in the worker: Linux), and whether both cases extracted the same entities, mentions and
+relations.
 
     python -m benchmarks.worker_start [--runs 5] [--processes 1] [--passages 50]
 """
@@ -14,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import statistics
 import tempfile
 import time
@@ -28,8 +29,8 @@ CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "hotpo
 
 
 def copy_needing_torch(model: str, into: Path) -> str:
-    """``model`` written to ``into`` (spaCy's own ``to_disk``, in a child without torch, so that neither it
-    nor this process outgrows a worker), its ``meta.json`` requiring ``spacy-transformers`` too."""
+    """``model`` written to ``into`` (spaCy's own ``to_disk``, in a child: this process never imports
+    spaCy), its ``meta.json`` requiring ``spacy-transformers`` too."""
     import subprocess
     import sys
 
@@ -41,21 +42,25 @@ def copy_needing_torch(model: str, into: Path) -> str:
     return str(into)
 
 
-def run_once(cfg: ExtractionSettings, processes: int, chunks: list[Chunk]) -> tuple[float, float, int]:
-    """(start seconds, parse seconds, entities) of one pool of new workers."""
+#: evaluated in a worker (a builtin is all a spawned worker can be sent): its peak resident size, kB
+PEAK_KB = "int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).split()[1])"
+
+
+def run_once(cfg: ExtractionSettings, processes: int, chunks: list[Chunk]) -> tuple[float, float, float, str]:
+    """(start seconds, parse seconds, a worker's peak MB, the extraction as JSON) of one pool of new workers."""
     workers = ExtractionWorker(cfg, processes=processes)
     t0 = time.perf_counter()
     workers.start()
     t1 = time.perf_counter()
     found = workers.submit(chunks, {}).result()
     t2 = time.perf_counter()
+    assert workers._pool is not None
+    peak_kb = max(workers._pool.submit(eval, PEAK_KB).result() for _ in range(processes))
     workers.close()
-    return t1 - t0, t2 - t1, len(found.entities)
-
-
-def peak_mb() -> float:
-    """The largest resident size of the child processes waited for so far (MB)."""
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    dump = {"entities": {k: v.model_dump() for k, v in sorted(found.entities.items())},
+            "mentions": [m.model_dump() for m in found.mentions],
+            "relations": [r.model_dump() for r in found.relations]}
+    return t1 - t0, t2 - t1, peak_kb / 1024, json.dumps(dump, sort_keys=True, default=str)
 
 
 def main() -> None:
@@ -71,18 +76,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         copy = copy_needing_torch(shipped.spacy_model, Path(tmp) / "pipeline")
         cases = {"without torch": shipped, "with torch": shipped.model_copy(update={"spacy_model": copy})}
-        times: dict[str, list[tuple[float, float, int]]] = {name: [] for name in cases}
-        peaks: dict[str, float] = {}
-        for run in range(args.runs):
+        runs: dict[str, list[tuple[float, float, float, str]]] = {name: [] for name in cases}
+        for _ in range(args.runs):
             for name, cfg in cases.items():
-                times[name].append(run_once(cfg, args.processes, chunks))
-                if run == 0 and name == "without torch":
-                    peaks[name] = peak_mb()  # before any worker with torch ran
-        peaks["with torch"] = peak_mb()  # the largest of all (a worker with torch)
+                runs[name].append(run_once(cfg, args.processes, chunks))
+    same = len({dump for case in runs.values() for *_, dump in case}) == 1
     for name, cfg in cases.items():
-        start, parse, found = zip(*times[name], strict=True)
-        print(json.dumps({"case": name, "torch_free": torch_free(cfg.spacy_model), "entities": found[0],
-                          "start_s": _spread(start), "parse_s": _spread(parse), "worker_peak_mb": round(peaks[name])}))
+        start, parse, peak, _ = zip(*runs[name], strict=True)
+        print(json.dumps({"case": name, "torch_free": torch_free(cfg.spacy_model), "same_extraction": same,
+                          "entities": len(json.loads(runs[name][0][3])["entities"]), "start_s": _spread(start),
+                          "parse_s": _spread(parse), "worker_peak_mb": round(max(peak))}))
 
 
 def _spread(values: tuple[float, ...]) -> dict[str, float]:

@@ -8,8 +8,8 @@ they take what the ingest process leaves idle, and everything while it waits for
 
 The workers are spawned processes (safe beside the threads of a server) that load the spaCy model
 once and run the same ``SpacyExtractor`` code as the ingest process would. A pipeline that needs no
-PyTorch (its ``meta.json`` names no transformer) is loaded without it: spaCy's thinc imports torch
-whenever it is installed, which would double a worker's start and memory; the pieces' extractions
+PyTorch (``torch_free``: its meta and config name nothing that runs torch) is loaded without it:
+spaCy's thinc imports torch whenever it is installed, which doubles a worker's start and memory; the pieces' extractions
 joined in order (``Extraction.extend``) equal the whole batch's, and aliases (surface id -> canonical
 id) travel with each batch. A worker that dies is reported and the batch is extracted in the ingest
 process instead: nothing is lost. A worker needs only hopgraph's modules: it is started without the
@@ -51,6 +51,9 @@ _NICE = 19
 MOST_PROCESSES = 4
 #: packages a spaCy pipeline may require and still run without PyTorch
 _TORCH_FREE_REQUIREMENTS = {"spacy", "spacy-lookups-data"}
+#: words in a pipeline's components or config that say it runs PyTorch (spaCy's own torch layers,
+#: transformers, LLM components)
+_NEEDS_TORCH = re.compile(r"torch|transformer|llm", re.IGNORECASE)
 _worker: Extractor | None = None
 _aliases: Mapping[str, str] = {}
 _SPAWNING = threading.Lock()
@@ -110,21 +113,24 @@ def _extract(chunks: list[Chunk], aliases: Mapping[str, str]) -> Extraction:
 
 def torch_free(model: str) -> bool:
     """Whether spaCy pipeline ``model`` (an installed package, else a folder, as ``spacy.load`` looks for
-    it) runs without PyTorch: its ``meta.json`` requires no package but spaCy's own and names no
-    transformer or LLM component. False where the meta cannot be found or read."""
+    it) runs without PyTorch: its ``meta.json`` requires no package but spaCy itself (and its lookups
+    data, without extras), and neither its components nor its ``config.cfg`` mention torch, a
+    transformer or an LLM. False where the meta or the config cannot be found or read."""
     try:
         spec = importlib.util.find_spec(model)
     except (ImportError, ValueError):  # a path, not a module name
         spec = None
     folder = Path(spec.origin).parent if spec is not None and spec.origin is not None else Path(model)
+    configs = [folder / "config.cfg", *folder.glob("*/config.cfg")]  # a package keeps its data one folder down
     try:
         meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-        required = {re.split(r"[<>=!~\[; ]", r, maxsplit=1)[0].strip().lower().replace("_", "-")
-                    for r in meta.get("requirements", [])}
-        components = [str(c).lower() for c in meta.get("components", meta.get("pipeline", []))]
+        required = [str(r).strip().lower() for r in meta.get("requirements", [])]
+        components = " ".join(str(c) for c in meta.get("components", meta.get("pipeline", [])))
+        config = " ".join(c.read_text(encoding="utf-8") for c in configs if c.is_file())
     except (OSError, ValueError, TypeError, AttributeError):
         return False
-    return required <= _TORCH_FREE_REQUIREMENTS and not any("transformer" in c or "llm" in c for c in components)
+    names = {re.split(r"[<>=!~; ]", r, maxsplit=1)[0].replace("_", "-").replace(".", "-") for r in required}
+    return bool(config) and names <= _TORCH_FREE_REQUIREMENTS and _NEEDS_TORCH.search(components + config) is None
 
 
 def pieces(chunks: Sequence[Chunk], n: int) -> list[list[Chunk]]:
