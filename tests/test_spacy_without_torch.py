@@ -40,6 +40,8 @@ def test_the_shipped_model_needs_no_torch() -> None:
     ({"requirements": ["spacy-curated-transformers"], "components": ["ner"]}, False),
     ({"requirements": ["spacy"], "components": ["curated_transformer", "ner"]}, False),
     ({"requirements": ["spacy"], "components": ["llm"]}, False),
+    ({"requirements": ["spacy"], "components": ["spacy_llm_ner"]}, False),
+    ({"requirements": ["spacy"], "components": ["smallmodel_ner"]}, True),  # "llm" only inside a word
     ({"requirements": ["spacy", "my-torch-component"], "components": ["ner"]}, False),
     ({"requirements": "spacy", "components": 3}, False),  # not a meta spaCy writes: keep torch
 ])

@@ -9,11 +9,12 @@ they take what the ingest process leaves idle, and everything while it waits for
 The workers are spawned processes (safe beside the threads of a server) that load the spaCy model
 once and run the same ``SpacyExtractor`` code as the ingest process would. A pipeline that needs no
 PyTorch (``torch_free``: its meta and config name nothing that runs torch) is loaded without it:
-spaCy's thinc imports torch whenever it is installed, which doubles a worker's start and memory; the pieces' extractions
-joined in order (``Extraction.extend``) equal the whole batch's, and aliases (surface id -> canonical
-id) travel with each batch. A worker that dies is reported and the batch is extracted in the ingest
-process instead: nothing is lost. A worker needs only hopgraph's modules: it is started without the
-caller's script, so a plain script without ``if __name__ == "__main__":`` is never run again in it.
+spaCy's thinc imports torch whenever it is installed, which doubles a worker's start and memory.
+The pieces' extractions joined in order (``Extraction.extend``) equal the whole batch's, and aliases
+(surface id -> canonical id) travel with each batch. A worker that dies is reported and the batch is
+extracted in the ingest process instead: nothing is lost. A worker needs only hopgraph's modules: it is
+started without the caller's script, so a plain script without ``if __name__ == "__main__":`` is never
+run again in it.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ MOST_PROCESSES = 4
 _TORCH_FREE_REQUIREMENTS = {"spacy", "spacy-lookups-data"}
 #: words in a pipeline's components or config that say it runs PyTorch (spaCy's own torch layers,
 #: transformers, LLM components)
-_NEEDS_TORCH = re.compile(r"torch|transformer|llm", re.IGNORECASE)
+_NEEDS_TORCH = re.compile(r"torch|transformer|(?<![a-z])llm", re.IGNORECASE)
 _worker: Extractor | None = None
 _aliases: Mapping[str, str] = {}
 _SPAWNING = threading.Lock()
@@ -130,7 +131,7 @@ def torch_free(model: str) -> bool:
     except (OSError, ValueError, TypeError, AttributeError):
         return False
     names = {re.split(r"[<>=!~; ]", r, maxsplit=1)[0].replace("_", "-").replace(".", "-") for r in required}
-    return bool(config) and names <= _TORCH_FREE_REQUIREMENTS and _NEEDS_TORCH.search(components + config) is None
+    return bool(config) and names <= _TORCH_FREE_REQUIREMENTS and _NEEDS_TORCH.search(f"{components} {config}") is None
 
 
 def pieces(chunks: Sequence[Chunk], n: int) -> list[list[Chunk]]:
