@@ -6,7 +6,7 @@ worker did before): the cost of PyTorch in a worker, everything else equal.
 Each of ``--runs`` runs starts ``--processes`` new workers (``ExtractionWorker.start``), parses the first
 ``--passages`` hotpotqa-100 passages in them and stops them, the two cases alternating; prints, per case,
 the median, min and max seconds of the start and of the parse, the largest peak RSS of a worker (its
-``VmHWM``, read in the worker: Linux), and whether both cases extracted the same entities, mentions and
+``VmHWM``: Linux), and whether both cases extracted the same entities, mentions and
 relations.
 
     python -m benchmarks.worker_start [--runs 5] [--processes 1] [--passages 50]
@@ -16,16 +16,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.common import SHARED_DATA, status_mb
 from hopgraph.core.records import Chunk
 from hopgraph.core.settings import ExtractionSettings
 from hopgraph.ingest.extraction_worker import ExtractionWorker, torch_free
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "hotpotqa-100" / "corpus.jsonl"
+CORPUS = SHARED_DATA / "hotpotqa-100" / "corpus.jsonl"
 
 
 def copy_needing_torch(model: str, into: Path) -> str:
@@ -42,10 +44,6 @@ def copy_needing_torch(model: str, into: Path) -> str:
     return str(into)
 
 
-#: evaluated in a worker (a builtin is all a spawned worker can be sent): its peak resident size, kB
-PEAK_KB = "int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).split()[1])"
-
-
 def run_once(cfg: ExtractionSettings, processes: int, chunks: list[Chunk]) -> tuple[float, float, float, str]:
     """(start seconds, parse seconds, a worker's peak MB, the extraction as JSON) of one pool of new workers."""
     workers = ExtractionWorker(cfg, processes=processes)
@@ -54,13 +52,12 @@ def run_once(cfg: ExtractionSettings, processes: int, chunks: list[Chunk]) -> tu
     t1 = time.perf_counter()
     found = workers.submit(chunks, {}).result()
     t2 = time.perf_counter()
-    assert workers._pool is not None
-    peak_kb = max(workers._pool.submit(eval, PEAK_KB).result() for _ in range(processes))
+    peak_mb = max(status_mb("VmHWM", p.pid) or 0.0 for p in multiprocessing.active_children() if p.pid)  # workers
     workers.close()
     dump = {"entities": {k: v.model_dump() for k, v in sorted(found.entities.items())},
             "mentions": [m.model_dump() for m in found.mentions],
             "relations": [r.model_dump() for r in found.relations]}
-    return t1 - t0, t2 - t1, peak_kb / 1024, json.dumps(dump, sort_keys=True, default=str)
+    return t1 - t0, t2 - t1, peak_mb, json.dumps(dump, sort_keys=True, default=str)
 
 
 def main() -> None:

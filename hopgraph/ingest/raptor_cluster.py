@@ -51,14 +51,22 @@ def _umap() -> ModuleType:
     for dispatcher in found.values():
         wrapping[dispatcher.py_func].append(dispatcher)
     for group in wrapping.values():
-        serial = [d for d in group if not d.targetoptions.get("parallel")]
-        for dispatcher in group if len(group) == 1 else serial if len(serial) == 1 else []:
+        for dispatcher in _cacheable(group):
             try:
                 cache_on_disk(dispatcher)
             except RuntimeError as exc:  # numba found no writable cache folder
                 log.debug("UMAP's compiled functions are not cached: %s", exc)
                 return umap
     return umap
+
+
+def _cacheable(group: list[Any]) -> list[Any]:
+    """Of the dispatchers that wrap one Python function, those that may cache: the only one, or the only
+    serial one (numba would hand one's cache entry to the other)."""
+    if len(group) == 1:
+        return group
+    serial = [d for d in group if not d.targetoptions.get("parallel")]
+    return serial if len(serial) == 1 else []
 
 
 def cache_on_disk(dispatcher: Any) -> None:
