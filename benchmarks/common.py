@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import resource
 import socket
 import statistics
@@ -15,8 +16,9 @@ from pathlib import Path
 from hopgraph.core.settings import GraphSettings, Settings
 from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB, ServerInfo
 
-#: the shared data sets beside the checkout (../shared/data)
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+#: the developer data sets: ``HOPGRAPH_SHARED_DATA`` when set, else ``shared/data`` beside the checkout
+SHARED_DATA = Path(os.environ.get("HOPGRAPH_SHARED_DATA")
+                   or Path(__file__).resolve().parents[1].parent / "shared" / "data")
 
 
 def commit() -> str:

@@ -22,6 +22,7 @@ from hopgraph.app.platform import Platform
 from hopgraph.core.settings import GraphSettings, RetrievalSettings, Settings
 from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB, ServerInfo
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
+from tests.paths import SHARED_DATA, missing_data_message, reads_shared_data
 from tests.scheduling import module_of, order_longest_first, pytest_xdist_make_scheduler  # noqa: F401 (a hook)
 
 
@@ -126,6 +127,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if module_of(item.nodeid) in ENGINE_MODULES or ENGINE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.integration)
     order_longest_first(items)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """A run whose selected tests read the developer data stops before the first test, saying where it
+    looked, when the data is not there (instead of each test failing on a missing file)."""
+    if SHARED_DATA.is_dir():
+        return
+    readers = sorted({item.module.__name__ for item in session.items
+                      if isinstance(item, pytest.Function) and reads_shared_data(item.module)})
+    if readers:
+        raise pytest.UsageError(missing_data_message(readers))
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

@@ -1,9 +1,13 @@
-"""Paths of the source checkout the tests run in."""
+"""Paths of the source checkout the tests run in, and of the developer data sets they read."""
 
+import os
 from pathlib import Path
+from types import ModuleType
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+#: the developer data sets (hotpotqa-100/, locomo-dev/, christmas-carol/, …): ``HOPGRAPH_SHARED_DATA`` when set,
+#: else ``shared/data`` beside the checkout
+SHARED_DATA = Path(os.environ.get("HOPGRAPH_SHARED_DATA") or REPO_ROOT.parent / "shared" / "data")
 
 
 def empty_config(folder: Path) -> str:
@@ -11,3 +15,18 @@ def empty_config(folder: Path) -> str:
     path = folder / "empty.toml"
     path.write_text("", encoding="utf-8")
     return str(path)
+
+
+def reads_shared_data(module: ModuleType) -> bool:
+    """Whether a test module reads the developer data sets: it holds ``SHARED_DATA``, or something of
+    ``tests.fake_llm`` (which replays the recorded answers kept there)."""
+    return any(value is SHARED_DATA or getattr(value, "__module__", None) == "tests.fake_llm"
+               for value in vars(module).values())
+
+
+def missing_data_message(modules: list[str]) -> str:
+    """Why a run whose ``modules`` read the developer data cannot start without it."""
+    shown = ", ".join(modules[:5]) + (f" and {len(modules) - 5} more" if len(modules) > 5 else "")
+    return (f"the developer data sets are not in {SHARED_DATA}: {shown} read them. Put the checkout beside "
+            "shared/data, or set HOPGRAPH_SHARED_DATA to the folder holding hotpotqa-100/, locomo-dev/ and the "
+            "others.")

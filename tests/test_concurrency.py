@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from hopgraph.vectors.cached import CachedEmbedder
+from tests.paths import SHARED_DATA
 
 
 class _HashEmbedder(CachedEmbedder):
@@ -61,7 +62,6 @@ def test_16_query_threads_and_an_ingest_thread(platform: Any, tmp_path: Any, arc
 
     from hopgraph.app.platform import Platform
     from tests.conftest import settings_for
-    from tests.paths import SHARED_DATA
 
     with (SHARED_DATA / "hotpotqa-100" / "corpus.jsonl").open() as fh:
         rows = [json.loads(line) for line in fh]
