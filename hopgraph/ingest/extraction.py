@@ -40,6 +40,7 @@ from hopgraph.core.settings import ExtractionSettings
 from hopgraph.core.text import normalize_name
 from hopgraph.ingest.identifiers import identifiers, is_identifier
 from hopgraph.ingest.speakers import Speaker, speakers
+from hopgraph.ingest.vocatives import addressed
 
 log = logging.getLogger(__name__)
 
@@ -207,6 +208,13 @@ class SpacyExtractor:
             if eid and span is not None:
                 spans.append(_Span(span.start, span.end, eid, named=True, label="PERSON"))
                 taken.update(range(span.start, span.end))
+        for said in addressed(doc, [tag.name for tag in tags]):  # "Woohoo Melanie!" addresses Melanie
+            if taken.intersection(range(said.start, said.end)):
+                continue
+            eid = self._entity(out, said.name, "PERSON", doc[said.name_start].sent.text.strip(), chunk_id)
+            if eid:
+                spans.append(_Span(said.name_start, said.end, eid, named=True, label="PERSON"))
+                taken.update(range(said.start, said.end))
         for found in identifiers(doc.text):  # "INC-2402", "v2.3" (ingest.identifiers)
             span = doc.char_span(found.start, found.end, alignment_mode="expand")
             if span is None or taken.intersection(range(span.start, span.end)):
