@@ -142,7 +142,8 @@ GRAPH_SAMPLES: dict[str, object] = {
     "enrichment": False, "enrich_chunks": 4, "drop_generic": False, "expansion": "beam", "damping": 0.6,
     "ppr_solver": "push", "passage_weight": 0.7, "title_weight": 5.0, "when_weight": 0.5, "session_link_weight": 1.0,
     "bridge_weight": 0.5, "bridge_sources": 4, "bridge_per_source": 3, "entity_bridge_weight": 0.5,
-    "entity_bridge_sources": 2, "fact_weight": 0.25, "time_weight": 0.5, "hops": 3, "beam": 16, "decay": 0.25,
+    "entity_bridge_sources": 2, "fact_weight": 0.25, "entity_weight": 0.25, "time_weight": 0.5, "hops": 3,
+    "beam": 16, "decay": 0.25,
     "type_weights": {"*": 0.5}, "fusion": "rrf", "decompose": False}
 
 

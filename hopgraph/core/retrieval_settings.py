@@ -92,6 +92,11 @@ class GraphModeSettings(BaseModel):
         default=0.5, ge=0, description="Fact hops: weight in the fusion of the chunks stating typed relations of an "
         "entity the question names, with a verb it uses ('What has Melanie painted?': Melanie -paint-> …; "
         "0 = off).")
+    entity_weight: float = Field(
+        default=1.0, ge=0, description="Seed chunks: weight in the fusion of the chunks scored by the seed entities "
+        "they mention (each seed scaled by its specificity), beside the walk that starts from them, times the "
+        "share of the dense weight the first pass moves to BM25 on a corpus of look-alike chunks (a chat log; "
+        "none on encyclopaedic text): a chunk naming both Melanie and camping above one naming either; 0 = off.")
     time_weight: float = Field(
         default=1.0, ge=0, description="Time cues: a question that states a time ('in May 2023', 'on 7 July, "
         "2023') multiplies by 1 + this the score of the chunks of conversations dated in it, or whose turns "

@@ -248,8 +248,8 @@ _BOTH = frozenset({TEXT, IMAGE})
 
 REGISTRY = Registry([
     ModeEntry("graph", "dense + BM25 first pass, entity seeds, personalized PageRank over entities and "
-              "passages, fused, then the documents the best ones name by title or lead to over a shared entity, "
-              "and the chunks dated in the question's time cue (the default)",
+              "passages, fused with the chunks naming the seeds, then the documents the best ones name by title or "
+              "lead to over a shared entity, and the chunks dated in the question's time cue (the default)",
               "hopgraph.retrieval.modes.graph:GraphMode", settings=_GRAPH,
               options="hopgraph.core.retrieval_settings:GraphModeSettings",
               ablations={"graph-no-enrichment": _graph(enrichment=False),
@@ -263,7 +263,7 @@ REGISTRY = Registry([
                          "graph-no-parts": _graph(decompose=False), "graph-fixed-weights": {"homogeneity_slope": 0.0},
                          "graph-any-case-names": {"cased_names": False}, "graph-no-time": _graph(time_weight=0.0),
                          "graph+threads": _graph(session_link_weight=1.0), "graph-no-facts": _graph(fact_weight=0.0),
-                         "graph-no-when": _graph(when_weight=0.0)},
+                         "graph-no-when": _graph(when_weight=0.0), "graph-no-seed-chunks": _graph(entity_weight=0.0)},
               evaluated_on=frozenset({TEXT}), views=True),
     ModeEntry("auto", "picks graph, rrf, mix, raptor or global per query from its features (a search for an "
               "exact phrase or identifier, a connection question, an overview or a thematic question naming "

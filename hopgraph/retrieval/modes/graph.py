@@ -1,8 +1,9 @@
 """Mode ``graph``: a dense + BM25 first pass, entity seeds (named in, similar to the query, and the
 first pass's entities), expansion over the snapshot (personalized PageRank over entities and
-passages, beam search, or none), fused with the first pass, then bridges: the documents the best
-documents name by title follow them (``retrieval.bridges``), and so does the chunk the best document
-leads to over a shared entity (``retrieval.entity_bridges``). ``pcst`` and ``gnn`` build on its pass."""
+passages, beam search, or none), fused with the first pass and with the chunks scored by the seeds
+they name (``entity_weight``), then bridges: the documents the best documents name by title follow
+them (``retrieval.bridges``), and so does the chunk the best document leads to over a shared entity
+(``retrieval.entity_bridges``). ``pcst`` and ``gnn`` build on its pass."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from hopgraph.retrieval.chat_time import time_boost
 from hopgraph.retrieval.entity_bridges import entity_bridge
 from hopgraph.retrieval.explain_paths import expansion_paths
 from hopgraph.retrieval.facts import fact_chunks
-from hopgraph.retrieval.first_pass import first_pass_weights, state_homogeneity
+from hopgraph.retrieval.first_pass import first_pass_scales, first_pass_weights, state_homogeneity
 from hopgraph.retrieval.fusion import ranked, rrf, top, weighted
 from hopgraph.retrieval.parts import part_scores
 from hopgraph.retrieval.registry import ModeOutput
@@ -40,6 +41,7 @@ class GraphPass:
     graph: dict[str, float] | None = None          # None: degraded before expansion
     parts: dict[str, float] = field(default_factory=dict)  # the question's parts searched one by one ({}: one part)
     facts: dict[str, float] = field(default_factory=dict)  # chunks stating facts of named entities (``facts``)
+    entities: dict[str, float] = field(default_factory=dict)  # chunks by the seeds they mention (``entity_weight``)
 
     def output(self, scores: dict[str, float], relations: list[str] | None = None) -> ModeOutput:
         """The mode's answer: ``scores`` with the seeds as its entities (and ``relations``, if any)."""
@@ -94,11 +96,24 @@ def graph_pass(run: Run, res: Resources) -> GraphPass:
         gp.facts = fact_chunks(run, [e for e, why in gp.seeds.origin.items() if why == NAMED])
         if gp.facts:
             run.signals["facts"] = gp.facts
+    if seed_chunk_weight(run) > 0 and g.expansion != "none":  # the walk's own start: chunks naming the seeds
+        gp.entities = signals.specific_scores(snap, gp.seeds.weights)
+        if gp.entities:
+            run.signals["entities"] = gp.entities
     if run.over_cap(run.stage("expansion", t), "expansion", "rrf"):
         return gp
     run.signals["graph"] = graph
     gp.graph = graph
     return gp
+
+
+def seed_chunk_weight(run: Run) -> float:
+    """The fusion weight of the seed chunks: ``entity_weight`` times the share of the dense weight that
+    ``first_pass_weights`` moves to BM25 on this corpus. Where the chunks all look alike to the embedder (a
+    chat log), which entities a chunk names tells it apart; a corpus of unrelated texts (0 moved) keeps
+    the walk alone."""
+    keep = first_pass_scales(run.cfg, state_homogeneity(run.state), run.snap.n_chunks)["dense"]
+    return run.cfg.modes.graph.entity_weight * max(0.0, 1.0 - keep)
 
 
 def passage_seeds(run: Run, dense_scores: dict[str, float]) -> dict[str, float]:
@@ -126,11 +141,14 @@ def fuse(run: Run, res: Resources, gp: GraphPass, extra: dict[str, dict[str, flo
         named["parts"] = gp.parts
     if gp.facts:
         named["facts"] = gp.facts
+    if gp.entities:
+        named["entities"] = gp.entities
     pool = set(gp.first[: cfg.candidate_k])
     for name in named.keys() - {"dense", "bm25"}:
         pool |= set(top(named[name], cfg.candidate_k))
     sig = {name: {c: s for c, s in v.items() if c in pool} for name, v in named.items()}
     weights = {"pcst": res.gpu.cfg.pcst_weight, "gnn": res.gpu.gnn_weight(), "facts": g.fact_weight,
+               "entities": seed_chunk_weight(run),
                **first_pass_weights(cfg, state_homogeneity(run.state), run.snap.n_chunks)}
     if g.fusion == "rrf":
         fused = rrf({name: ranked(v) for name, v in sig.items()}, k=cfg.rrf_k, weights=weights)
