@@ -17,7 +17,8 @@ import json
 import time
 from pathlib import Path
 
-from benchmarks.common import SHARED_DATA, corpus_store, percentiles
+from benchmarks.common import corpus_store, percentiles
+from benchmarks.paths import SHARED_DATA
 from hopgraph.app.platform import Platform
 
 READER = ["a", "c"]

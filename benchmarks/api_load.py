@@ -23,7 +23,8 @@ from typing import Any
 
 import httpx
 
-from benchmarks.common import SHARED_DATA, free_port, throwaway_arcadedb
+from benchmarks.common import free_port, throwaway_arcadedb
+from benchmarks.paths import SHARED_DATA
 from hopgraph.api.app import create_app
 from hopgraph.api.server import background_server
 from hopgraph.app.platform import Platform

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import resource
 import socket
 import statistics
@@ -15,10 +14,6 @@ from pathlib import Path
 
 from hopgraph.core.settings import GraphSettings, Settings
 from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB, ServerInfo
-
-#: the developer data sets: ``HOPGRAPH_SHARED_DATA`` when set, else ``shared/data`` beside the checkout
-SHARED_DATA = Path(os.environ.get("HOPGRAPH_SHARED_DATA")
-                   or Path(__file__).resolve().parents[1].parent / "shared" / "data")
 
 
 def commit() -> str:

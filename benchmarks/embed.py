@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import SHARED_DATA
+from benchmarks.paths import SHARED_DATA
 from hopgraph.vectors.embedders import Embedder, OnnxInt8Embedder, SentenceTransformerEmbedder
 
 CORPUS = SHARED_DATA / "2wiki-corpus" / "corpus.jsonl"

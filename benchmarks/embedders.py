@@ -33,7 +33,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import SHARED_DATA, commit
+from benchmarks.common import commit
+from benchmarks.paths import SHARED_DATA
 
 SETS = ("locomo-dev", "lihua-dev", "hotpotqa-100", "musique-100", "2wiki-dev-500")
 MODES = "dense,bm25,rrf,graph,mix,auto"

@@ -41,8 +41,9 @@ from typing import Any
 
 import httpx
 
-from benchmarks.common import SHARED_DATA, corpus_store, free_port, percentiles, rss_mb
+from benchmarks.common import corpus_store, free_port, percentiles, rss_mb
 from benchmarks.freshness_scale import scale_run
+from benchmarks.paths import SHARED_DATA
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import Settings
 from hopgraph.ingest.sources import record_to_source

@@ -19,7 +19,8 @@ import os
 import time
 from pathlib import Path
 
-from benchmarks.common import SHARED_DATA, throwaway_arcadedb
+from benchmarks.common import throwaway_arcadedb
+from benchmarks.paths import SHARED_DATA
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import EmbedderSettings, Settings
 

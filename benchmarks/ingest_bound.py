@@ -22,7 +22,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import SHARED_DATA, commit, throwaway_arcadedb
+from benchmarks.common import commit, throwaway_arcadedb
+from benchmarks.paths import SHARED_DATA
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import GraphSettings, IngestSettings, Settings
 from hopgraph.ingest.chunking import Chunker

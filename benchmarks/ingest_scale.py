@@ -24,7 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import SHARED_DATA, throwaway_arcadedb
+from benchmarks.common import throwaway_arcadedb
+from benchmarks.paths import SHARED_DATA
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import IngestReport
 from hopgraph.core.settings import GraphSettings, IngestSettings, Settings

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.figures import DEV_MACHINE
+from benchmarks.paths import SHARED_DATA
 
 HERE = Path(__file__).resolve().parent
 REPORTS = HERE / "reports"
@@ -61,7 +62,7 @@ class Section:
 
 def question_types(dataset: str) -> dict[str, str]:
     """Query id -> ``metadata.type`` of a shared data set's queries ({} where they carry none)."""
-    path = HERE.parents[1] / "shared" / "data" / dataset / "queries.jsonl"
+    path = SHARED_DATA / dataset / "queries.jsonl"
     if not path.is_file():
         return {}
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]

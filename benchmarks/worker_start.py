@@ -22,7 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import SHARED_DATA, status_mb
+from benchmarks.common import status_mb
+from benchmarks.paths import SHARED_DATA
 from hopgraph.core.records import Chunk
 from hopgraph.core.settings import ExtractionSettings
 from hopgraph.ingest.extraction_worker import ExtractionWorker, torch_free

@@ -136,8 +136,15 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         return
     readers = sorted({item.module.__name__ for item in session.items
                       if isinstance(item, pytest.Function) and reads_shared_data(item.module)})
-    if readers:
-        raise pytest.UsageError(missing_data_message(readers))
+    if not readers:
+        return
+    message = missing_data_message(readers)
+    if not hasattr(session.config, "workerinput"):
+        raise pytest.UsageError(message)
+    # a pytest-xdist worker: an error here would leave the controller waiting for tests that never come;
+    # the worker says why and stops after its first test, and the controller stops with the same message
+    sys.stderr.write(f"\nERROR: {message}\n")
+    session.shouldfail = message
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

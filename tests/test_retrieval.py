@@ -73,7 +73,7 @@ def test_graph_mode_follows_the_bridge_entity(loaded: Platform) -> None:
     assert got == {"p1", "p2"}
     assert any(s["entity"] == "Vexmoor Observatory" for s in res.explain["seeds"])
     assert {"dense", "bm25", "graph"} <= set(res.explain["signals"]) <= {"dense", "bm25", "graph", "bridge",
-                                                                         "entity_bridge", "facts", "entities"}
+                                                                         "entity_bridge", "facts"}
     paths = {ids[p["chunk"]]: p for p in res.explain["paths"]}  # how the walk reached each result
     assert set(paths) == {"p1", "p2"} and all(p["path"].endswith("=> passage") for p in paths.values())
     assert paths["p1"]["path"] == "Vexmoor Observatory => passage" and paths["p1"]["hops"] == 0  # named in the query

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hopgraph.app.platform import Platform
+from hopgraph.core.records import QueryResult
 
 QUESTION = "Where did Melanie go camping?"
 
@@ -26,6 +27,14 @@ def test_graph_fuses_the_chunks_that_name_its_seeds(platform: Platform, tmp_path
     source = {r.citation.chunk_id: Path(r.citation.source).name for r in on.results}
     best = max(scores, key=scores.__getitem__)
     assert source[best] == "both.txt" and len(scores) == 3  # naming both seeds beats naming either
+    plain = platform.query(QUESTION, mode="graph", top_k=3, retrieval=alike.merged(
+        {"modes": {"graph": {"entity_weight": 0.0}}}))
+
+    def lead(found: QueryResult) -> float:  # how far both.txt's fused score is above person.txt's
+        score = {Path(r.citation.source).name: r.score for r in found.results}
+        return score["both.txt"] - score["person.txt"]
+
+    assert lead(on) > lead(plain)  # the seed chunks take part in the fusion
     for no in ({"modes": {"graph": {"entity_weight": 0.0}}},
                {"modes": {"graph": {"expansion": "none"}}},  # there the graph signal is these scores itself
                {"homogeneity_min_chunks": 200}):             # three unrelated texts: the walk alone

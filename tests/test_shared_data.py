@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import types
@@ -31,11 +32,14 @@ def test_the_message_names_the_folder_the_modules_and_the_variable() -> None:
     assert "tests.test_0, tests.test_1, tests.test_2, tests.test_3, tests.test_4 and 2 more" in text
 
 
-def _collect(module: str, data: str) -> subprocess.CompletedProcess[str]:
+def _pytest(module: str, data: str, *args: str) -> subprocess.CompletedProcess[str]:
     env = cli_env({"HOPGRAPH_SHARED_DATA": data})
-    return subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-                           "-p", "no:xdist", f"tests/{module}.py"], cwd=REPO_ROOT, env=env, capture_output=True,
-                          text=True, timeout=120, check=False)
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args, f"tests/{module}.py"],
+                          cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
+
+
+def _collect(module: str, data: str) -> subprocess.CompletedProcess[str]:
+    return _pytest(module, data, "--collect-only", "-p", "no:xdist")
 
 
 @pytest.mark.integration  # three pytest processes
@@ -47,3 +51,14 @@ def test_a_run_without_the_data_stops_at_collection_saying_where_it_looked(tmp_p
     assert str(missing) in out and "tests.test_chunking_and_sources" in out and "HOPGRAPH_SHARED_DATA" in out
     assert _collect("test_spacy_without_torch", str(missing)).returncode == 0  # a module that reads no data set
     assert _collect("test_chunking_and_sources", str(SHARED_DATA)).returncode == 0
+
+
+@pytest.mark.integration  # a pytest run with two xdist workers
+def test_workers_without_the_data_stop_the_run_with_the_same_message(tmp_path) -> None:
+    missing = tmp_path / "no-such-folder"
+    stopped = _pytest("test_chunking_and_sources", str(missing), "-n", "2")
+    out = stopped.stdout + stopped.stderr
+    assert stopped.returncode != 0 and "Interrupted" in out and str(missing) in out, out[-2000:]
+    assert "INTERNALERROR" not in out
+    failed = re.search(r"(\d+) failed", out)
+    assert failed is not None and int(failed[1]) <= 2  # each worker stops after its first test

@@ -34,6 +34,8 @@ def _addressed(text: str) -> list[tuple[str, str]]:
     ("John: Thank you Maria\nMaria: Sure", [("Thank you", "Maria")]),
     ("Caroline: Glad it helped ya, Melanie!\nMelanie: ok", [("", "Melanie")]),  # after a comma: no greeting
     ("Ann: Bob. Are you there?\nBob: yes", [("", "Bob")]),
+    ("John: Thank you Maria...\nMaria: Sure", [("Thank you", "Maria")]),
+    ("Ann: Hey John Smith!\nJohn Smith: hi\nSmith: hello", [("Hey", "John Smith")]),  # the longer name first
 ])
 def test_a_speakers_name_in_the_place_of_an_address_is_found_with_its_greeting(
         text: str, found: list[tuple[str, str]]) -> None:
@@ -44,6 +46,7 @@ def test_a_speakers_name_in_the_place_of_an_address_is_found_with_its_greeting(
     "Maria: I love Elton John.\nJohn: me too",                # more than a greeting before it
     "Maria: Elton John played last night.\nJohn: cool",       # no stop after it
     "Maria: Hey Tim!\nJohn: who?",                            # Tim speaks in no line of this text
+    "Maria: Saw Elton John!\nJohn: me too",                   # a capitalised word in the greeting: a name
 ])
 def test_a_name_elsewhere_is_not_an_address(text: str) -> None:
     assert _addressed(text) == []

@@ -194,7 +194,7 @@ class RetrievalSettings(BaseModel):
         "this (mean cosine of a sample) gives part of the dense weight to BM25 (``retrieval.first_pass``).")
     homogeneity_slope: float = Field(
         default=3.0, ge=0, description="Share of the dense weight moved to BM25 per unit of homogeneity above "
-        "homogeneity_floor (0 = the configured weights everywhere).")
+        "homogeneity_floor (0 = the configured weights everywhere, and no seed chunks in graph mode).")
     homogeneity_min_chunks: int = Field(
         default=200, ge=2, description="The corpus homogeneity is read only from this many chunks on: the few "
         "texts of a small corpus are alike by topic, not by form, and their mean cosine says nothing of it.")

@@ -16,7 +16,7 @@ from typing import Any
 #: words a greeting before an addressed name may have ("Hey", "Thank you")
 GREETING_WORDS = 2
 #: what may follow an addressed name
-_AFTER = {",", "!", "?", ".", "…", ";"}
+_AFTER = {",", "!", "?", ".", "…", "...", ";"}
 #: what may precede a greeting: a speaker tag's colon or the end of a sentence
 _BOUNDARY = {":", ".", "!", "?", "…"}
 
@@ -35,7 +35,7 @@ class Addressed:
 def addressed(doc: Any, names: Iterable[str]) -> list[Addressed]:
     """Where the spaCy ``doc`` addresses one of the speakers ``names``, in the order found."""
     out: list[Addressed] = []
-    for name in dict.fromkeys(names):
+    for name in sorted(dict.fromkeys(names), key=len, reverse=True):  # "John Smith" before "Smith"
         for m in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])", doc.text):
             span = doc.char_span(m.start(), m.end())
             if span is None or not _followed_by_a_stop(doc, span.end):
@@ -52,12 +52,15 @@ def _followed_by_a_stop(doc: Any, i: int) -> bool:
 
 def greeting_start(doc: Any, i: int) -> int | None:
     """The first token of the greeting before a name at token ``i`` (``i`` itself after a comma or at the
-    start of a turn or sentence); None where the name is not in the place of an address."""
+    start of a turn or sentence); None where the name is not in the place of an address, or where a word
+    after the greeting's first is capitalised (part of another name)."""
     if i > 0 and doc[i - 1].text == ",":
         return i
     j = i
     while j > 0 and i - j < GREETING_WORDS and doc[j - 1].is_alpha:
         j -= 1
+    if any(t.text[:1].isupper() and t.text != "I" for t in doc[j + 1:i]):
+        return None  # a capitalised word inside the greeting is a name's ("Saw Elton John!")
     if j == 0 or doc[j - 1].text in _BOUNDARY or doc[j - 1].is_space or doc[j].is_sent_start:
         return j
     return None
