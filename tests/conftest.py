@@ -130,8 +130,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """A run whose selected tests read the developer data stops before the first test, saying where it
-    looked, when the data is not there (instead of each test failing on a missing file)."""
+    """A run whose selected tests come from modules reading the developer data stops, saying where it
+    looked, when the data is not there: before the first test (with pytest-xdist, each worker after its
+    first), instead of each test failing on a missing file."""
     if SHARED_DATA.is_dir():
         return
     readers = sorted({item.module.__name__ for item in session.items

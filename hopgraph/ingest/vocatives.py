@@ -3,8 +3,8 @@ Melanie!". The recognizer reads an unknown greeting as part of the name it prece
 "Aww John"), and resolution then makes that longer name the person's canonical one, so a question naming
 Melanie finds no entity of that name. Where a turn writes the name of one of its chunk's speakers in the
 place of an address — followed by punctuation or the line's end, and preceded by a comma or by at most
-two words from the start of the turn or sentence — the name is that speaker and the words before it
-(the greeting) belong to no entity."""
+two words (none capitalised after the first) from the start of the turn or sentence — the name is that
+speaker and the words before it (the greeting) belong to no entity."""
 
 from __future__ import annotations
 
