@@ -1,13 +1,11 @@
 """Paths of the source checkout the tests run in, and of the developer data sets they read."""
 
-import os
 from pathlib import Path
 from types import ModuleType
 
+from benchmarks.paths import SHARED_DATA  # the one rule: HOPGRAPH_SHARED_DATA, else shared/data beside the checkout
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
-#: the developer data sets (hotpotqa-100/, locomo-dev/, christmas-carol/, …): ``HOPGRAPH_SHARED_DATA`` when set,
-#: else ``shared/data`` beside the checkout
-SHARED_DATA = Path(os.environ.get("HOPGRAPH_SHARED_DATA") or REPO_ROOT.parent / "shared" / "data")
 
 
 def empty_config(folder: Path) -> str:
