@@ -4,12 +4,13 @@ vectors up to float rounding, opened without torch, and a broken copy leaves que
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from hopgraph.gpu.presence import cuda_possible
-from hopgraph.retrieval.signals import widened_product
+from hopgraph.retrieval.signals import entity_similarity, widened_product
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from hopgraph.vectors.onnx_queries import QueryEmbedder, copy_path
 from tests.processes import cli_env
@@ -88,6 +89,23 @@ def test_widened_float16_product_equals_the_exact_one() -> None:
     got = widened_product(vectors, q)
     assert got.dtype == np.float32 and got.shape == (40_000,)
     assert np.abs(got - want).max() < 1e-3
+
+
+def test_entity_similarity_in_torch_is_the_exact_product() -> None:
+    """Where torch is loaded (a server) the cosine with every entity is torch's product, in float32 or in
+    half precision as the state stores the vectors; it equals the exact one to their precision."""
+    import torch  # noqa: F401  (loaded, as in a server: the product takes the torch path)
+
+    rng = np.random.default_rng(4)
+    q = rng.standard_normal(16).astype(np.float32)
+    for dtype, tol in ((np.float32, 1e-4), (np.float16, 2e-2)):
+        vectors = rng.standard_normal((5_000, 16)).astype(dtype)
+        snap = SimpleNamespace(n_entities=len(vectors), entity_vectors=vectors)
+        got = entity_similarity(snap, q)  # type: ignore[arg-type]
+        want = vectors.astype(np.float64) @ q.astype(np.float64)
+        assert got.dtype == np.float32 and got.shape == (5_000,)
+        assert np.abs(got - want).max() < tol
+    assert entity_similarity(SimpleNamespace(n_entities=0), q).size == 0  # type: ignore[arg-type]
 
 
 def test_an_unwritable_cache_leaves_questions_to_the_model(tmp_path: Path) -> None:
