@@ -227,6 +227,9 @@ def test_joint_walk_is_the_joint_transition(mention: float, link: float) -> None
         row = forward[node]
         assert [t for t, _ in got] == row.indices.tolist() and np.allclose([a for _, a in got], 2 * row.data)
     assert np.allclose(walk.matrix().toarray(), matrix.toarray(), rtol=1e-12, atol=0)
+    into, order = walk.numbered  # power iteration's numbering: the nodes with the most out-edges first
+    assert sorted(order.tolist()) == list(range(walk.shape[0])) and np.all(np.diff(walk.degree[order]) <= 0)
+    assert np.allclose(into.toarray(), matrix.toarray()[np.ix_(order, order)], rtol=1e-12, atol=0)
     p = np.zeros(walk.shape[0])
     p[[2, snap.n_entities + 1]] = [1.0, 0.5]
     exact = personalized_pagerank(matrix, p, iterations=200, tol=1e-14)

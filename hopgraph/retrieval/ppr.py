@@ -5,10 +5,10 @@ Nodes are entities then chunks; edges: entity-entity relations (weighted), chunk
 probability ``1 - damping``; the mass of dangling nodes returns to the seeds.
 
 The walk (``JointWalk``) is the snapshot's blocks and each node's inverse out-weight; power iteration
-assembles them into one matrix on its first step. Two solvers of it: ``personalized_pagerank`` (power
-iteration: every iteration reads the whole matrix) and ``push_pagerank`` (forward push, Andersen, Chung
-& Lang 2006: it touches only the nodes holding residual mass, so its cost follows the seeds'
-neighbourhood, not the graph's size).
+assembles them into one matrix, its nodes renumbered for the cache, on its first step. Two solvers of
+it: ``personalized_pagerank`` (power iteration: every iteration reads the whole matrix) and
+``push_pagerank`` (forward push, Andersen, Chung & Lang 2006: it touches only the nodes holding residual
+mass, so its cost follows the seeds' neighbourhood, not the graph's size).
 """
 
 from __future__ import annotations
@@ -54,6 +54,11 @@ class MatrixWalk:
     def __matmul__(self, x: np.ndarray) -> np.ndarray:
         return np.asarray(self.transition @ x)
 
+    @property
+    def numbered(self) -> tuple[sp.spmatrix, None]:
+        """``P`` in the nodes' own numbering (see ``JointWalk.numbered``)."""
+        return self.transition, None
+
     def spread(self, nodes: np.ndarray, mass: np.ndarray) -> Spread:
         """Where one step takes the ``mass`` of each of ``nodes`` (sorted)."""
         deg, targets, probs = _rows(self.forward, nodes)
@@ -88,16 +93,22 @@ class JointWalk:
 
     def __matmul__(self, x: np.ndarray) -> np.ndarray:
         """``P @ x``: the mass each node receives from ``x`` in one step."""
-        return np.asarray(self._into @ x)
+        into, order = self.numbered
+        out = np.empty(len(order))
+        out[order] = into @ x[order]
+        return out
 
     @cached_property
-    def _into(self) -> sp.csr_matrix:
-        """``P`` as one CSR matrix (row i: the edges into node i), built by the first product: power
-        iteration then reads one matrix row-wise per step, a third faster than four block products
-        (the forward push never builds it)."""
-        into = sp.csr_matrix(self.matrix())
+    def numbered(self) -> tuple[sp.csr_matrix, np.ndarray]:
+        """``P`` as one CSR matrix with the nodes renumbered, those with the most out-edges first, and
+        that order (node ``order[k]`` is number k). Power iteration steps in this numbering: a product
+        reads ``x`` at every out-edge of a node, and with the most-read entries side by side those reads
+        stay in the cache (one CSR product instead of four block products, then the order: each about
+        a third off a step on 2wiki-dev-500). Built by the first power iteration; the push never builds it."""
+        order = np.argsort(-self.degree, kind="stable")
+        into = sp.csr_matrix(sp.csr_matrix(self.matrix())[order][:, order])
         into.sort_indices()
-        return into
+        return into, order
 
     def spread(self, nodes: np.ndarray, mass: np.ndarray) -> Spread:
         """Where one step takes the ``mass`` of each of ``nodes`` (sorted)."""
@@ -150,18 +161,25 @@ def personalized_pagerank(transition: sp.spmatrix | Walk, personalization: np.nd
     p = _normalized(personalization)
     if p is None:
         return np.zeros(len(personalization))
-    walk = as_walk(transition)
+    into, order = as_walk(transition).numbered  # steps in the walk's numbering, x given back in the nodes'
+    if order is not None:
+        p = p[order]
     x, restart, work = p.copy(), (1.0 - damping) * p, np.empty_like(p)
     for _ in range(iterations):  # in place: a step allocates only the product
-        nxt = walk @ x
+        nxt = np.asarray(into @ x)
         nxt *= damping
         nxt += restart
         leaked = 1.0 - nxt.sum()  # mass of dangling nodes goes back to the seeds
         nxt += np.multiply(p, leaked, out=work)
-        if np.abs(np.subtract(nxt, x, out=work), out=work).sum() < tol:
-            return nxt
+        done = np.abs(np.subtract(nxt, x, out=work), out=work).sum() < tol
         x = nxt
-    return x
+        if done:
+            break
+    if order is None:
+        return x
+    out = np.empty_like(x)
+    out[order] = x
+    return out
 
 
 def push_pagerank(transition: sp.spmatrix | Walk, personalization: np.ndarray, damping: float = 0.5,
