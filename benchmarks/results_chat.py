@@ -48,8 +48,11 @@ def conversations() -> Section:
              *table(["set / type (queries)", "best baseline R@5", "`graph` R@5", "`graph` vs best",
                      "`graph` vs `graph-0-hops`", "no time cue", "no when", "no facts", "no seed chunks", "`mix`",
                      "`auto`"], rows),
-             "`graph`'s latency (query embedding excluded) beside `bm25`'s in the same run; these runs shared the "
-             "machine's two cores with other work, so the ratio is the figure to read, not the milliseconds:", "",
+             "`graph`'s latency (query embedding excluded) beside `bm25`'s in the same run, on a machine otherwise "
+             "idle, each store's graph server warmed by an untimed pass over the questions first. The ratio is the "
+             "figure to read, not the milliseconds, and it still moves from run to run: the same build gave "
+             "2wiki-dev-500 ratios from 8 to 15 in five runs of one day (`bm25` 2.5 to 4.2 ms, `graph` 29 to "
+             "39 ms):", "",
              *table(["set", "`graph` p50 / p95 ms", "`bm25` p50 ms", "p50 ratio"], latency)]
     lines += provenance(names, f"hopgraph eval ../shared/data/SET --modes {MODES} --out SET.conversations.json")
     return Section("Conversations: dated sessions, time cues and speaker facts", names, lines)
