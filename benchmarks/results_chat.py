@@ -49,7 +49,9 @@ def conversations() -> Section:
                      "`graph` vs `graph-0-hops`", "no time cue", "no when", "no facts", "no seed chunks", "`mix`",
                      "`auto`"], rows),
              "`graph`'s latency (query embedding excluded) beside `bm25`'s in the same run, on a machine otherwise "
-             "idle, each store's graph server warmed by an untimed pass over the questions first. The ratio is the "
+             "idle, each store's graph server warmed first by `hopgraph eval ../shared/data/SET "
+             "--modes bm25,graph,bm25 --limit 300` (the server outlives the command; that run's latencies are not "
+             "reported). The ratio is the "
              "figure to read, not the milliseconds, and it still moves from run to run: the same build gave "
              "2wiki-dev-500 ratios from 8 to 15 in five runs of one day (`bm25` 2.5 to 4.2 ms, `graph` 29 to "
              "39 ms):", "",

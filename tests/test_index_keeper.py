@@ -14,6 +14,7 @@ from hopgraph.core import memory
 from hopgraph.core.linalg import unit
 from hopgraph.retrieval import keyword as keyword_module
 from hopgraph.retrieval.index import persist
+from hopgraph.retrieval.index import state as state_module
 from hopgraph.retrieval.index import tables as tables_module
 from hopgraph.retrieval.index.keeper import IndexKeeper
 from hopgraph.retrieval.index.state import IndexRecipe, IndexState
@@ -32,6 +33,24 @@ def test_a_gap_in_the_change_log_rebuilds() -> None:
     graph.change_log.clear()  # pruned
     state = keeper.refresh()
     assert keeper.freshness().last_refresh_kind == "rebuild" and state.snapshot.n_chunks == 2
+
+
+def test_a_state_assembles_its_walk_for_power_iteration_and_counts_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The state's walk is assembled as one matrix with the state, off the query path, on a graph the
+    default solver walks by power iteration (not above ``PUSH_ABOVE_EDGES``, where it pushes), and the
+    state's bytes count that matrix."""
+    graph, vecs = MemoryGraphStore(), EntityVectors()
+    put(graph, vecs, 1, 0, [[0, 1, 2], [1, 3]])
+    tables = fetch_all(graph, vecs, DIM)  # type: ignore[arg-type]
+    state = IndexState.of(tables, IndexRecipe())
+    walk = state.walk(IndexRecipe().link_weight)
+    assert walk.assembled
+    into, order = walk.numbered
+    monkeypatch.setattr(state_module, "PUSH_ABOVE_EDGES", 0)
+    pushed = IndexState.of(tables, IndexRecipe())
+    assert not pushed.walk(IndexRecipe().link_weight).assembled
+    matrix_bytes = into.data.nbytes + into.indices.nbytes + into.indptr.nbytes + order.nbytes
+    assert matrix_bytes > 0 and state.nbytes() - pushed.nbytes() == matrix_bytes
 
 
 def test_persisted_state_is_loaded_and_a_corrupt_one_rebuilt(tmp_path: Path) -> None:

@@ -96,11 +96,15 @@ def test_entity_similarity_in_torch_is_the_exact_product() -> None:
     half precision as the state stores the vectors; it equals the exact one to their precision."""
     import torch  # noqa: F401  (loaded, as in a server: the product takes the torch path)
 
+    class NoNumpyProduct(np.ndarray):
+        def __matmul__(self, other: object) -> np.ndarray:
+            raise AssertionError("numpy's product was used")
+
     rng = np.random.default_rng(4)
     q = rng.standard_normal(16).astype(np.float32)
     for dtype, tol in ((np.float32, 1e-4), (np.float16, 2e-2)):
         vectors = rng.standard_normal((5_000, 16)).astype(dtype)
-        snap = SimpleNamespace(n_entities=len(vectors), entity_vectors=vectors)
+        snap = SimpleNamespace(n_entities=len(vectors), entity_vectors=vectors.view(NoNumpyProduct))
         got = entity_similarity(snap, q)  # type: ignore[arg-type]
         want = vectors.astype(np.float64) @ q.astype(np.float64)
         assert got.dtype == np.float32 and got.shape == (5_000,)

@@ -62,8 +62,10 @@ class GraphModeSettings(BaseModel):
                                "(noun phrases more chunks mention than 10x the median: 'film', 'year').")
     expansion: Literal["ppr", "beam", "none"] = Field(default="ppr", description="none = 0 hops.")
     damping: float = Field(default=0.5, gt=0, lt=1, description="PPR: probability to keep walking.")
-    ppr_solver: Literal["auto", "power", "push"] = Field(default="auto", description="PPR by power iteration, "
-                                                         "by forward push (local), or auto: push on large graphs.")
+    ppr_solver: Literal["auto", "power", "push"] = Field(default="auto", description="PPR by power iteration "
+                                                         "(it assembles the walk as one matrix, ~12 bytes an edge, "
+                                                         "kept with the index state), by forward push (local), or "
+                                                         "auto: push above 2M edges.")
     passage_weight: float = Field(default=0.5, ge=0, description="PPR restart mass on first-pass chunks.")
     title_weight: float = Field(
         default=10.0, ge=0, description="PPR restart of a passage whose document title the query names, as a "

@@ -13,7 +13,7 @@ mass, so its cost follows the seeds' neighbourhood, not the graph's size).
 
 from __future__ import annotations
 
-from functools import cached_property
+import threading
 
 import numpy as np
 import scipy.sparse as sp
@@ -69,9 +69,10 @@ class JointWalk:
     """The walk over the joint graph (entities, then chunks), held as the snapshot's four blocks and
     each node's inverse out-weight rather than as one matrix: ``P[i, j] = joint[j, i] / out_weight[j]``
     with ``joint = [[adjacency, m * mentioned_in], [m * incidence, l * links]]``. A snapshot's walk is
-    one pass over its matrices and two vectors (a refresh copies no matrix for it); the first power
-    iteration over it assembles ``P`` (on graphs above ``PUSH_ABOVE_EDGES`` the default solver pushes
-    through the blocks and never does)."""
+    one pass over its matrices and two vectors; power iteration reads ``P`` assembled as one matrix
+    (``numbered``: about 12 bytes an edge, kept with the walk; the index state assembles it for its walk
+    up to ``PUSH_ABOVE_EDGES``, else the first power iteration does). The forward push reads the blocks
+    and never assembles it: the default solver pushes above ``PUSH_ABOVE_EDGES``."""
 
     def __init__(self, snap: Snapshot, mention_weight: float = 1.0, link_weight: float = 1.0,
                  extra_links: sp.csr_matrix | None = None) -> None:
@@ -90,25 +91,39 @@ class JointWalk:
                                       for (a, b), (wa, wb) in pairs])
         self.shape = (len(out), len(out))
         self.nnz = int(self.degree.sum())
+        self._numbered: tuple[sp.csr_matrix, np.ndarray] | None = None
+        self._lock = threading.Lock()
 
     def __matmul__(self, x: np.ndarray) -> np.ndarray:
-        """``P @ x``: the mass each node receives from ``x`` in one step."""
+        """``P @ x``: the mass each node receives from ``x`` in one step (assembles ``numbered`` first)."""
         into, order = self.numbered
         out = np.empty(len(order))
         out[order] = into @ x[order]
         return out
 
-    @cached_property
+    @property
     def numbered(self) -> tuple[sp.csr_matrix, np.ndarray]:
         """``P`` as one CSR matrix with the nodes renumbered, those with the most out-edges first, and
         that order (node ``order[k]`` is number k). Power iteration steps in this numbering: a product
         reads ``x`` at every out-edge of a node, and with the most-read entries side by side those reads
-        stay in the cache (one CSR product instead of four block products, then the order: each about
-        a third off a step on 2wiki-dev-500). Built by the first power iteration; the push never builds it."""
-        order = np.argsort(-self.degree, kind="stable")
-        into = sp.csr_matrix(sp.csr_matrix(self.matrix())[order][:, order])
-        into.sort_indices()
-        return into, order
+        stay in the cache."""
+        return self._numbered or self.assemble()
+
+    @property
+    def assembled(self) -> bool:
+        """Whether ``numbered`` is assembled already."""
+        return self._numbered is not None
+
+    def assemble(self) -> tuple[sp.csr_matrix, np.ndarray]:
+        """Assemble ``numbered`` (once per walk: the index state does it for the walk it is built with,
+        off the query path)."""
+        with self._lock:  # one assembly per walk; other walks assemble theirs meanwhile
+            if self._numbered is None:
+                order = np.argsort(-self.degree, kind="stable")
+                into = sp.csr_matrix(sp.csr_matrix(self.matrix())[order][:, order])
+                into.sort_indices()
+                self._numbered = (into, order)
+            return self._numbered
 
     def spread(self, nodes: np.ndarray, mass: np.ndarray) -> Spread:
         """Where one step takes the ``mass`` of each of ``nodes`` (sorted)."""
@@ -128,7 +143,7 @@ class JointWalk:
 
     def matrix(self) -> sp.csc_matrix:
         """The walk as one column-stochastic matrix (``P[i, j]``, in CSC form, so that ``P.T`` is the CSR
-        of every node's out-edges), for what needs one (the torch engine)."""
+        of every node's out-edges): what ``numbered`` renumbers, and the torch engine's input."""
         (adjacency, mentioned), (incidence, links) = self.blocks
         m, l_w = self.weights[0][1], self.weights[1][1]
         joint = sp.bmat([[adjacency, mentioned * m], [incidence * m, links * l_w]], format="csr")

@@ -86,14 +86,14 @@ def seeds_of(run: Run) -> tuple[Seeds, np.ndarray]:
 
 def entity_similarity(snap: Snapshot, qvec: np.ndarray) -> np.ndarray:
     """Cosine of the query with every entity name (in memory), as float32. Where torch is loaded (a
-    server, an evaluation) the product is torch's, two to four times faster than numpy's matrix-vector
-    product on the CPU (float16 vectors in half precision); a process without it (a cold ``hopgraph
+    server, an evaluation) the product of float32 or float16 vectors is torch's, faster than numpy's
+    matrix-vector product on the CPU (float16 in half precision); a process without it (a cold ``hopgraph
     query``) uses numpy, widening float16 vectors block by block, rather than import torch."""
     if snap.n_entities == 0:
         return np.zeros(0)
     vectors = snap.entity_vectors
     half = vectors.dtype == np.float16
-    if "torch" not in sys.modules:
+    if "torch" not in sys.modules or vectors.dtype not in (np.float16, np.float32):
         return widened_product(vectors, qvec) if half else vectors @ np.asarray(qvec, dtype=np.float32)
     import torch
 

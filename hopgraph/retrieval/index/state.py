@@ -20,7 +20,7 @@ from hopgraph.retrieval.index.build import build
 from hopgraph.retrieval.index.delta import Patch, row_changes
 from hopgraph.retrieval.index.tables import Tables
 from hopgraph.retrieval.keyword import KeywordIndex
-from hopgraph.retrieval.ppr import JointWalk
+from hopgraph.retrieval.ppr import PUSH_ABOVE_EDGES, JointWalk
 from hopgraph.retrieval.session_links import session_links
 from hopgraph.retrieval.snapshot import Snapshot
 
@@ -54,7 +54,8 @@ _paused = 0
 
 
 def _array_bytes(found: object, seen: set[int]) -> int:
-    """The bytes of the numpy arrays and sparse matrices in ``found`` (a dict's values too), each once."""
+    """The bytes of the numpy arrays and sparse matrices in ``found`` (in a dict, tuple or walk too), each
+    once."""
     if id(found) in seen:
         return 0
     seen.add(id(found))
@@ -62,8 +63,12 @@ def _array_bytes(found: object, seen: set[int]) -> int:
         return int(found.nbytes)
     if isinstance(found, sp.spmatrix):
         return sum(_array_bytes(getattr(found, name, None), seen) for name in ("data", "indices", "indptr"))
+    if isinstance(found, JointWalk):
+        found = vars(found)  # its vectors and assembled matrix (its blocks are the snapshot's)
     if isinstance(found, dict):
         return sum(_array_bytes(value, seen) for value in found.values())
+    if isinstance(found, tuple):
+        return sum(_array_bytes(value, seen) for value in found)
     return 0
 
 
@@ -117,7 +122,9 @@ class IndexState:
             keyword = KeywordIndex(snap.chunk_texts) if keyword is None else keyword
             t2 = time.perf_counter()
             state = cls(tables, snap, keyword, settings)
-            state.walk(settings.link_weight)
+            walk = state.walk(settings.link_weight)
+            if walk.nnz <= PUSH_ABOVE_EDGES:  # the matrix power iteration reads, off the query path
+                walk.assemble()
             t3 = time.perf_counter()
         state.seconds = {"snapshot": round(t1 - t0, 3), "bm25": round(t2 - t1, 3), "walk": round(t3 - t2, 3)}
         return state
