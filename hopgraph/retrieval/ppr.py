@@ -5,7 +5,7 @@ Nodes are entities then chunks; edges: entity-entity relations (weighted), chunk
 probability ``1 - damping``; the mass of dangling nodes returns to the seeds.
 
 The walk (``JointWalk``) is the snapshot's blocks and each node's inverse out-weight; power iteration
-assembles them into one matrix, its nodes renumbered for the cache, on its first step. Two solvers of
+reads them assembled into one matrix, its nodes renumbered for the cache (once per walk). Two solvers of
 it: ``personalized_pagerank`` (power iteration: every iteration reads the whole matrix) and
 ``push_pagerank`` (forward push, Andersen, Chung & Lang 2006: it touches only the nodes holding residual
 mass, so its cost follows the seeds' neighbourhood, not the graph's size).
