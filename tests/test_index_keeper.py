@@ -13,8 +13,8 @@ import pytest
 from hopgraph.core import memory
 from hopgraph.core.linalg import unit
 from hopgraph.retrieval import keyword as keyword_module
+from hopgraph.retrieval import ppr as ppr_module
 from hopgraph.retrieval.index import persist
-from hopgraph.retrieval.index import state as state_module
 from hopgraph.retrieval.index import tables as tables_module
 from hopgraph.retrieval.index.keeper import IndexKeeper
 from hopgraph.retrieval.index.state import IndexRecipe, IndexState
@@ -46,7 +46,7 @@ def test_a_state_assembles_its_walk_for_power_iteration_and_counts_it(monkeypatc
     walk = state.walk(IndexRecipe().link_weight)
     assert walk.assembled
     into, order = walk.numbered
-    monkeypatch.setattr(state_module, "PUSH_ABOVE_EDGES", 0)
+    monkeypatch.setattr(ppr_module, "PUSH_ABOVE_EDGES", 0)
     pushed = IndexState.of(tables, IndexRecipe())
     assert not pushed.walk(IndexRecipe().link_weight).assembled
     matrix_bytes = into.data.nbytes + into.indices.nbytes + into.indptr.nbytes + order.nbytes

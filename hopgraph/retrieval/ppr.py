@@ -226,11 +226,16 @@ def push_pagerank(transition: sp.spmatrix | Walk, personalization: np.ndarray, d
     return x
 
 
+def pushes_by_default(transition: sp.spmatrix | Walk) -> bool:
+    """Whether the ``auto`` solver pushes on this walk (above ``PUSH_ABOVE_EDGES`` edges) rather than iterate."""
+    return transition.nnz > PUSH_ABOVE_EDGES
+
+
 def pagerank(transition: sp.spmatrix | Walk, personalization: np.ndarray, damping: float = 0.5,
              solver: str = "auto") -> np.ndarray:
-    """The walk by the named solver: ``power``, ``push``, or ``auto`` (push above ``PUSH_ABOVE_EDGES``)."""
+    """The walk by the named solver: ``power``, ``push``, or ``auto`` (``pushes_by_default``)."""
     if solver not in ("auto", "power", "push"):
         raise ValueError(f"unknown PPR solver {solver!r}: auto, power or push")
-    if solver == "push" or (solver == "auto" and transition.nnz > PUSH_ABOVE_EDGES):
+    if solver == "push" or (solver == "auto" and pushes_by_default(transition)):
         return push_pagerank(transition, personalization, damping)
     return personalized_pagerank(transition, personalization, damping)

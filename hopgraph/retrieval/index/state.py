@@ -20,7 +20,7 @@ from hopgraph.retrieval.index.build import build
 from hopgraph.retrieval.index.delta import Patch, row_changes
 from hopgraph.retrieval.index.tables import Tables
 from hopgraph.retrieval.keyword import KeywordIndex
-from hopgraph.retrieval.ppr import PUSH_ABOVE_EDGES, JointWalk
+from hopgraph.retrieval.ppr import JointWalk, pushes_by_default
 from hopgraph.retrieval.session_links import session_links
 from hopgraph.retrieval.snapshot import Snapshot
 
@@ -123,7 +123,7 @@ class IndexState:
             t2 = time.perf_counter()
             state = cls(tables, snap, keyword, settings)
             walk = state.walk(settings.link_weight)
-            if walk.nnz <= PUSH_ABOVE_EDGES:  # the matrix power iteration reads, off the query path
+            if not pushes_by_default(walk):  # the matrix power iteration reads, off the query path
                 walk.assemble()
             t3 = time.perf_counter()
         state.seconds = {"snapshot": round(t1 - t0, 3), "bm25": round(t2 - t1, 3), "walk": round(t3 - t2, 3)}
