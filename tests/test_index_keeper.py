@@ -87,7 +87,8 @@ def test_a_restart_loads_the_keyword_index_saved_with_the_tables(tmp_path: Path,
     a load too) tokenizes only the changed chunks; a damaged BM25 file rejects the whole saved state."""
     tokenized: list[str] = []
     real = keyword_module._tokenize
-    monkeypatch.setattr(keyword_module, "_tokenize", lambda texts: (tokenized.extend(texts), real(texts))[1])
+    monkeypatch.setattr(keyword_module, "_tokenize",
+                        lambda texts, stemmer: (tokenized.extend(texts), real(texts, stemmer))[1])
     graph, vecs = MemoryGraphStore(), EntityVectors()
     put(graph, vecs, 1, 0, [[0, 1], [1, 2]])
     put(graph, vecs, 2, 3, [[3, 4]])
@@ -117,6 +118,33 @@ def test_a_restart_loads_the_keyword_index_saved_with_the_tables(tmp_path: Path,
         f.seek(-4, 2)
         f.write(b"\xff\xff\xff\xff")
     assert persist.load(folder) is None
+
+
+def test_a_keyword_index_saved_with_another_stemmer_is_rebuilt_and_saved_again(tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store saved before stemming (or with another stemmer) loads its tables, rebuilds the BM25 index
+    with the configured stemmer and saves it; the next restart loads that one."""
+    tokenized: list[tuple[str, str]] = []
+    real = keyword_module._tokenize
+    monkeypatch.setattr(keyword_module, "_tokenize",
+                        lambda texts, stemmer: (tokenized.extend((t, stemmer) for t in texts), real(texts, stemmer))[1])
+    graph, vecs = MemoryGraphStore(), EntityVectors()
+    put(graph, vecs, 1, 0, [[0, 1], [1, 2]])
+    folder = tmp_path / "index"
+    exact = IndexKeeper(graph, vecs, IndexRecipe(stemmer=""), DIM, folder=folder)  # type: ignore[arg-type]
+    exact.refresh()
+    exact.save()
+    tokenized.clear()
+    english = IndexRecipe(stemmer="english")
+    again = IndexKeeper(graph, vecs, english, DIM, folder=folder)  # type: ignore[arg-type]
+    state = again.refresh()
+    assert again.freshness().last_refresh_kind == "load" and state.keyword.stemmer == "english"
+    assert {s for _, s in tokenized} == {"english"} and len(tokenized) == 2  # both chunks, stemmed
+    assert_same(state, IndexState.of(fetch_all(graph, vecs, DIM), english))  # type: ignore[arg-type]
+    again.save()
+    tokenized.clear()
+    third = IndexKeeper(graph, vecs, english, DIM, folder=folder)  # type: ignore[arg-type]
+    assert third.refresh().keyword.stemmer == "english" and tokenized == []  # loaded, not rebuilt
 
 
 def test_vectors_turn_half_precision_above_the_threshold(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
-"""The patchable BM25 index answers exactly as bm25s indexing the same texts from scratch, after any
-sequence of removed, inserted and edited texts; its files round-trip and refuse another corpus."""
+"""The patchable BM25 index answers exactly as bm25s indexing the same texts from scratch (with and
+without a stemmer), after any sequence of removed, inserted and edited texts; its files round-trip and
+refuse another corpus or another stemmer."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import bm25s
 import numpy as np
 import pytest
+import Stemmer
 
 from hopgraph.retrieval.index.delta import row_changes
 from hopgraph.retrieval.index.tables import strings
@@ -16,18 +18,20 @@ from hopgraph.retrieval.keyword import KeywordIndex
 
 WORDS = ["graph", "retrieval", "entity", "relation", "community", "chunk", "vector", "keyword", "london", "paris",
          "ada", "lovelace", "engine", "analytical", "society", "byron", "poem", "mathematics", "machine", "the",
-         "of", "and", "a", "in"]
-QUERIES = ["ada lovelace", "graph retrieval of entity", "the", "london paris engine engine", "zebra", "machine poem"]
+         "of", "and", "a", "in", "graphs", "engines", "camped", "camping", "retrieved"]
+QUERIES = ["ada lovelace", "graph retrieval of entity", "the", "london paris engine engine", "zebra", "machine poem",
+           "camp", "retrieving graphs"]
 
 
 def _text(rng: random.Random) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 12)))
 
 
-def _reference(texts: list[str], query: str, k: int) -> tuple[list[int], list[float]]:
+def _reference(texts: list[str], query: str, k: int, stemmer: str = "") -> tuple[list[int], list[float]]:
+    stem = Stemmer.Stemmer(stemmer) if stemmer else None
     ref = bm25s.BM25()
-    ref.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
-    tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
+    ref.index(bm25s.tokenize(texts, stopwords="en", stemmer=stem, show_progress=False), show_progress=False)
+    tokens = bm25s.tokenize([query], stopwords="en", stemmer=stem, show_progress=False)
     if not tokens.vocab:
         return [], []
     idx, scores = ref.retrieve(tokens, k=min(k, len(texts)), show_progress=False, n_threads=1)
@@ -39,14 +43,15 @@ def _same_as_reference(index: KeywordIndex, texts: list[str]) -> None:
     assert index.size == len(texts)
     for query in QUERIES:
         rows, scores = index.search(query, 7)
-        assert (rows.tolist(), scores.tolist()) == _reference(texts, query, 7), query
+        assert (rows.tolist(), scores.tolist()) == _reference(texts, query, 7, index.stemmer), query
 
 
+@pytest.mark.parametrize("stemmer", ["", "english"])
 @pytest.mark.parametrize("seed", range(6))
-def test_a_patched_index_equals_bm25s_built_from_scratch(seed: int) -> None:
+def test_a_patched_index_equals_bm25s_built_from_scratch(seed: int, stemmer: str) -> None:
     rng = random.Random(seed)
     texts = [_text(rng) for _ in range(rng.randint(5, 40))]
-    index = KeywordIndex(texts)
+    index = KeywordIndex(texts, stemmer)
     _same_as_reference(index, texts)
     for _ in range(8):
         keep = np.array([rng.random() > 0.3 for _ in texts], dtype=bool)
@@ -89,6 +94,21 @@ def test_the_saved_index_round_trips_and_refuses_another_corpus(tmp_path: Path) 
     assert KeywordIndex.load(tmp_path / "nothing", 3) is None
     (tmp_path / "bm25" / "terms.json").write_text("not json", encoding="utf-8")
     assert KeywordIndex.load(tmp_path / "bm25", 3) is None
+
+
+def test_a_stemmed_index_finds_other_forms_of_a_word_and_keeps_its_stemmer(tmp_path: Path) -> None:
+    texts = ["We went camping in the mountains", "Melanie painted a sunrise", "Nothing here"]
+    exact, stemmed = KeywordIndex(texts), KeywordIndex(texts, "english")
+    assert exact.search("Where has Melanie camped?", 3)[0].tolist() == [1]  # only her name matches
+    assert stemmed.search("Where has Melanie camped?", 3)[0].tolist()[:2] in ([0, 1], [1, 0])
+    assert stemmed.search("paintings", 3)[0].tolist() == [1]
+    patched = stemmed.patched(np.array([True, True, False]), np.array([2]), ["Two campers"])
+    assert patched.stemmer == "english" and patched.search("camper", 3)[0].tolist() == [2]
+    stemmed.save(tmp_path / "bm25")
+    assert KeywordIndex.load(tmp_path / "bm25", 3) is None  # saved stemmed, wanted as written: rebuilt
+    loaded = KeywordIndex.load(tmp_path / "bm25", 3, "english")
+    assert loaded is not None and loaded.stemmer == "english"
+    _same_as_reference(loaded, texts)
 
 
 def test_an_empty_index_finds_nothing_and_grows_by_patches() -> None:

@@ -34,6 +34,9 @@ def test_bad_values_are_refused() -> None:
         Settings(graph={"bolt_port": 0})  # type: ignore[arg-type]
     # a backend is any registered name, checked when the store opens (tests/test_backends.py)
     assert Settings(graph={"backend": "mysql"}).graph.backend == "mysql"  # type: ignore[arg-type]
+    with pytest.raises(ValidationError, match=r"unknown stemmer 'klingon'; choose '' \(none\) or one of .*english"):
+        Settings(retrieval={"keyword_stemmer": "klingon"})  # type: ignore[arg-type]
+    assert Settings(retrieval={"keyword_stemmer": ""}).retrieval.keyword_stemmer == ""  # type: ignore[arg-type]
 
 
 def _strict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, toml: str) -> Settings:

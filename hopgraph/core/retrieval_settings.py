@@ -9,7 +9,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from hopgraph.core.limits import TOP_K_MAX
 from hopgraph.core.records import CO_OCCURS
@@ -187,6 +187,10 @@ class RetrievalSettings(BaseModel):
         "weighs about 1): a passage that names another document's title walks there first, like a hyperlink.")
     about_weight: float = Field(default=2.0, ge=0, description="Extra chunk-entity weight for a document's title.")
     typed_weight: float = Field(default=2.0, ge=0, description="Snapshot weight of a typed relation per support.")
+    keyword_stemmer: str = Field(
+        default="english", description="BM25 matches words by their Snowball stem in this language ('camped' "
+        "finds 'camping'; 'english', 'french', 'german', … or 'porter'); '' matches words as written. A change "
+        "rebuilds the keyword index when the index state is next loaded.")
     weights: dict[str, float] = Field(
         default_factory=lambda: {"dense": 1.0, "bm25": 0.6, "graph": 1.0, "parts": 1.0, "hybrid": 0.5},
         description="Weight of each signal in the weighted fusion (dense, bm25, graph, parts; pcst and gnn in their "
@@ -231,6 +235,15 @@ class RetrievalSettings(BaseModel):
         """These settings with ``update`` applied (unchecked, like ``model_copy``); a mapping given for a table
         updates only its own keys: ``cfg.merged({"modes": {"graph": {"expansion": "none"}}})``."""
         return _merged(self, update)
+
+    @field_validator("keyword_stemmer")
+    @classmethod
+    def _known_stemmer(cls, name: str) -> str:
+        import Stemmer
+
+        if name and name not in Stemmer.algorithms():
+            raise ValueError(f"unknown stemmer {name!r}; choose '' (none) or one of {', '.join(Stemmer.algorithms())}")
+        return name
 
     @model_validator(mode="before")
     @classmethod

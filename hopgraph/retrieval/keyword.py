@@ -1,5 +1,6 @@
-"""Keyword search over chunk texts: BM25 (bm25s' Lucene variant, English stop words, no stemming) whose
-index is patched when texts change instead of rebuilt.
+"""Keyword search over chunk texts: BM25 (bm25s' Lucene variant, English stop words, words reduced to their
+Snowball stem where a stemmer is named: with 'english', "camped" finds "camping") whose index is patched
+when texts change instead of rebuilt.
 
 bm25s stores one precomputed score per (text, term), which depends on every text (the term's document
 frequency, the mean text length). This index keeps what does not: the term counts of each text (a CSR
@@ -29,22 +30,38 @@ log = logging.getLogger(__name__)
 K1, B = 1.5, 0.75
 #: terms that no text holds any more, above this fraction of the vocabulary: renumber the terms
 _DEAD_TERMS = 0.5
-_FILES = ("tf_data.npy", "tf_indices.npy", "tf_indptr.npy", "terms.json")
+_FILES = ("tf_data.npy", "tf_indices.npy", "tf_indptr.npy", "terms.json", "tokens.json")
 
 
-def _tokenize(texts: list[str]) -> tuple[list[list[int]], dict[str, int]]:
+def tokenize(texts: list[str], stemmer: str) -> Any:
+    """bm25s' tokens of ``texts`` (lower case, English stop words dropped), each reduced to its stem by
+    the Snowball ``stemmer`` ("" keeps the words as written). A stemmer per call: PyStemmer's objects
+    are not thread-safe, and queries run on several threads."""
     import bm25s
 
-    tokens = bm25s.tokenize([with_handles_split(t) for t in texts], stopwords="en", show_progress=False)
+    stem = None
+    if stemmer:
+        import Stemmer
+
+        stem = Stemmer.Stemmer(stemmer)
+    return bm25s.tokenize([with_handles_split(t) for t in texts], stopwords="en", stemmer=stem,
+                          show_progress=False)
+
+
+def _tokenize(texts: list[str], stemmer: str) -> tuple[list[list[int]], dict[str, int]]:
+    """The token ids of the texts to index and their vocabulary (``tokenize``)."""
+    tokens = tokenize(texts, stemmer)
     return tokens.ids, tokens.vocab
 
 
 class KeywordIndex:
-    """A BM25 index of a list of texts; ``search`` returns (row indices, scores)."""
+    """A BM25 index of a list of texts, their words reduced by the Snowball ``stemmer`` ("" = none);
+    ``search`` returns (row indices, scores)."""
 
-    def __init__(self, texts: list[str]) -> None:
+    def __init__(self, texts: list[str], stemmer: str = "") -> None:
         self._terms: list[str] = []
         self._vocab: dict[str, int] = {}
+        self.stemmer = stemmer
         self._tf = self._counts(texts)
         self._derive()
 
@@ -57,7 +74,7 @@ class KeywordIndex:
         """The term counts of ``texts`` (one row each), adding their new terms to the vocabulary."""
         if not texts:
             return sp.csr_matrix((0, len(self._terms)), dtype=np.float32)
-        ids, local = _tokenize(texts)
+        ids, local = _tokenize(texts, self.stemmer)
         to_global = np.empty(len(local), dtype=np.int64)
         for term, i in sorted(local.items(), key=lambda kv: kv[1]):
             g = self._vocab.get(term)
@@ -103,7 +120,7 @@ class KeywordIndex:
         """The index of ``np.insert(old_texts[keep], at, texts)``: kept rows keep their counts, only
         ``texts`` are tokenized (this index is not changed)."""
         out = KeywordIndex.__new__(KeywordIndex)
-        out._terms, out._vocab = list(self._terms), dict(self._vocab)
+        out._terms, out._vocab, out.stemmer = list(self._terms), dict(self._vocab), self.stemmer
         kept = self._tf[np.asarray(keep, dtype=bool)]
         new = out._counts(texts)
         width = len(out._terms)
@@ -143,20 +160,27 @@ class KeywordIndex:
                             ("tf_indptr", self._tf.indptr)):
             np.save(folder / f"{name}.npy", array, allow_pickle=False)
         (folder / "terms.json").write_text(json.dumps(self._terms), encoding="utf-8")
+        (folder / "tokens.json").write_text(json.dumps({"stemmer": self.stemmer}), encoding="utf-8")
 
     @classmethod
-    def load(cls, folder: Path, size: int) -> KeywordIndex | None:
-        """The index saved in ``folder`` for ``size`` texts, or None when there is none (or one in an
-        older format) or it indexes another number of texts."""
+    def load(cls, folder: Path, size: int, stemmer: str = "") -> KeywordIndex | None:
+        """The index saved in ``folder`` for ``size`` texts stemmed by ``stemmer``, or None when there is
+        none (or one in an older format), it indexes another number of texts or its words were stemmed
+        otherwise."""
         if not size or not all((folder / name).is_file() for name in _FILES):
             return None
         try:
+            saved = json.loads((folder / "tokens.json").read_text(encoding="utf-8")).get("stemmer")
+            if saved != stemmer:
+                log.info("keyword index in %s was built with stemmer %r, not %r: rebuilding it", folder, saved,
+                         stemmer)
+                return None
             terms = json.loads((folder / "terms.json").read_text(encoding="utf-8"))
             parts: dict[str, Any] = {n: np.load(folder / f"{n}.npy", allow_pickle=False)
                                      for n in ("tf_data", "tf_indices", "tf_indptr")}
             tf = sp.csr_matrix((parts["tf_data"], parts["tf_indices"], parts["tf_indptr"]),
                                shape=(len(parts["tf_indptr"]) - 1, len(terms)))
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, AttributeError) as exc:
             log.warning("keyword index in %s unreadable (%s): rebuilding it", folder, exc)
             return None
         if tf.shape[0] != size:
@@ -164,6 +188,7 @@ class KeywordIndex:
             return None
         loaded = cls.__new__(cls)
         loaded._terms, loaded._vocab, loaded._tf = terms, {t: i for i, t in enumerate(terms)}, tf
+        loaded.stemmer = stemmer
         loaded._derive()
         return loaded
 
@@ -171,9 +196,7 @@ class KeywordIndex:
     def search(self, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
         if self.size == 0 or k <= 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
-        import bm25s
-
-        tokens = bm25s.tokenize([with_handles_split(query)], stopwords="en", show_progress=False)
+        tokens = tokenize([query], self.stemmer)
         if not tokens.vocab:  # only stop words
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         idx, scores = self._bm25.retrieve(tokens, k=min(k, self.size), show_progress=False, n_threads=1)

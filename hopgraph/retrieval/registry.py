@@ -41,7 +41,7 @@ SHARED_SETTINGS = ("top_k", "candidate_k", "rrf_k", "rerank", "rerank_k", "reran
                    "nli", "confidence", "stage_cap_ms", "token_budget",
                    "query_memory_mb")
 #: settings the index state (snapshot) is built with, fixed per retriever
-INDEX_SETTINGS = ("typed_weight", "about_weight")
+INDEX_SETTINGS = ("typed_weight", "about_weight", "keyword_stemmer")
 
 
 class QueryError(BadInputError):

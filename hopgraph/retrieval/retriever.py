@@ -35,7 +35,8 @@ from hopgraph.vectors.store import VectorStore
 
 def recipe_of(cfg: RetrievalSettings) -> IndexRecipe:
     """What the index state is built with, from the retrieval settings."""
-    return IndexRecipe(typed_weight=cfg.typed_weight, about_weight=cfg.about_weight, link_weight=cfg.link_weight)
+    return IndexRecipe(typed_weight=cfg.typed_weight, about_weight=cfg.about_weight, link_weight=cfg.link_weight,
+                       stemmer=cfg.keyword_stemmer)
 
 
 class Retriever:

@@ -104,9 +104,9 @@ class IndexKeeper:
                 tables, kind, loaded, patch = self._next_tables(state, version)
                 keyword, since = None, None
                 if kind == "load" and self.folder:
-                    keyword = persist.load_keyword(self.folder, tables)
+                    keyword = persist.load_keyword(self.folder, tables, self.recipe.stemmer)
                 elif kind == "load+delta" and self.folder and loaded is not None:
-                    saved = persist.load_keyword(self.folder, loaded)
+                    saved = persist.load_keyword(self.folder, loaded, self.recipe.stemmer)
                     since = (loaded, saved) if saved is not None else None
                 elif kind == "delta" and state is not None:
                     since = (state.tables, state.keyword)

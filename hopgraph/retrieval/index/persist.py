@@ -108,10 +108,10 @@ def load(folder: Path, owner: str = "") -> Tables | None:
         return None
 
 
-def load_keyword(folder: Path, tables: Tables) -> KeywordIndex | None:
+def load_keyword(folder: Path, tables: Tables, stemmer: str) -> KeywordIndex | None:
     """The BM25 index saved with ``tables`` (just loaded from ``folder``, which verified its files), or
-    None when the folder has none."""
-    return KeywordIndex.load(folder / KEYWORD, len(tables.chunk_ids))
+    None when the folder has none or one stemmed otherwise than by ``stemmer``."""
+    return KeywordIndex.load(folder / KEYWORD, len(tables.chunk_ids), stemmer)
 
 
 def saved_version(folder: Path) -> int | None:

@@ -79,6 +79,7 @@ class IndexRecipe:
     typed_weight: float = 2.0
     about_weight: float = 2.0
     link_weight: float = 1.0
+    stemmer: str = ""  # the BM25 index's Snowball stemmer ("" = words as written)
 
 
 @dataclass
@@ -109,6 +110,10 @@ class IndexState:
             since = since or (base[0].tables, base[0].keyword)
             if base[0].settings != settings:
                 base = None
+        if since is not None and since[1].stemmer != settings.stemmer:
+            since = None  # another stemmer's counts: the index is built anew
+        if keyword is not None and keyword.stemmer != settings.stemmer:
+            keyword = None
         with gc_paused():
             t0 = time.perf_counter()
             snap = build(tables, settings.typed_weight, settings.about_weight,
@@ -119,7 +124,7 @@ class IndexState:
                 keep, at, rows = row_changes(old.chunk_ids, old.chunks["text"], tables.chunk_ids,
                                              tables.chunks["text"])
                 keyword = old_keyword.patched(keep, at, tables.chunks["text"][rows].tolist())
-            keyword = KeywordIndex(snap.chunk_texts) if keyword is None else keyword
+            keyword = KeywordIndex(snap.chunk_texts, settings.stemmer) if keyword is None else keyword
             t2 = time.perf_counter()
             state = cls(tables, snap, keyword, settings)
             walk = state.walk(settings.link_weight)
