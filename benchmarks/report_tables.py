@@ -6,7 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import subprocess
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -67,6 +67,14 @@ def question_types(dataset: str) -> dict[str, str]:
         return {}
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return {q["_id"]: q["metadata"]["type"] for q in rows if (q.get("metadata") or {}).get("type")}
+
+
+def by_type(every: Sequence[str], groups: Mapping[str, str], least: int = 0) -> list[tuple[str, list[str]]]:
+    """("all", ``every``), then each question type's ids in type order; a type with fewer than ``least``
+    queries is left out (a handful of queries says nothing)."""
+    types = sorted(set(groups.values()))
+    parts = [("all", list(every))] + [(g, [q for q in every if groups.get(q) == g]) for g in types]
+    return [(label, ids) for label, ids in parts if len(ids) >= least]
 
 
 def paired_gain(report: dict[str, Any], mode: str, base: str, name: str, ids: Sequence[str],

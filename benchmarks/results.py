@@ -17,10 +17,21 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from benchmarks.figures import OTHER_FIGURES
-from benchmarks.report_tables import HERE, Section, load, mean_of, paired_gain, provenance, question_types, table
+from benchmarks.report_tables import (
+    HERE,
+    Section,
+    by_type,
+    load,
+    mean_of,
+    paired_gain,
+    provenance,
+    question_types,
+    table,
+)
 from benchmarks.results_chat import conversations
 from benchmarks.results_embedders import embedders
 from benchmarks.results_memory import memory
+from benchmarks.results_stemming import stemming
 
 RESULTS = HERE / "RESULTS.md"
 DEV_SETS = ("hotpotqa-100", "musique-100", "2wiki-dev-500")
@@ -86,8 +97,7 @@ def current_build() -> Section:
         r, old = load(n), load(b)
         groups: dict[str, str] = r.get("groups") or question_types(s)
         every = [q["id"] for q in r["queries"]["graph"]]
-        parts = [("all", every)] + [(g, [q for q in every if groups.get(q) == g]) for g in sorted(set(groups.values()))]
-        for label, ids in parts:
+        for label, ids in by_type(every, groups):
             base = max(BASELINES, key=lambda m: mean_of(r, m, "R@5", ids))
             rows.append([f"{s} {label} ({len(ids)})", f"`{base}` {mean_of(r, base, 'R@2', ids):.1f} / "
                          f"{mean_of(r, base, 'R@5', ids):.1f}",
@@ -281,8 +291,8 @@ def other_figures() -> Section:
     return Section("Ingest, freshness and scale", kept, lines)
 
 
-SECTIONS = (conversations, embedders, current_build, multi_hop, ablations, global_questions, images, raptor, sections,
-            community_vectors, diversity, graph_qa, ray_identity, memory, other_figures)
+SECTIONS = (conversations, stemming, embedders, current_build, multi_hop, ablations, global_questions, images, raptor,
+            sections, community_vectors, diversity, graph_qa, ray_identity, memory, other_figures)
 
 
 def cited_reports() -> set[str]:

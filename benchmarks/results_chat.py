@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from benchmarks.report_tables import Section, load, mean_of, paired_gain, provenance, question_types, table
+from benchmarks.report_tables import Section, by_type, load, mean_of, paired_gain, provenance, question_types, table
 
 SETS = ("hotpotqa-100", "musique-100", "2wiki-dev-500", "lihua-dev", "locomo-dev")
 BASELINES = ("dense", "bm25", "rrf")
@@ -18,11 +18,7 @@ def conversations() -> Section:
         r = load(name)
         groups = question_types(s)
         every = [q["id"] for q in r["queries"]["graph"]]
-        parts = [("all", every)] + [(g, [q for q in every if groups.get(q) == g])
-                                    for g in sorted(set(groups.values())) if len(groups) > 0]
-        for label, ids in parts:
-            if len(ids) < 10:  # a handful of queries says nothing (musique's rarer hop shapes)
-                continue
+        for label, ids in by_type(every, groups, least=10):  # not musique's rarer hop shapes
             base = max(BASELINES, key=lambda m: mean_of(r, m, "R@5", ids))
             rows.append([f"{s} {label} ({len(ids)})", f"`{base}` {mean_of(r, base, 'R@5', ids):.1f}",
                          f"{mean_of(r, 'graph', 'R@5', ids):.1f}", paired_gain(r, "graph", base, "R@5", ids),
@@ -39,7 +35,8 @@ def conversations() -> Section:
              " in a turn stands for its speaker, so that the walk can hop along the facts a question's verb names "
              "(`graph-no-facts`); a turn addressing a speaker by name (\"Woohoo Melanie!\") mentions that "
              "speaker, and on a corpus of look-alike chunks the chunks that name the question's seeds are fused "
-             "beside the walk (`graph-no-seed-chunks`; by construction nothing changes on the encyclopaedic sets). "
+             "beside the walk (`graph-no-seed-chunks`; by construction nothing changes on the encyclopaedic sets); "
+             "BM25 matches words by their stem (next section). "
              "One run per set, all five text developer sets, per question type where the queries carry one (types "
              "with fewer than 10 queries left out); R@5 of `graph` against the best baseline of the same run and "
              "against `graph-0-hops` (paired bootstrap, 95%), each ablation in R@5 points against `graph`, and "

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from benchmarks.report_tables import Section, load, mean_of, paired_gain, provenance, question_types, table
+from benchmarks.report_tables import Section, by_type, load, mean_of, paired_gain, provenance, question_types, table
 
 SETS = ("hotpotqa-100", "musique-100", "2wiki-dev-500", "lihua-dev", "locomo-dev")
 MODELS = ("minilm", "mpnet")
@@ -24,10 +24,7 @@ def embedders() -> Section:
         small, large = (load(_eval_report(s, m)) for m in MODELS)
         groups = question_types(s)
         every = [q["id"] for q in small["queries"]["graph"]]
-        parts = [("all", every)] + [(g, [q for q in every if groups.get(q) == g]) for g in sorted(set(groups.values()))]
-        for label, ids in parts:
-            if len(ids) < 10:  # a handful of queries says nothing
-                continue
+        for label, ids in by_type(every, groups, least=10):
             rows.append([f"{s} {label} ({len(ids)})",
                          *(f"{mean_of(r, 'dense', 'R@5', ids):.1f}" for r in (small, large)),
                          paired_gain(large, "dense", "dense", "R@5", ids, small),
