@@ -147,7 +147,7 @@ GRAPH_SAMPLES: dict[str, object] = {
     "bridge_weight": 0.5, "bridge_sources": 4, "bridge_per_source": 3, "entity_bridge_weight": 0.5,
     "entity_bridge_sources": 2, "fact_weight": 0.25, "entity_weight": 0.25, "time_weight": 0.5, "hops": 3,
     "beam": 16, "decay": 0.25,
-    "type_weights": {"*": 0.5}, "fusion": "rrf", "decompose": False}
+    "type_weights": {"*": 0.5}, "fusion": "rrf", "decompose": False, "person_scope": False}
 
 
 def _toml(value: object) -> str:

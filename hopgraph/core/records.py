@@ -138,6 +138,8 @@ class Mention(BaseModel):
 CONCEPT = "CONCEPT"
 #: the type of identifiers ("INC-2402", "v2.3"; ``ingest.identifiers``)
 IDENTIFIER = "IDENTIFIER"
+#: the type of people (spaCy's label; a chat's speakers get it too)
+PERSON = "PERSON"
 
 
 def majority_label(votes: Mapping[str, int]) -> str:

@@ -99,6 +99,11 @@ class GraphModeSettings(BaseModel):
         "they mention (each seed scaled by its specificity), beside the walk that starts from them, times the "
         "share of the dense weight the first pass moves to BM25 on a corpus of look-alike chunks (a chat log; "
         "none on encyclopaedic text): a chunk naming both Melanie and camping above one naming either; 0 = off.")
+    person_scope: bool = Field(
+        default=True, description="On a corpus of look-alike chunks (a chat log), a question that names a person "
+        "keeps the walk's scores only on the chunks linked to that person (their turns, the turns that mention "
+        "them): the walk from a speaker otherwise spreads into other people's conversations over shared words. "
+        "No named person, or encyclopaedic text: no change.")
     time_weight: float = Field(
         default=1.0, ge=0, description="Time cues: a question that states a time ('in May 2023', 'on 7 July, "
         "2023') multiplies by 1 + this the score of the chunks of conversations dated in it, or whose turns "

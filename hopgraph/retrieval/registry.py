@@ -263,7 +263,8 @@ REGISTRY = Registry([
                          "graph-no-parts": _graph(decompose=False), "graph-fixed-weights": {"homogeneity_slope": 0.0},
                          "graph-any-case-names": {"cased_names": False}, "graph-no-time": _graph(time_weight=0.0),
                          "graph+threads": _graph(session_link_weight=1.0), "graph-no-facts": _graph(fact_weight=0.0),
-                         "graph-no-when": _graph(when_weight=0.0), "graph-no-seed-chunks": _graph(entity_weight=0.0)},
+                         "graph-no-when": _graph(when_weight=0.0), "graph-no-seed-chunks": _graph(entity_weight=0.0),
+                         "graph-no-person-scope": _graph(person_scope=False)},
               evaluated_on=frozenset({TEXT}), views=True),
     ModeEntry("auto", "picks graph, rrf, mix, raptor or global per query from its features (a search for an "
               "exact phrase or identifier, a connection question, an overview or a thematic question naming "

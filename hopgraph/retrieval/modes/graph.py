@@ -1,7 +1,8 @@
 """Mode ``graph``: a dense + BM25 first pass, entity seeds (named in, similar to the query, and the
 first pass's entities), expansion over the snapshot (personalized PageRank over entities and
-passages, beam search, or none), fused with the first pass and with the chunks scored by the seeds
-they name (``entity_weight``), then bridges: the documents the best documents name by title follow
+passages, beam search, or none; on a chat log kept to the chunks of the persons a question names),
+fused with the first pass and with the chunks scored by the seeds they name (``entity_weight``), then
+bridges: the documents the best documents name by title follow
 them (``retrieval.bridges``), and so does the chunk the best document leads to over a shared entity
 (``retrieval.entity_bridges``). ``pcst`` and ``gnn`` build on its pass."""
 
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from hopgraph.core.records import PERSON
 from hopgraph.retrieval import bridges, signals
 from hopgraph.retrieval.chat_time import time_boost
 from hopgraph.retrieval.entity_bridges import entity_bridge
@@ -92,6 +94,8 @@ def graph_pass(run: Run, res: Resources) -> GraphPass:
     else:
         graph = signals.specific_scores(snap, gp.seeds.weights)
         gp.entity_mass = _dense_weights(snap.n_entities, gp.seeds.weights)
+    if g.person_scope and g.expansion != "none":
+        graph = person_scoped(run, gp.seeds, graph)
     if g.fact_weight > 0 and g.expansion != "none":  # a hop along the named entities' typed relations
         gp.facts = fact_chunks(run, [e for e, why in gp.seeds.origin.items() if why == NAMED])
         if gp.facts:
@@ -107,13 +111,33 @@ def graph_pass(run: Run, res: Resources) -> GraphPass:
     return gp
 
 
-def seed_chunk_weight(run: Run) -> float:
-    """The fusion weight of the seed chunks: ``entity_weight`` times the share of the dense weight that
-    ``first_pass_weights`` moves to BM25 on this corpus. Where the chunks all look alike to the embedder (a
-    chat log), which entities a chunk names tells it apart; a corpus of unrelated texts (0 moved) keeps
-    the walk alone."""
+def moved_share(run: Run) -> float:
+    """The share of the dense weight that ``first_pass_weights`` moves to BM25 on this corpus: above 0
+    where the chunks all look alike to the embedder (a chat log), 0 on a corpus of unrelated texts."""
     keep = first_pass_scales(run.cfg, state_homogeneity(run.state), run.snap.n_chunks)["dense"]
-    return run.cfg.modes.graph.entity_weight * max(0.0, 1.0 - keep)
+    return max(0.0, 1.0 - keep)
+
+
+def seed_chunk_weight(run: Run) -> float:
+    """The fusion weight of the seed chunks: ``entity_weight`` times ``moved_share``. Where the chunks all
+    look alike to the embedder, which entities a chunk names tells it apart; a corpus of unrelated texts
+    keeps the walk alone."""
+    return run.cfg.modes.graph.entity_weight * moved_share(run)
+
+
+def person_scoped(run: Run, seeds: Seeds, scores: dict[str, float]) -> dict[str, float]:
+    """The walk's ``scores`` of the chunks linked to a person the question names (their turns, the turns
+    that mention them), on a corpus of look-alike chunks (``moved_share`` above 0); elsewhere, or where
+    the question names no person, ``scores`` as they are. In a chat log every chunk shares words with
+    every other, and the walk from a speaker spreads into other people's conversations."""
+    snap = run.snap
+    people = sorted(e for e, why in seeds.origin.items() if why == NAMED and snap.entity_types[e] == PERSON)
+    if not people or moved_share(run) <= 0:
+        return scores
+    m = snap.mentioned_in
+    linked = {snap.chunk_ids[j] for e in people for j in m.indices[m.indptr[e]:m.indptr[e + 1]].tolist()}
+    run.explain["person_scope"] = [snap.entity_names[e] for e in people]
+    return {c: v for c, v in scores.items() if c in linked}
 
 
 def passage_seeds(run: Run, dense_scores: dict[str, float]) -> dict[str, float]:
