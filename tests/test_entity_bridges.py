@@ -24,7 +24,7 @@ PASSAGES = {
     "exports": "Veloria exports copper, tobacco and cotton to its neighbours, mostly by rail.",
     "elsewhere": "Brisden Falls is a waterfall in the highlands of Tarsk, fed by melting snow.",
     "famous": "The Mirrow Cascade is a waterfall in Ostrel where a river drops into a gorge.",
-    "highest": "The highest waterfall of the country of Pellmark is named Saro Falls.",
+    "highest": "The highest waterfall of the country of Pellmark is Saro Falls.",
     "unrelated": "Harbour cranes lift containers from ships onto the quay.",
 }
 QUERY = "What is the name of the waterfall in the country where the Quenwater River is found?"
