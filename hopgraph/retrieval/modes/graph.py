@@ -2,9 +2,9 @@
 first pass's entities), expansion over the snapshot (personalized PageRank over entities and
 passages, beam search, or none; on a chat log kept to the chunks of the persons a question names),
 fused with the first pass and with the chunks scored by the seeds they name (``entity_weight``), then
-bridges: the documents the best documents name by title follow
-them (``retrieval.bridges``), and so does the chunk the best document leads to over a shared entity
-(``retrieval.entity_bridges``). ``pcst`` and ``gnn`` build on its pass."""
+bridges: the documents the best documents name by title follow them (``retrieval.bridges``), and so
+does the chunk the best document leads to over a shared entity (``retrieval.entity_bridges``).
+``pcst`` and ``gnn`` build on its pass."""
 
 from __future__ import annotations
 
