@@ -102,18 +102,17 @@ class IndexState:
     def of(cls, tables: Tables, settings: IndexRecipe, keyword: KeywordIndex | None = None,
            since: tuple[Tables, KeywordIndex] | None = None, base: tuple[IndexState, Patch] | None = None
            ) -> IndexState:
-        """Derive the snapshot, the BM25 index and the default walk of ``tables``. The BM25 index
-        is ``keyword`` when given (the one of these tables, loaded with them), else ``since``'s (the
-        tables these were patched from, and their index) patched, else built. ``base``: the state these
-        tables were patched from and the patch, whose untouched rows the derivation carries over."""
+        """Derive the snapshot, the BM25 index and the default walk of ``tables``. The BM25 index is
+        ``keyword`` when given (the one of these tables, loaded with them: ``KeywordIndex.load`` refuses
+        another stemmer's), else ``since``'s (the tables these were patched from, and their index) patched
+        when stemmed alike, else built. ``base``: the state these tables were patched from and the patch,
+        whose untouched rows the derivation carries over."""
         if base is not None:
             since = since or (base[0].tables, base[0].keyword)
             if base[0].settings != settings:
                 base = None
         if since is not None and since[1].stemmer != settings.stemmer:
             since = None  # another stemmer's counts: the index is built anew
-        if keyword is not None and keyword.stemmer != settings.stemmer:
-            keyword = None
         with gc_paused():
             t0 = time.perf_counter()
             snap = build(tables, settings.typed_weight, settings.about_weight,

@@ -36,6 +36,7 @@ class GraphPass:
     dense: dict[str, float]
     bm25: dict[str, float]
     first: list[str]                               # the RRF first pass, best first
+    moved: float = 0.0                             # the dense share the first pass moves to BM25 (``moved_share``)
     seeds: Seeds = field(default_factory=Seeds)
     seed_lines: list[str] = field(default_factory=list)  # the strongest seeds, for the cited context
     sims: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -62,7 +63,8 @@ def graph_pass(run: Run, res: Resources) -> GraphPass:
     """Dense + BM25 first pass, seeding with enrichment, expansion (PPR, beam or none)."""
     cfg, g, snap = run.cfg, run.cfg.modes.graph, run.snap
     d, b = signals.dense_of(run, res), signals.bm25_of(run, res)
-    gp = GraphPass(d, b, ranked(rrf({"dense": ranked(d), "bm25": ranked(b)}, k=cfg.rrf_k)), parts=part_scores(run, res))
+    gp = GraphPass(d, b, ranked(rrf({"dense": ranked(d), "bm25": ranked(b)}, k=cfg.rrf_k)), moved_share(run),
+                   parts=part_scores(run, res))
     t = time.perf_counter()
     gp.seeds, gp.sims = signals.seeds_of(run)
     if g.enrichment and g.enrich_chunks:
@@ -95,12 +97,12 @@ def graph_pass(run: Run, res: Resources) -> GraphPass:
         graph = signals.specific_scores(snap, gp.seeds.weights)
         gp.entity_mass = _dense_weights(snap.n_entities, gp.seeds.weights)
     if g.person_scope and g.expansion != "none":
-        graph = person_scoped(run, gp.seeds, graph)
+        graph = person_scoped(run, gp, graph)
     if g.fact_weight > 0 and g.expansion != "none":  # a hop along the named entities' typed relations
         gp.facts = fact_chunks(run, [e for e, why in gp.seeds.origin.items() if why == NAMED])
         if gp.facts:
             run.signals["facts"] = gp.facts
-    if seed_chunk_weight(run) > 0 and g.expansion != "none":  # the walk's own start: chunks naming the seeds
+    if seed_chunk_weight(run, gp) > 0 and g.expansion != "none":  # the walk's own start: chunks naming the seeds
         gp.entities = signals.specific_scores(snap, gp.seeds.weights)
         if gp.entities:
             run.signals["entities"] = gp.entities
@@ -118,21 +120,21 @@ def moved_share(run: Run) -> float:
     return max(0.0, 1.0 - keep)
 
 
-def seed_chunk_weight(run: Run) -> float:
-    """The fusion weight of the seed chunks: ``entity_weight`` times ``moved_share``. Where the chunks all
-    look alike to the embedder, which entities a chunk names tells it apart; a corpus of unrelated texts
-    keeps the walk alone."""
-    return run.cfg.modes.graph.entity_weight * moved_share(run)
+def seed_chunk_weight(run: Run, gp: GraphPass) -> float:
+    """The fusion weight of the seed chunks: ``entity_weight`` times the pass's ``moved_share``. Where the
+    chunks all look alike to the embedder, which entities a chunk names tells it apart; a corpus of
+    unrelated texts keeps the walk alone."""
+    return run.cfg.modes.graph.entity_weight * gp.moved
 
 
-def person_scoped(run: Run, seeds: Seeds, scores: dict[str, float]) -> dict[str, float]:
+def person_scoped(run: Run, gp: GraphPass, scores: dict[str, float]) -> dict[str, float]:
     """The walk's ``scores`` of the chunks linked to a person the question names (their turns, the turns
     that mention them), on a corpus of look-alike chunks (``moved_share`` above 0); elsewhere, or where
     the question names no person, ``scores`` as they are. In a chat log every chunk shares words with
     every other, and the walk from a speaker spreads into other people's conversations."""
     snap = run.snap
-    people = sorted(e for e, why in seeds.origin.items() if why == NAMED and snap.entity_types[e] == PERSON)
-    if not people or moved_share(run) <= 0:
+    people = sorted(e for e, why in gp.seeds.origin.items() if why == NAMED and snap.entity_types[e] == PERSON)
+    if not people or gp.moved <= 0:
         return scores
     m = snap.mentioned_in
     linked = {snap.chunk_ids[j] for e in people for j in m.indices[m.indptr[e]:m.indptr[e + 1]].tolist()}
@@ -172,7 +174,7 @@ def fuse(run: Run, res: Resources, gp: GraphPass, extra: dict[str, dict[str, flo
         pool |= set(top(named[name], cfg.candidate_k))
     sig = {name: {c: s for c, s in v.items() if c in pool} for name, v in named.items()}
     weights = {"pcst": res.gpu.cfg.pcst_weight, "gnn": res.gpu.gnn_weight(), "facts": g.fact_weight,
-               "entities": seed_chunk_weight(run),
+               "entities": seed_chunk_weight(run, gp),
                **first_pass_weights(cfg, state_homogeneity(run.state), run.snap.n_chunks)}
     if g.fusion == "rrf":
         fused = rrf({name: ranked(v) for name, v in sig.items()}, k=cfg.rrf_k, weights=weights)
