@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from hopgraph.app.platform import Platform
-from hopgraph.core.dates import Interval, TimeCue
+from hopgraph.core.dates import Interval
 from hopgraph.core.records import ChatContext, Chunk
 from hopgraph.core.settings import ExtractionSettings, Settings
+from hopgraph.core.time_cues import TimeCue
 from hopgraph.ingest.conversations import chat_contexts, sessions
 from hopgraph.retrieval.chat_time import ChatTimes
 from hopgraph.retrieval.session_links import session_links
@@ -108,6 +109,12 @@ def test_chat_times_match_a_cue_by_session_or_by_a_mentioned_day() -> None:
     assert times.matching(before).tolist() == [True, False, False, False]
     may_any_year = TimeCue("in", None, month=5)
     assert times.matching(may_any_year).tolist() == [True, False, False, False]
+    by_2_july = TimeCue("by", Interval(date(2023, 7, 2), date(2023, 7, 2)))  # on or before: the day itself too
+    assert times.matching(by_2_july).tolist() == [True, True, False, False]
+    before_2_july = TimeCue("before", Interval(date(2023, 7, 2), date(2023, 7, 2)))
+    assert times.matching(before_2_july).tolist() == [True, False, False, False]
+    by_30_july = TimeCue("by", Interval(date(2023, 7, 30), date(2023, 7, 30)))  # a day mentioned on 1 August
+    assert times.matching(by_30_july).tolist() == [True, True, True, False]
 
 
 SESSIONS = {

@@ -6,7 +6,8 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from hopgraph.core.dates import DateMention, Interval, TimeCue, date_mentions, question_cue, session_time
+from hopgraph.core.dates import DateMention, Interval, date_mentions, session_time
+from hopgraph.core.time_cues import TimeCue, question_cue
 
 BASE = date(2023, 5, 8)  # a Monday
 
@@ -140,6 +141,17 @@ def test_weekday_with_on_follows_the_tense() -> None:
     assert date_mentions("Friday was fun", BASE) == []  # a bare weekday abstains
 
 
+def test_day_of_month_with_on_follows_the_tense() -> None:
+    base = date(2023, 8, 17)
+    assert only("I met my teammates on the 15th after my trip", base) == span("2023-08-15")
+    assert only("I went there on the 31st", base) == span("2023-07-31")  # the latest 31st before the 17th
+    assert only("We will meet on the 20th!", base) == span("2023-08-20")
+    assert only("I'll fly out on the 3rd", base) == span("2023-09-03")
+    assert only("I'll call on the 31st", date(2023, 9, 5)) == span("2023-10-31")  # September has no 31st
+    assert date_mentions("See you on the 8th", base) == []  # no tense: abstain
+    assert date_mentions("We were trailing in the 4th quarter", base) == []  # not a day
+
+
 def test_nearest_year_across_new_year() -> None:
     base = date(2023, 1, 10)
     assert only("on Dec 30", base) == span("2022-12-30")
@@ -200,6 +212,13 @@ def cue(question: str) -> tuple[str, Interval | None, int | None] | None:
     ("What happened on 20230508.", "in", "2023-05-08", None),
     ("Where was he the week before 20230601?", "in", "2023-05-25", "2023-05-31"),
     ("What changed between 20230508 and 20230601?", "in", "2023-05-08", "2023-06-01"),
+    ("What did John do from August 11 to August 15, 2023?", "in", "2023-08-11", "2023-08-15"),
+    ("Where was Ann from 11 until 15 August 2023?", "in", "2023-08-11", "2023-08-15"),
+    ("What did he read between the 3rd and the 9th of May 2023?", "in", "2023-05-03", "2023-05-09"),
+    ("How many games had Nate won by July 10, 2022?", "by", "2022-07-10", None),
+    ("What had she saved until 3 May 2023?", "by", "2023-05-03", None),
+    ("What happened in the second week of November 2023?", "in", "2023-11-08", "2023-11-14"),
+    ("What happened in the last week of February 2024?", "in", "2024-02-23", "2024-02-29"),
     ("What did Ann buy between 5 May 2023 (order 20230601) and 9 May 2023?", "in", "2023-05-05", "2023-05-09"),
 ])
 def test_question_cues(question: str, relation: str, start: str, end: str | None) -> None:
@@ -211,6 +230,8 @@ def test_question_cues(question: str, relation: str, start: str, end: str | None
 
 def test_question_cue_month_without_year() -> None:
     assert cue("Where did Jon go in June?") == ("in", None, 6)
+    assert cue("What did Hailey bake in the month of May?") == ("in", None, 5)
+    assert cue("Which country was Tim visiting in the second week of November?") == ("in", None, 11)
 
 
 @pytest.mark.parametrize("question", [
@@ -233,6 +254,8 @@ def test_question_cue_month_without_year() -> None:
     "What is at path /data/20230508/x?",
     "What was order 20230508 about?",  # a bare number: no preposition
     "What changed between v20230508 and v20230601?",
+    "What happened in the second week of 2023?",  # weeks are of months
+    "Where did John drive from Chicago to Seattle?",  # places, not dates
 ])
 def test_question_without_cue(question: str) -> None:
     assert question_cue(question) is None

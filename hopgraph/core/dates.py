@@ -1,5 +1,5 @@
-"""Dates in chat memories: a session header's time, a chat turn's time expressions resolved against the
-session's date, and the time constraint a question states. Everything abstains rather than guess;
+"""Dates in chat memories: a session header's time and a chat turn's time expressions resolved against the
+session's date (a question's time constraint: ``core.time_cues``). Everything abstains rather than guess;
 ``dateparser`` is imported lazily, only as the last resort of :func:`session_time`."""
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ import calendar
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Literal
 
 
 @dataclass(frozen=True)
@@ -33,25 +32,16 @@ class DateMention:
     interval: Interval
 
 
-@dataclass(frozen=True)
-class TimeCue:
-    """A question's time constraint: events in, before or after ``interval`` (None: only ``month`` is known)."""
-
-    relation: Literal["in", "before", "after"]
-    interval: Interval | None
-    month: int | None = None
-    expression: str = ""
-
-
 # Pattern fragments (``May`` only capitalised: it is also a verb).
-_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|(?-i:May)|june?|july?|aug(?:ust)?"
+MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|(?-i:May)|june?|july?|aug(?:ust)?"
           r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b(?:\.(?=\s*\d))?")
 _DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?\b"
-_YEAR = r"(?:19|20)\d\d\b(?!-)"
+YEAR = r"(?:19|20)\d\d\b(?!-)"
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day\b"
-_SEASON = r"(?:spring|summer|autumn|fall|winter)\b"
+SEASON = r"(?:spring|summer|autumn|fall|winter)\b"
+_NTH = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)\b"  # a day of the month, "the 15th"
 _NUM = r"(?:\d{1,3}|(?:a\s+)?couple\s+of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
-_ABS = (rf"(?:{_DAY}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?|{_MONTH}\s+{_DAY}(?:,?\s+{_YEAR})?"
+ABS = (rf"(?:{_DAY}\s+(?:of\s+)?{MONTH}(?:,?\s+{YEAR})?|{MONTH}\s+{_DAY}(?:,?\s+{YEAR})?"
         r"|\d{4}-\d\d-\d\d\b)")
 
 _MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
@@ -61,23 +51,23 @@ _WEEKDAYS = {name: i for i, name in enumerate(("mon", "tue", "wed", "thu", "fri"
 _NUMBERS = {w: i for i, w in enumerate(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
                                         "ten", "eleven", "twelve"))} | {"a": 1, "an": 1}
 
-_MONTH_RE = re.compile(_MONTH, re.I)
-_SEASON_RE = re.compile(_SEASON, re.I)
+_MONTH_RE = re.compile(MONTH, re.I)
+SEASON_RE = re.compile(SEASON, re.I)
 _YEAR_RE = re.compile(r"\b\d{4}\b")
 _DAYNUM_RE = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\b")
 _ISO_DAY_RE = re.compile(r"(\d{4})-(\d\d)-(\d\d)")
 #: ISO 8601's basic form of a day, ``20230508`` (the form of the ``%Y%m%d_%H:%M`` session headers)
-_ISO_BASIC = r"((?:19|20)\d\d)(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])"
-_ISO_BASIC_RE = re.compile(_ISO_BASIC)
+ISO_BASIC = r"((?:19|20)\d\d)(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])"
+ISO_BASIC_RE = re.compile(ISO_BASIC)
 _COUNT_RE = re.compile(rf"\b({_NUM})\s+(day|week|month|year)", re.I)
 
 
-def _day(d: date) -> Interval:
+def day_span(d: date) -> Interval:
     """The single day ``d``."""
     return Interval(d, d)
 
 
-def _month(year: int, month: int) -> Interval:
+def month_span(year: int, month: int) -> Interval:
     """The calendar month ``month`` of ``year``; months outside 1..12 roll over into other years."""
     year, month = year + (month - 1) // 12, (month - 1) % 12 + 1
     return Interval(date(year, month, 1), date(year, month, calendar.monthrange(year, month)[1]))
@@ -88,16 +78,16 @@ def _year(year: int) -> Interval:
     return Interval(date(year, 1, 1), date(year, 12, 31))
 
 
-def _week(d: date) -> Interval:
+def week_span(d: date) -> Interval:
     """The Monday-Sunday week that contains ``d``."""
     monday = d - timedelta(days=d.weekday())
     return Interval(monday, monday + timedelta(days=6))
 
 
-def _season(name: str, year: int) -> Interval:
+def season_span(name: str, year: int) -> Interval:
     """Three months from the season's first month of ``year`` (winter runs December to February)."""
     first = _SEASONS[name]
-    return Interval(_month(year, first).start, _month(year, first + 2).end)
+    return Interval(month_span(year, first).start, month_span(year, first + 2).end)
 
 
 def _nearest(spans: list[Interval], base: date) -> Interval | None:
@@ -105,9 +95,9 @@ def _nearest(spans: list[Interval], base: date) -> Interval | None:
     return min(spans, key=lambda s: (max((s.start - base).days, (base - s.end).days, 0), s.start), default=None)
 
 
-def _parts(text: str) -> tuple[int | None, int | None, int | None]:
+def date_parts(text: str) -> tuple[int | None, int | None, int | None]:
     """(year, month, day) named in an absolute date expression, each None when absent."""
-    if iso := _ISO_DAY_RE.search(text) or _ISO_BASIC_RE.fullmatch(text.strip()):
+    if iso := _ISO_DAY_RE.search(text) or ISO_BASIC_RE.fullmatch(text.strip()):
         return int(iso[1]), int(iso[2]), int(iso[3])
     year = int(y[0]) if (y := _YEAR_RE.search(text)) else None
     month = _MONTHS.get(m[0][:3].lower()) if (m := _MONTH_RE.search(text)) else None
@@ -115,14 +105,14 @@ def _parts(text: str) -> tuple[int | None, int | None, int | None]:
     return year, month, day
 
 
-def _absolute(text: str, base: date | None) -> tuple[str, Interval] | None:
+def absolute(text: str, base: date | None) -> tuple[str, Interval] | None:
     """(granularity, span) of an absolute date; with no year, the occurrence nearest ``base`` (or None)."""
-    year, month, day = _parts(text)
+    year, month, day = date_parts(text)
     years = [year] if year else [base.year - 1, base.year, base.year + 1] if base else []
     if month and day:  # 31 April, 29 February of a common year: no such day
-        gran, spans = "day", [_day(date(y, month, day)) for y in years if day <= calendar.monthrange(y, month)[1]]
+        gran, spans = "day", [day_span(date(y, month, day)) for y in years if day <= calendar.monthrange(y, month)[1]]
     elif month:
-        gran, spans = "month", [_month(y, month) for y in years]
+        gran, spans = "month", [month_span(y, month) for y in years]
     else:
         return ("year", _year(year)) if year else None
     found = _nearest(spans, base) if base else spans[0] if spans else None
@@ -170,10 +160,11 @@ _MENTION = re.compile(rf"""\b(?:
   | (?P<later>in\s+{_NUM}\s+(?:day|week|month)s?)
   | (?P<word>the\s+day\s+(?:after\s+tomorrow|before\s+yesterday)|yesterday|today|tonight|tomorrow|last\s+night
       |this\s+(?:morning|afternoon|evening))
-  | (?P<rel>(?:last|this|next)\s+(?:weekend|week|month|year|{_SEASON}|{_MONTH}|{_WEEKDAY}))
+  | (?P<rel>(?:last|this|next)\s+(?:weekend|week|month|year|{SEASON}|{MONTH}|{_WEEKDAY}))
   | (?P<on>on\s+{_WEEKDAY})
-  | (?P<season>{_SEASON}\s+(?:of\s+)?{_YEAR})
-  | (?P<abs>{_ABS}|{_MONTH},?\s+(?:of\s+)?{_YEAR}|(?:in|during)\s+(?:{_MONTH}(?!,?\s*\d)|{_YEAR}))
+  | (?P<nth>on\s+the\s+{_NTH})
+  | (?P<season>{SEASON}\s+(?:of\s+)?{YEAR})
+  | (?P<abs>{ABS}|{MONTH},?\s+(?:of\s+)?{YEAR}|(?:in|during)\s+(?:{MONTH}(?!,?\s*\d)|{YEAR}))
 )(?!\w)""", re.I | re.X)
 # Every mention holds one of these words: a fast prefilter, run on ASCII-lowercased text (case-blind is slow).
 _ANCHOR = re.compile(r"""\b(?=[\dadefjmnostwy])(?:\d|(?:ago|yesterday|today|tonight|tomorrow|night|morning|afternoon
@@ -203,56 +194,69 @@ def _tense(text: str, start: int, end: int) -> int:
 def _weekday(which: str, weekday: int, base: date) -> Interval:
     """last: the latest such day before ``base``; next: the first after it; this: the one in ``base``'s week."""
     if which == "this":
-        return _day(_week(base).start + timedelta(days=weekday))
+        return day_span(week_span(base).start + timedelta(days=weekday))
     back = (base.weekday() - weekday) % 7 or 7 if which == "last" else -((weekday - base.weekday()) % 7 or 7)
-    return _day(base - timedelta(days=back))
+    return day_span(base - timedelta(days=back))
+
+
+def _day_of_month(day: int, tense: int, base: date) -> Interval | None:
+    """Day ``day`` of a month: in the past (-1) the latest on or before ``base``, in the future (+1) the first on
+    or after it; None with no tense, or where no month near ``base`` has that day."""
+    if not tense:
+        return None
+    spans = [month_span(base.year, base.month + k) for k in (-2, -1, 0, 1, 2)]
+    days = [s.start.replace(day=day) for s in spans if day <= s.end.day]
+    found = [d for d in days if (d <= base if tense < 0 else d >= base)]
+    return day_span(found[-1] if tense < 0 else found[0]) if found else None
 
 
 def _relative(which: str, noun: str, base: date) -> Interval | None:
     """``last|this|next`` + week, weekend, month, year, season, month name or weekday, against ``base``."""
     step = {"last": -1, "this": 0, "next": 1}[which]
     if noun == "week":
-        return _week(base + timedelta(weeks=step))
+        return week_span(base + timedelta(weeks=step))
     if noun == "weekend":  # the Saturday-Sunday of the week before, of, after base's week
-        sunday = _week(base + timedelta(weeks=step)).end
+        sunday = week_span(base + timedelta(weeks=step)).end
         return Interval(sunday - timedelta(days=1), sunday)
     if noun == "month":
-        return _month(base.year, base.month + step)
+        return month_span(base.year, base.month + step)
     if noun == "year":
         return _year(base.year + step)
     if noun.endswith("day"):
         return _weekday(which, _WEEKDAYS[noun[:3]], base)
     if noun in _SEASONS:
-        spans = [_season(noun, y) for y in range(base.year - 2, base.year + 2)]  # in order
+        spans = [season_span(noun, y) for y in range(base.year - 2, base.year + 2)]  # in order
         if step:
             return [s for s in spans if s.end < base][-1] if step < 0 else next(s for s in spans if s.start > base)
-        return next((s for s in spans if s.start <= base <= s.end), _season(noun, base.year))
+        return next((s for s in spans if s.start <= base <= s.end), season_span(noun, base.year))
     month = _MONTHS[noun[:3]]
     shift = {0: month - base.month, 1: (month - base.month) % 12 or 12, -1: -((base.month - month) % 12 or 12)}
-    return _month(base.year, base.month + shift[step])
+    return month_span(base.year, base.month + shift[step])
 
 
 def _resolve(kind: str, expr: str, text: str, start: int, end: int, base: date) -> Interval | None:
     """The span of one candidate expression, or None to abstain."""
     words = " ".join(expr.lower().split())
     if kind == "word":
-        return _day(base + timedelta(days=_WORD_OFFSETS.get(words, 0)))
+        return day_span(base + timedelta(days=_WORD_OFFSETS.get(words, 0)))
     if kind in ("ago", "later"):
         number, unit = _COUNT_RE.findall(words)[0]
         n = 2 if "couple" in number else int(number) if number.isdigit() else _NUMBERS[number]
         n *= -1 if kind == "ago" else 1
         if unit in ("day", "week"):
-            return _day(base + timedelta(days=n)) if unit == "day" else _week(base + timedelta(weeks=n))
-        return _month(base.year, base.month + n) if unit == "month" else _year(base.year + n)
+            return day_span(base + timedelta(days=n)) if unit == "day" else week_span(base + timedelta(weeks=n))
+        return month_span(base.year, base.month + n) if unit == "month" else _year(base.year + n)
     if kind == "rel":
         which, noun = words.split(maxsplit=1)
         return _relative(which, noun, base)
     if kind == "on":
         tense = _tense(text, start, end)
         return _weekday("last" if tense < 0 else "next", _WEEKDAYS[words[3:6]], base) if tense else None
+    if kind == "nth":
+        return _day_of_month(int(_DAYNUM_RE.findall(words)[0]), _tense(text, start, end), base)
     if kind == "season":
-        return None if words.startswith("winter") else _season(words.split()[0], int(words[-4:]))
-    found = _absolute(expr, base)
+        return None if words.startswith("winter") else season_span(words.split()[0], int(words[-4:]))
+    found = absolute(expr, base)
     return found[1] if found else None
 
 
@@ -260,11 +264,11 @@ def date_mentions(text: str, base: date) -> list[DateMention]:
     """The time expressions of ``text`` resolved against the session date ``base``, in text order.
 
     Days: today, tonight, this morning, (the day before) yesterday, last night, (the day after) tomorrow,
-    "N days ago", "in N days". last/this/next week (Monday-Sunday), weekend (that week's Saturday-Sunday),
-    month, year, season, month name ("last May": the latest May before ``base``'s month); "N weeks|months|
-    years ago", "in N weeks|months": the week, month or year holding the shifted day. Weekdays need
-    last/next/this (this: in ``base``'s week) or "on" in a sentence only in the past (the latest) or only in
-    the future (the next). Absolute dates without a year take the occurrence nearest ``base``. Bare
+    "N days ago", "in N days". last/this/next week (Monday-Sunday), weekend (that week's Saturday-Sunday), month,
+    year, season, month name ("last May": the latest May before ``base``'s month); "N weeks|months|years ago", "in
+    N weeks|months": the week, month or year holding the shifted day. Weekdays need last/next/this (this: in
+    ``base``'s week) or "on" in a sentence only in the past (the latest) or only in the future (the next); so does a
+    day of the month ("on the 15th"). Absolute dates without a year take the occurrence nearest ``base``. Bare
     weekdays, vague words (recently, the other day, a few days ago) and impossible dates give nothing."""
     windows: list[tuple[int, int]] = []  # merged stretches around a word every mention holds; only they are parsed
     for a in _ANCHOR.finditer(text.translate(_ASCII_LOWER)):
@@ -276,94 +280,3 @@ def date_mentions(text: str, base: date) -> list[DateMention]:
             if m.lastgroup and (span := _resolve(m.lastgroup, m[0], text, m.start(), m.end(), base)):
                 mentions.append(DateMention(m.start(), m.end(), m[0], span))
     return mentions
-
-
-_QUESTION = re.compile(rf"""\b(?:(?P<rel>before|after|prior\s+to)\s+|(?P<prep>in|on|during|of|around|over|from)\s+)?
-    (?:the\s+)?(?P<mod>(?:weekend|week|day)\s+(?:of|before|after)\s+
-      |(?:beginning|start|end|middle|(?:first|second)\s+half)\s+of\s+|(?:early|mid|late)(?:\s+|-))?
-    (?P<date>{_ABS}|(?<![\w./-]){_ISO_BASIC}(?![\w:/-]|\.\w)|{_SEASON},?\s+(?:of\s+)?{_YEAR}|{_MONTH},?\s+(?:of\s+)?{_YEAR}|{_YEAR}|{_MONTH})(?!\w)
-""", re.I | re.X)
-_PART_OF = {"beginning of": 0, "start of": 0, "early": 0, "middle of": 1, "mid": 1, "end of": 2, "late": 2,
-            "first half of": 3, "second half of": 4}
-
-
-def _around(mod: str, day: date) -> Interval:
-    """``week|weekend|day`` + ``of|before|after`` a day (the week before = the 7 days before it)."""
-    unit, where = mod.split()
-    if unit == "day":
-        return _day(day + timedelta(days={"of": 0, "before": -1, "after": 1}[where]))
-    if unit == "week":
-        if where == "of":
-            return _week(day)
-        first = day - timedelta(days=7) if where == "before" else day + timedelta(days=1)
-        return Interval(first, first + timedelta(days=6))
-    sunday = {"before": day - timedelta(days=(day.weekday() - 6) % 7 or 7), "of": _week(day).end,
-              "after": day + timedelta(days=((5 - day.weekday()) % 7 or 7) + 1)}[where]
-    return Interval(sunday - timedelta(days=1), sunday)
-
-
-def _part(part: int, gran: str, span: Interval) -> Interval:
-    """The first, middle or last third (days 1-10, 11-20, 21-end; of a year: 4 months) or half of a span."""
-    if gran == "month":
-        first, last = [(1, 10), (11, 20), (21, 31), (1, 15), (16, 31)][part]
-        return Interval(span.start.replace(day=first), span.start.replace(day=min(last, span.end.day)))
-    first, last = [(1, 4), (5, 8), (9, 12), (1, 6), (7, 12)][part]
-    return Interval(_month(span.start.year, first).start, _month(span.start.year, last).end)
-
-
-def _cue(m: re.Match[str]) -> TimeCue | None:
-    """The cue of one candidate, or None when it names no date of a known year (or not clearly)."""
-    rel = " ".join((m["rel"] or "").lower().split())
-    relation: Literal["in", "before", "after"] = "after" if rel == "after" else "before" if rel else "in"
-    mod = " ".join((m["mod"] or "").lower().replace("-", " ").split())
-    text, prep = m["date"], (m["prep"] or "").lower()
-    year, month, day = _parts(text)
-    if (season := _SEASON_RE.match(text)) and year:
-        name = season[0].lower()  # winter 2021: which one?
-        found: tuple[str, Interval] | None = None if name == "winter" else ("season", _season(name, year))
-    elif not year:  # "in June": that month of any year
-        ok = month and not day and prep in ("in", "during") and not rel and mod in ("", *_PART_OF)
-        return TimeCue("in", None, month, m[0].strip()) if ok else None
-    elif not (prep or rel or mod) and (not month or _ISO_BASIC_RE.fullmatch(text)):
-        return None  # a bare number such as "2023" or "20230508"
-    else:
-        found = _absolute(text, None)
-    if found is None:
-        return None
-    gran, span = found
-    if mod in _PART_OF and gran in ("month", "year"):
-        span = _part(_PART_OF[mod], gran, span)
-    elif mod and not (gran == "day" and mod not in _PART_OF):
-        return None
-    elif mod:
-        span = _around(mod, span.start)
-    return TimeCue(relation, span, None, m[0].strip())
-
-
-def question_cue(question: str) -> TimeCue | None:
-    """The time constraint ``question`` states, or None when it states none or several different ones.
-
-    Only dates of a known year count: days (also in ISO 8601's basic form, ``20230508``), months,
-    years, seasons (summer 2021: June-August; winter abstains), parts of a month or year ("the
-    beginning|middle|end of" or "early|mid|late": days 1-10|11-20|21-end or 4-month thirds; "the
-    first|second half of"), "the week|weekend|day of|before|after" a day (the week before D: the 7 days
-    before D); "before"/"after" set the relation. "in June" (no year) gives ``month``. Relative times
-    ("last year") and events ("after the roadtrip") give None. "between D1 and D2" is one span."""
-    if (between := _between(question)) is not None:
-        return between
-    cues = [cue for m in _QUESTION.finditer(question) if (cue := _cue(m))]
-    return cues[0] if cues and len({(c.relation, c.interval, c.month) for c in cues}) == 1 else None
-
-
-_BETWEEN = re.compile(r"\bbetween\s+(.+?)\s+and\s+(.+?)(?=[?.!;]|$)", re.I)
-
-
-def _between(question: str) -> TimeCue | None:
-    """"between August 11 and August 15 2023": one span from the first date to the last (the first takes
-    the last's year when it names none)."""
-    m = _BETWEEN.search(question)
-    last = _absolute(m[2], None) if m else None
-    first = _absolute(m[1], last[1].start) if m and last else None
-    if m is None or last is None or first is None or first[1].start > last[1].end:
-        return None
-    return TimeCue("in", Interval(first[1].start, last[1].end), expression=m[0])

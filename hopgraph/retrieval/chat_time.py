@@ -1,5 +1,5 @@
 """Time cues over conversations: a question that states a time ("in May 2023", "on 7 July, 2023", "the
-week before 1 June 2023", ``core.dates.question_cue``) lifts the candidate chunks whose session falls in
+week before 1 June 2023", ``core.time_cues.question_cue``) lifts the candidate chunks whose session falls in
 it, or whose turns mention a day in it ("yesterday" in a session of 8 May is 7 May). A question with no
 cue, and a corpus with no dated conversation, are left as they are; so is a ranking where no candidate
 matches (the cue is then taken to be about something the index does not date)."""
@@ -14,7 +14,7 @@ from datetime import date, datetime
 
 import numpy as np
 
-from hopgraph.core.dates import TimeCue, question_cue
+from hopgraph.core.time_cues import TimeCue, question_cue
 from hopgraph.retrieval.run import Run
 
 
@@ -64,6 +64,8 @@ class ChatTimes:
             dated = self.session_day >= 0
             if cue.relation == "before":
                 month, hit = dated & (self.session_day < a), self.ends < a
+            elif cue.relation == "by":
+                month, hit = dated & (self.session_day <= b), self.starts <= b
             elif cue.relation == "after":
                 month, hit = self.session_day > b, self.starts > b
             else:
