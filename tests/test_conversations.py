@@ -150,6 +150,25 @@ def test_a_time_bounded_question_is_answered_from_the_session_in_that_time(
     assert Path(when.results[-1].citation.source).name == "june.txt"
 
 
+def test_a_day_of_the_month_a_turn_names_answers_a_range_question(
+        settings: Settings, embedder: object, tmp_path: Path) -> None:
+    folder = tmp_path / "chat"
+    folder.mkdir()
+    (folder / "aug.txt").write_text("Time: 2023-08-17 19:00\nJohn: I met my teammates on the 15th after my trip.\n"
+                                    "Tim: Nice!\n", encoding="utf-8")
+    (folder / "sep.txt").write_text("Time: 2023-09-20 19:00\nJohn: I met my teammates at the gym after my trip.\n"
+                                    "Tim: Cool!\n", encoding="utf-8")
+    with Platform(settings, embedder=embedder) as p:  # type: ignore[arg-type]
+        p.ingest([folder])
+        chats = [json.loads(c) for c in p.retriever.state().tables.chunks["chat"].tolist() if c]
+        found = p.query("Where did John meet his teammates from August 14 to August 16, 2023?", mode="graph",
+                        top_k=2, explain=True)
+    assert [["2023-08-15", "2023-08-15"]] in [c["dates"] for c in chats]  # "on the 15th", said on 17 August
+    assert found.explain["time_cue"]["interval"] == ["2023-08-14", "2023-08-16"]
+    assert found.explain["time_cue"]["matched"] == 1
+    assert Path(found.results[0].citation.source).name == "aug.txt"
+
+
 def test_chat_context_is_stored_with_the_chunk(platform: Platform, tmp_path: Path) -> None:
     (tmp_path / "may.txt").write_text(SESSIONS["may.txt"], encoding="utf-8")
     platform.ingest([tmp_path / "may.txt"])
