@@ -30,10 +30,11 @@ def conversations() -> Section:
         g, b = r["modes"]["graph"]["latency_ms"], r["modes"]["bm25"]["latency_ms"]
         latency.append([s, f"{g['p50']:.0f} / {g['p95']:.0f}", f"{b['p50']:.1f}", f"{g['p50'] / b['p50']:.1f}"])
     lines = ["Conversations become dated sessions: each chunk of a chat log carries its session's date and the days "
-             "its turns mention, resolved against it (\"yesterday\", \"last week\"); a question's time cue (\"in May "
-             "2023\", \"on 7 July, 2023\", \"on 20230707\") lifts the chunks dated in it (`graph-no-time` turns it "
-             "off), a question asking *when* lifts the chunks whose turns date something (`graph-no-when`), and \"I\""
-             " in a turn stands for its speaker, so that the walk can hop along the facts a question's verb names "
+             "its turns mention, resolved against it (\"yesterday\", \"last week\", \"on the 15th\"); a question's "
+             "time cue (\"in May 2023\", \"on 7 July, 2023\", \"from 11 to 15 August 2023\") lifts the chunks dated "
+             "in it (`graph-no-time` turns it off), a question asking *when* lifts the chunks whose turns date "
+             "something (`graph-no-when`), and \"I\" in a turn stands for its speaker, so that the walk can "
+             "hop along the facts a question's verb names "
              "(`graph-no-facts`); a turn addressing a speaker by name (\"Woohoo Melanie!\") mentions that "
              "speaker, and on a corpus of look-alike chunks the chunks that name the question's seeds are fused "
              "beside the walk (`graph-no-seed-chunks`), where a question names a person the walk's scores stay on "
