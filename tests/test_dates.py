@@ -214,6 +214,7 @@ def cue(question: str) -> tuple[str, Interval | None, int | None] | None:
     ("What changed between 20230508 and 20230601?", "in", "2023-05-08", "2023-06-01"),
     ("What did John do from August 11 to August 15, 2023?", "in", "2023-08-11", "2023-08-15"),
     ("Where was Ann from 11 until 15 August 2023?", "in", "2023-08-11", "2023-08-15"),
+    ("Who called from 2 to 4 pm on 5 May 2023?", "in", "2023-05-05", None),  # hours, not days
     ("What did he read between the 3rd and the 9th of May 2023?", "in", "2023-05-03", "2023-05-09"),
     ("How many games had Nate won by July 10, 2022?", "by", "2022-07-10", None),
     ("What had she saved until 3 May 2023?", "by", "2023-05-03", None),

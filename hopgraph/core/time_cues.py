@@ -31,9 +31,10 @@ Relation = Literal["in", "before", "after", "by"]
 
 @dataclass(frozen=True)
 class TimeCue:
-    """A question's time constraint: events in, before or after ``interval`` (None: only ``month`` is known)."""
+    """A question's time constraint: events in, before, after or by (on or before) ``interval`` (None: only
+    ``month`` is known)."""
 
-    relation: Relation  # by: on or before the interval's last day
+    relation: Relation
     interval: Interval | None
     month: int | None = None
     expression: str = ""
@@ -128,6 +129,8 @@ def question_cue(question: str) -> TimeCue | None:
 
 
 _BARE_DAY = re.compile(r"(?:the\s+)?([12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?", re.I)
+#: the last date of a range starts it ("August 15 2023, at the lake"; not "4 pm on 5 May 2023")
+_RANGE_END = re.compile(rf"(?:the\s+)?(?:{ABS}|{ISO_BASIC}|{MONTH},?\s+(?:of\s+)?{YEAR}|{YEAR})(?!\w)", re.I)
 _BETWEEN = re.compile(r"\b(?:between|from)\s+(.+?)\s+(?:and|to|until|till|through)\s+(.+?)(?=[?.!;]|$)", re.I)
 
 
@@ -135,7 +138,8 @@ def _between(question: str) -> TimeCue | None:
     """"between August 11 and August 15 2023", "from 11 to 15 August 2023": one span from the first date to
     the last (the first takes the last's year, and month, when it names none)."""
     m = _BETWEEN.search(question)
-    last = absolute(m[2], None) if m else None
+    end_text = _RANGE_END.match(m[2]) if m else None
+    last = absolute(end_text[0], None) if end_text else None
     if m is None or last is None:
         return None
     end = last[1]
