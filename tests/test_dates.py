@@ -1,10 +1,13 @@
-"""Dates of chat memories (hopgraph.core.dates): session headers, mentions in chat turns, question cues."""
+"""Dates of chat memories (hopgraph.core.dates): session headers, mentions in chat turns, question cues
+(hopgraph.core.time_cues)."""
 
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hopgraph.core.dates import DateMention, Interval, date_mentions, session_time
 from hopgraph.core.time_cues import TimeCue, question_cue
@@ -267,3 +270,19 @@ def test_question_cue_between_two_dates_is_one_span() -> None:
     assert cue is not None and cue.relation == "in"
     assert cue.interval == Interval(date(2023, 8, 11), date(2023, 8, 15))
     assert question_cue("Who sat between Ann and Bob?") is None
+
+
+WORDS = ("on", "the", "15th", "31st", "29th", "3rd", "between", "from", "to", "and", "by", "until", "May", "June",
+         "February", "2023", "2024", "week", "second", "last", "month", "of", "in", "before", "after", "yesterday",
+         "I", "went", "will", "20230508", "2023-02-30", "-", ",", "?", "summer", "mid", "end", "next", "ago", "two")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(WORDS), max_size=12), st.dates(date(2001, 1, 1), date(2098, 12, 31)))
+def test_any_word_salad_gives_well_formed_spans_or_nothing(words: list[str], base: date) -> None:
+    text = " ".join(words)
+    for m in date_mentions(text, base):
+        assert m.interval.start <= m.interval.end and text[m.start:m.end] == m.expression
+    found = question_cue(text)
+    if found is not None and found.interval is not None:
+        assert found.interval.start <= found.interval.end and found.expression in text
