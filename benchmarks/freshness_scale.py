@@ -35,7 +35,7 @@ from hopgraph.graphdb.store import EdgeRow, GraphChange
 from hopgraph.retrieval.index import persist
 from hopgraph.retrieval.index.delta import apply_delta
 from hopgraph.retrieval.index.state import IndexRecipe, IndexState
-from hopgraph.retrieval.index.tables import Tables, strings, typed_rows, vector_dtype
+from hopgraph.retrieval.index.tables import CHUNK_COLUMNS, Tables, strings, typed_rows, vector_dtype
 from hopgraph.retrieval.signals import Seeds, entity_similarity, ppr_scores
 
 DIM = 384
@@ -69,9 +69,9 @@ def generate(n_docs: int, n_entities: int, n_edges: int, seed: int = 7) -> Table
     return Tables(
         version=1, entity_ids=ids, entity_names=names, entity_types=strings(["PERSON"] * n_entities),
         entity_keys=strings([normalize_name(n) for n in names.tolist()]), entity_vectors=vec, chunk_ids=chunk_ids,
-        chunks={"text": strings(texts), "document_id": docs, "source": docs, "title": strings(
-            [f"Title {j}" for j in range(n_docs)]), "corpus_id": strings([""] * n_docs),
-            "kind": strings(["text"] * n_docs), "uri": strings([""] * n_docs)}, chunk_vectors=cvec,
+        chunks={**{name: strings([""] * n_docs) for name in CHUNK_COLUMNS}, "text": strings(texts),
+                "document_id": docs, "source": docs, "title": strings([f"Title {j}" for j in range(n_docs)]),
+                "kind": strings(["text"] * n_docs)}, chunk_vectors=cvec,
         mention_chunk=np.repeat(np.arange(n_docs, dtype=np.int32), PER_CHUNK), mention_entity=m_entity,
         mention_count=np.ones(n_docs * PER_CHUNK), edge_source=src, edge_target=dst,
         edge_type=typed.astype(np.int16), edge_type_names=strings([CO_OCCURS, "knows"]),
