@@ -78,16 +78,22 @@ OTHER_FIGURES: tuple[tuple[str, str, str, str, str], ...] = (
      "document on a worker: 63-65 ms (embedding 39-45, extraction 19-21, chunking 2-3); the writer 28-31 ms, "
      "so one writer keeps up with about two workers of this speed",
      "python -m benchmarks.ingest_scale --docs 300 --workers 1 2", "2026-11-27", DEV_MACHINE),
-    ("Index state at 0.1M and 0.3M entities (10 edges per entity, one document per 10 entities)",
-     "0.1M entities, 2.2M joint edges: state 0.41 GB RSS, full build 0.6 s, refresh after a 100-document delta "
-     "0.23-0.28 s (median), process RSS while refreshing 1.2 GB; 0.3M entities, 6.6M joint edges (a loaded "
-     "machine): 0.90 GB, 2.6 s, 0.65-0.66 s, 2.2 GB",
-     "python -m benchmarks.freshness --synthetic 10000:100000:1000000 (and 30000:300000:3000000)", "2026-11-25",
-     DEV_MACHINE),
-    ("Index state at scale (1.1M nodes, 22M joint edges)", "full build 5.6 s; served state 2.1 GB RSS; graph pass "
-     "(entity seeds + PPR by push) p50 62 ms (power iteration 700 ms)",
-     "python -m benchmarks.freshness --synthetic 100000:1000000:10000000", "2026-11-24", DEV_MACHINE),
-    ("Refresh after a 100-document delta, same scale", "median 0.76 s (no row moves) and 0.91 s (new chunks and "
+    ("Index state at 0.1M and 0.3M entities (10 or 8 edges per entity, one document per 10 entities)",
+     "0.1M entities, 2.2M joint edges (the walk by push, nothing assembled): served state 0.36 GB RSS, full build "
+     "0.6 s, refresh after a 100-document delta 0.27 s (chunk ids kept) and 0.32 s (rows move; medians of 6), "
+     "process RSS while refreshing 1.13 GB, graph pass p50 77 ms; 0.1M entities, 1.8M joint edges (under 2M: "
+     "the walk's matrix assembled with each state): 0.37 GB, 0.7 s (0.12 s of it assembling), 0.36 s and 0.56 s, "
+     "1.2 GB, graph pass by power iteration p50 43 ms; 0.3M entities, 6.6M joint edges (float16 entity vectors): "
+     "0.73 GB, 1.7 s, 0.55 s and 0.63 s, 2.1 GB, graph pass p50 88 ms (torch loaded, as in a server)",
+     "python -m benchmarks.freshness --synthetic 10000:100000:1000000 (and 10000:100000:800000, "
+     "30000:300000:3000000)", "2026-11-30", DEV_MACHINE),
+    ("Index state at scale (1.1M nodes, 22M joint edges)", "full build 7.0 s; served state 2.0 GB RSS; graph pass "
+     "(entity seeds + PPR by push, torch loaded as in a server) p50 184 ms; refresh after a 100-document delta "
+     "median 1.41 s (no row moves) and 1.76 s (new chunks and entities), process RSS 6.9 GB. The code of "
+     "2026-11-24 (a05da79), run after it the same day: 6.8 s, 2.0 GB, 183 ms, 1.42 s and 1.98 s. A process "
+     "without torch (a cold `hopgraph query`) widens the float16 entity vectors in numpy: graph pass 1,037 ms",
+     "python -m benchmarks.freshness --synthetic 100000:1000000:10000000", "2026-11-30", DEV_MACHINE),
+    ("index.pregrow at the same scale", "refresh median 0.76 s (no row moves) and 0.91 s (new chunks and "
      "entities); without index.pregrow 0.84 s and 1.62 s; process RSS 7.0 GB",
      "python -m benchmarks.freshness --synthetic 100000:1000000:10000000 [--no-pregrow]", "2026-11-24", DEV_MACHINE),
     ("Restart of hopgraph serve on the full 2wiki store", "serving 4.7 s after start (median of five)",

@@ -167,7 +167,12 @@ def rss_parts() -> dict[str, float]:
 
 def served(folder: Path, queries: int = 20) -> None:
     """In a fresh process, as ``serve`` does: load the persisted tables, derive the state, answer graph
-    passes (entity seeds + PPR by the solver graph mode picks); print the state's RSS and the p50."""
+    passes (entity seeds + PPR by the solver graph mode picks); print the state's RSS and the p50. torch is
+    imported first, as a server's warm-up imports it with the embedding model: the entity cosines are then
+    torch's product (numpy's, in a process without torch, widens float16 vectors: about 1 s per query at 1M
+    entities)."""
+    import torch  # noqa: F401  (as serve has it loaded)
+
     base = rss_parts()
     t = time.perf_counter()
     tables = persist.load(folder)
