@@ -112,6 +112,20 @@ def test_entity_similarity_in_torch_is_the_exact_product() -> None:
     assert entity_similarity(SimpleNamespace(n_entities=0), q).size == 0  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(("dtype", "imported"), [("float16", True), ("float32", False)])
+def test_load_torch_for_half_precision_entity_vectors_only(dtype: str, imported: bool) -> None:
+    """A long-lived process without the embedding model (the MCP server) loads torch at its warm-up where
+    the state holds float16 entity vectors, so that their products are torch's; float32 ones keep numpy."""
+    code = ("import sys; from types import SimpleNamespace; import numpy as np\n"
+            "from hopgraph.retrieval.signals import load_torch_for\n"
+            "assert 'torch' not in sys.modules\n"
+            f"load_torch_for(SimpleNamespace(n_entities=3, entity_vectors=np.zeros((3, 4), dtype=np.{dtype})))\n"
+            "print('torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=cli_env())
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == str(imported)
+
+
 def test_an_unwritable_cache_leaves_questions_to_the_model(tmp_path: Path) -> None:
     blocked = tmp_path / "file-not-dir"
     blocked.write_text("x")
