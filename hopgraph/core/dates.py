@@ -35,11 +35,12 @@ class DateMention:
 # Pattern fragments (``May`` only capitalised: it is also a verb).
 MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|(?-i:May)|june?|july?|aug(?:ust)?"
           r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b(?:\.(?=\s*\d))?")
-_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?\b"
+DAY_NUMBER = r"(?:[12]\d|3[01]|0?[1-9])"  # 1-31
+_DAY = rf"{DAY_NUMBER}(?:st|nd|rd|th)?\b"
 YEAR = r"(?:19|20)\d\d\b(?!-)"
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day\b"
 SEASON = r"(?:spring|summer|autumn|fall|winter)\b"
-_NTH = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)\b"  # a day of the month, "the 15th"
+_NTH = rf"{DAY_NUMBER}(?:st|nd|rd|th)\b"  # a day of the month, "the 15th"
 _NUM = r"(?:\d{1,3}|(?:a\s+)?couple\s+of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 ABS = (rf"(?:{_DAY}\s+(?:of\s+)?{MONTH}(?:,?\s+{YEAR})?|{MONTH}\s+{_DAY}(?:,?\s+{YEAR})?"
         r"|\d{4}-\d\d-\d\d\b)")

@@ -10,6 +10,7 @@ from typing import Literal
 
 from hopgraph.core.dates import (
     ABS,
+    DAY_NUMBER,
     ISO_BASIC,
     ISO_BASIC_RE,
     MONTH,
@@ -128,7 +129,7 @@ def question_cue(question: str) -> TimeCue | None:
     return cues[0] if cues and len({(c.relation, c.interval, c.month) for c in cues}) == 1 else None
 
 
-_BARE_DAY = re.compile(r"(?:the\s+)?([12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?", re.I)
+_BARE_DAY = re.compile(rf"(?:the\s+)?({DAY_NUMBER})(?:st|nd|rd|th)?", re.I)
 #: the last date of a range starts it ("August 15 2023, at the lake"; not "4 pm on 5 May 2023")
 _RANGE_END = re.compile(rf"(?:the\s+)?(?:{ABS}|{ISO_BASIC}|{MONTH},?\s+(?:of\s+)?{YEAR}|{YEAR})(?!\w)", re.I)
 _BETWEEN = re.compile(r"\b(?:between|from)\s+(.+?)\s+(?:and|to|until|till|through)\s+(.+?)(?=[?.!;]|$)", re.I)

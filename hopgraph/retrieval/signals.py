@@ -105,7 +105,7 @@ def entity_similarity(snap: Snapshot, qvec: np.ndarray) -> np.ndarray:
 
 
 def load_torch_for(snap: Snapshot) -> None:
-    """Import torch where ``snap``'s entity vectors are float16 (above 262,144 entities), so that a
+    """Import torch where ``snap``'s entity vectors are float16 (``index.tables.vector_dtype``), so that a
     long-lived process without the embedding model (the MCP server) takes torch's half product in
     ``entity_similarity``, many times faster than numpy's widening; a one-shot process (a cold ``hopgraph
     query``) keeps numpy rather than pay the import."""
