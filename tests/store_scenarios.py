@@ -8,7 +8,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, Section, SummaryNode
+from hopgraph.core.records import (
+    ChatContext,
+    Chunk,
+    Community,
+    Document,
+    Entity,
+    Mention,
+    Relation,
+    Section,
+    SummaryNode,
+)
 from hopgraph.core.records import relation_id as rid
 from hopgraph.graphdb.protocols import GraphBrowser, GraphStore
 from hopgraph.graphdb.store import IngestRun, RelationRef
@@ -183,6 +193,18 @@ def section_store(store: GraphStore) -> dict[str, Any]:
             "has_chunk": store.counts()["HAS_CHUNK"]}
 
 
+def chat_date_store(store: GraphStore) -> dict[str, Any]:
+    """Chat contexts written over a chunk's (a missing chunk ignored); no migration marks (nothing to
+    re-date), and clearing a mark that is not set changes nothing."""
+    load(store)
+    assert store.undated_chats() == {}
+    chat = ChatContext(session="2023-08-17T19:00", speakers=["John"], dates=[("2023-08-15", "2023-08-15")])
+    store.write_chat_contexts({"c1": chat.model_dump_json(), "nope": chat.model_dump_json()})
+    store.mark_chats_dated(["doc_1", "doc_9"])
+    assert store.undated_chats() == {}
+    return {"chats": sorted((r["id"], r["chat"] or "") for r in store.snapshot_chunks(["doc_1", "doc_2"]))}
+
+
 def run_log(store: GraphStore) -> dict[str, Any]:
     """Runs recorded, updated, pruned to the newest and deleted."""
     for i in range(4):
@@ -244,5 +266,5 @@ def graph_browser(store: Browsable) -> dict[str, Any]:
 SCENARIOS: dict[str, Callable[[Browsable], dict[str, Any]]] = {
     "IngestWriter": ingest_writer, "EntityEditor": entity_editor, "IndexSource": index_source,
     "CommunityStore": community_store, "TreeStore": tree_store, "SectionStore": section_store,
-    "RunLog": run_log, "GraphAdmin": graph_admin, "GraphBrowser": graph_browser,
+    "ChatDateStore": chat_date_store, "RunLog": run_log, "GraphAdmin": graph_admin, "GraphBrowser": graph_browser,
 }

@@ -1,6 +1,10 @@
 """Dates in chat memories: a session header's time and a chat turn's time expressions resolved against the
 session's date (a question's time constraint: ``core.time_cues``). Everything abstains rather than guess;
-``dateparser`` is imported lazily, only as the last resort of :func:`session_time`."""
+``dateparser`` is imported lazily, only as the last resort of :func:`session_time`.
+
+Chunks store the days their turns mention (``ChatContext.dates``): a change of :func:`date_mentions`' rules
+ships a migration that marks the stored conversations (as ``0012_chat_dates`` does), and the next ingest
+dates their turns again (``ingest.conversations.redate``)."""
 
 from __future__ import annotations
 

@@ -17,6 +17,7 @@ from hopgraph.core.settings import GraphSettings
 from hopgraph.graphdb import cypher
 from hopgraph.graphdb.batches import batches
 from hopgraph.graphdb.browse import BrowseMixin
+from hopgraph.graphdb.chat_edits import ChatEditsMixin
 from hopgraph.graphdb.community_edits import CommunityEditsMixin
 from hopgraph.graphdb.dialect import Dialect
 from hopgraph.graphdb.entity_types import EntityTypesMixin
@@ -50,7 +51,7 @@ def _dedupe(rows: Iterable[dict[str, Any]], key: str = "id") -> list[dict[str, A
 
 
 class BoltGraphStore(SchemaMixin, IndexReadsMixin, CommunityEditsMixin, TreeEditsMixin, SectionEditsMixin,
-                     EntityTypesMixin, BrowseMixin):
+                     ChatEditsMixin, EntityTypesMixin, BrowseMixin):
     """GraphStore over Bolt. Writes are UNWIND batches in managed write transactions."""
 
     def __init__(self, uri: str, auth: tuple[str, str], cfg: GraphSettings, dialect: Dialect) -> None:

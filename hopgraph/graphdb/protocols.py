@@ -8,6 +8,7 @@ uses and a second backend (or the in-memory store of ``hopgraph.testing``) can b
     CommunityStore      ingest.communities (with ``IncrementalCommunities``, ``graphdb.community_protocol``)
     TreeStore           ingest.raptor (``graphdb.tree_protocol``)
     SectionStore        ingest.pipeline, ingest.embedding (``graphdb.section_protocol``)
+    ChatDateStore       ingest.conversations: re-dating stored conversations (``graphdb.chat_protocol``)
     RunLog              ingest.scheduler: the log of scheduled runs
     GraphAdmin          hopgraph.app, api, cli: migrations, counts, health, close
     GraphBrowser        api routes, hopgraph export: look-ups for people exploring the graph
@@ -24,6 +25,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Protocol
 
 from hopgraph.core.records import Chunk, Document, Entity, Mention, Relation
+from hopgraph.graphdb.chat_protocol import ChatDateStore
 from hopgraph.graphdb.community_protocol import CommunityGraph, CommunityStore, IncrementalCommunities
 from hopgraph.graphdb.section_protocol import SectionStore
 from hopgraph.graphdb.store import (
@@ -42,9 +44,9 @@ from hopgraph.graphdb.store import (
 )
 from hopgraph.graphdb.tree_protocol import TreeStore
 
-__all__ = ["CommunityGraph", "CommunityStore", "CypherConsole", "DocumentReader", "EntityEditor", "GraphAdmin",
-           "GraphBackend", "GraphBrowser", "GraphStore", "IncrementalCommunities", "IndexSource", "IngestWriter",
-           "RunLog", "SectionStore", "TreeStore"]
+__all__ = ["ChatDateStore", "CommunityGraph", "CommunityStore", "CypherConsole", "DocumentReader", "EntityEditor",
+           "GraphAdmin", "GraphBackend", "GraphBrowser", "GraphStore", "IncrementalCommunities", "IndexSource",
+           "IngestWriter", "RunLog", "SectionStore", "TreeStore"]
 
 
 class DocumentReader(Protocol):
@@ -282,7 +284,7 @@ class CypherConsole(Protocol):
 
 
 class GraphStore(IngestWriter, EntityEditor, IndexSource, CommunityStore, IncrementalCommunities, TreeStore,
-                 SectionStore, RunLog, GraphAdmin, Protocol):
+                 SectionStore, ChatDateStore, RunLog, GraphAdmin, Protocol):
     """Every role ingest and retrieval use, as one union: callers outside ``hopgraph.graphdb`` take the
     roles they use instead (``ingest.graph_roles`` composes the pipeline's; ``test_house`` checks it)."""
 

@@ -16,10 +16,11 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 
 from hopgraph.core.dates import date_mentions, session_time
 from hopgraph.core.records import ChatContext, Chunk
+from hopgraph.graphdb.chat_protocol import ChatDateStore
 from hopgraph.ingest.speakers import STAMP, Speaker, speakers
 
 log = logging.getLogger(__name__)
@@ -97,10 +98,53 @@ def _context(chunk_text: str, session: datetime | None, tags: list[Speaker], tag
     names = list(dict.fromkeys(t.name for t in tags[lo:hi]))
     if session is None:
         return ChatContext(speakers=names)
-    said = _STAMP.sub(_blank, _HEADER.sub(_blank, chunk_text))  # what the turns say, not their headers and stamps
-    days = dict.fromkeys((m.interval.start.isoformat(), m.interval.end.isoformat())
-                         for m in date_mentions(said, session.date()))
-    return ChatContext(session=session.isoformat(timespec="minutes"), speakers=names, dates=list(days))
+    return ChatContext(session=session.isoformat(timespec="minutes"), speakers=names,
+                       dates=turn_dates(chunk_text, session.date()))
+
+
+def turn_dates(chunk_text: str, day: date) -> list[tuple[str, str]]:
+    """The days the turns of ``chunk_text`` mention, resolved against its session's ``day``, as inclusive
+    ISO intervals in text order (session headers and line stamps are not turns)."""
+    said = _STAMP.sub(_blank, _HEADER.sub(_blank, chunk_text))
+    return list(dict.fromkeys((m.interval.start.isoformat(), m.interval.end.isoformat())
+                              for m in date_mentions(said, day)))
+
+
+def redated(chunk_text: str, chat_json: str) -> str | None:
+    """The chat context JSON of a stored chunk with its ``dates`` resolved again by today's rules
+    (``core.dates``) from its text and session; None where it has no session or its dates stay."""
+    if not chat_json:
+        return None
+    ctx = ChatContext.model_validate_json(chat_json)
+    if not ctx.session:
+        return None
+    dates = turn_dates(chunk_text, datetime.fromisoformat(ctx.session).date())
+    return None if dates == ctx.dates else ctx.model_copy(update={"dates": dates}).model_dump_json()
+
+
+def redate(graph: ChatDateStore, batch: int = 200) -> tuple[int, int]:
+    """Re-date the turns of the conversations a migration marked (ingested before the dating rules
+    changed): each chunk's ``dates`` again from its text and session (``redated``), the changed
+    documents committed so that the index state reads them again; nothing is re-chunked or re-embedded.
+    Returns how many documents were read and how many chunks changed."""
+    documents = changed = 0
+    while todo := graph.undated_chats(limit=batch):
+        chats: dict[str, str] = {}
+        touched: list[str] = []
+        for doc, rows in todo.items():
+            found = {cid: new for cid, text, chat in rows if (new := redated(text, chat)) is not None}
+            if found:
+                chats.update(found)
+                touched.append(doc)
+        if chats:
+            graph.write_chat_contexts(chats)
+            graph.commit(documents=touched)
+        graph.mark_chats_dated(list(todo))
+        documents, changed = documents + len(todo), changed + len(chats)
+    if documents:
+        log.info("re-dated %d conversation(s) stored before the dating rules changed: %d chunk(s) changed",
+                 documents, changed)
+    return documents, changed
 
 
 def _blank(m: re.Match[str]) -> str:

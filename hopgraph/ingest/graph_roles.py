@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from hopgraph.graphdb.protocols import (
+    ChatDateStore,
     CommunityStore,
     EntityEditor,
     IncrementalCommunities,
@@ -19,10 +20,10 @@ from hopgraph.graphdb.protocols import (
 __all__ = ["IngestGraph", "StepGraph"]
 
 
-class StepGraph(EntityEditor, IndexSource, SectionStore, CommunityStore, Protocol):
+class StepGraph(EntityEditor, IndexSource, SectionStore, ChatDateStore, CommunityStore, Protocol):
     """What the post-ingest steps read and write (``ingest.post_steps``): entity merges, types and
-    descriptions, the vectors' payloads (the snapshot reads), section and caption backfills, and
-    whether the communities are stale."""
+    descriptions, the vectors' payloads (the snapshot reads), section and caption backfills, the re-dating
+    of stored conversations, and whether the communities are stale."""
 
 
 class IngestGraph(IngestWriter, StepGraph, IncrementalCommunities, TreeStore, Protocol):

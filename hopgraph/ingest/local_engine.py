@@ -23,8 +23,8 @@ from hopgraph.ingest.source_text import SourceText
 #: batches computed ahead of the one being written (one embedding, one waiting for its parse)
 AHEAD = 2
 #: the stages that run on the writer's thread, after the batches (the run's serial part)
-WRITER_STAGES = ("graph_write", "vector_write", "image_embed", "resolve", "forget", "types", "communities",
-                 "tree")
+WRITER_STAGES = ("graph_write", "vector_write", "image_embed", "resolve", "forget", "chat_dates", "types",
+                 "communities", "tree")
 
 Batch = tuple[list[SourceText], Prepared | None]
 

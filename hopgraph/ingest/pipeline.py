@@ -182,8 +182,8 @@ class Ingestor:
         return report
 
     def _finish(self, report: IngestReport) -> None:
-        """After a run: the named post-steps (``ingest.post_steps``: resolve, forget, types, communities,
-        tree, vector_write)."""
+        """After a run: the named post-steps (``ingest.post_steps``: resolve, forget, chat_dates, types,
+        communities, tree, vector_write)."""
         run_post_steps(self, report)
 
     def forget_embedded(self, collection: str, ids: Sequence[str]) -> None:

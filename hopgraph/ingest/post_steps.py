@@ -3,6 +3,8 @@ name in the report's ``stage_seconds`` (the name is how a step is added, skipped
 
 - ``resolve``: merge the entities no run has resolved yet (a killed run's too) into their canonical ones;
 - ``forget``: drop what removed texts alone supported, fill sections and captions written before them;
+- ``chat_dates``: resolve the turn dates of conversations stored before the dating rules changed again
+  (marked by a migration; ``ingest.conversations.redate``);
 - ``types``: re-vote the type of every entity whose mentions changed;
 - ``communities``: update the communities around what changed (when they are stale);
 - ``tree``: keep the RAPTOR tree current (once built, or when ``raptor.enabled``);
@@ -19,6 +21,7 @@ from hopgraph.core.records import IngestReport
 from hopgraph.core.settings import Settings
 from hopgraph.ingest.batches import stage
 from hopgraph.ingest.community_plan import CommunityReport
+from hopgraph.ingest.conversations import redate
 from hopgraph.ingest.embedding import backfill_captions, backfill_sections, retype_points
 from hopgraph.ingest.entity_types import voted_types
 from hopgraph.ingest.extraction import Extractor
@@ -76,6 +79,10 @@ def forget(ing: Host, report: IngestReport) -> None:
     backfill_captions(ing.graph, ing.vectors, ing.embedder)
 
 
+def chat_dates(ing: Host, report: IngestReport) -> None:
+    redate(ing.graph)
+
+
 def vote_types(ing: Host, report: IngestReport) -> None:
     voted = ing.graph.untyped_entities()
     retyped = voted_types(ing.graph.label_votes(voted))
@@ -115,6 +122,7 @@ def _has_tree(ing: Host) -> bool:
 POST_STEPS: tuple[PostStep, ...] = (
     PostStep("resolve", resolve, _resolving),
     PostStep("forget", forget),
+    PostStep("chat_dates", chat_dates),
     PostStep("types", vote_types),  # an entity's type is the vote of its mentions
     PostStep("communities", communities, _communities_stale),
     PostStep("tree", tree, _has_tree),

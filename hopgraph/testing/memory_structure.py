@@ -1,5 +1,6 @@
-"""The in-memory graph store's communities, RAPTOR tree and sections (``CommunityStore``,
-``IncrementalCommunities``, ``TreeStore``, ``SectionStore``), mixed into ``MemoryGraphStore``.
+"""The in-memory graph store's communities, RAPTOR tree, sections and chat contexts (``CommunityStore``,
+``IncrementalCommunities``, ``TreeStore``, ``SectionStore``, ``ChatDateStore``), mixed into
+``MemoryGraphStore``.
 
 Each method follows the Bolt adapter's statements: edges to deleted nodes vanish with them (a
 community's parent, a summary's or a section's chunks), links are only made between nodes that exist,
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from hopgraph.core.records import Chunk, Community, Entity, Relation, Section, SummaryNode
+from hopgraph.core.records import ChatContext, Chunk, Community, Entity, Relation, Section, SummaryNode
 from hopgraph.graphdb.community_protocol import ChainLink
 from hopgraph.graphdb.store import RelationRef
 from hopgraph.graphdb.tree_protocol import TreeBranch
@@ -195,3 +196,24 @@ class MemorySections:
 
     def chunk_sections(self) -> dict[str, int]:
         return {c: s.ord for s in self.sections.values() for c in s.chunk_ids if c in self.chunks}
+
+
+class MemoryChats:
+    """Chat contexts of conversation chunks, re-dated where a migration marked their documents."""
+
+    docs: Mapping[str, object]
+    chunks: dict[str, Chunk]
+    undated: set[str]  # documents a migration marked for re-dating
+
+    def undated_chats(self, limit: int = 200) -> dict[str, list[tuple[str, str, str]]]:
+        todo = [d for d in self.docs if d in self.undated][:limit]
+        return {d: [(c.id, c.text, c.chat.model_dump_json() if c.chat is not None else "")
+                    for c in self.chunks.values() if c.document_id == d] for d in todo}
+
+    def write_chat_contexts(self, chats: Mapping[str, str]) -> None:
+        for cid, chat in chats.items():
+            if cid in self.chunks:
+                self.chunks[cid] = self.chunks[cid].model_copy(update={"chat": ChatContext.model_validate_json(chat)})
+
+    def mark_chats_dated(self, ids: Sequence[str]) -> None:
+        self.undated -= set(ids)
