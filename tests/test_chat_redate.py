@@ -74,7 +74,7 @@ def test_a_store_from_before_a_dating_rule_is_redated_by_the_next_ingest(
         left = p.graph.read("MATCH (d:Document) WHERE d.chats_dated = false RETURN d.id AS id")
 
     assert len(marked) == 2 and before.explain["time_cue"]["matched"] == 0
-    assert report.documents_ingested == 0 and report.documents_unchanged == 2
+    assert report.documents_ingested == 0 and report.documents_unchanged == 2 and report.redated_chunks == 1
     assert [["2023-08-15", "2023-08-15"]] in [c["dates"] for c in chats]
     assert after.explain["time_cue"]["matched"] == 1 and left == []
     assert Path(after.results[0].citation.source).name == "aug.txt"

@@ -112,6 +112,9 @@ def ingest(
     if report.conversations:
         console.print(f"  {report.conversations} conversation(s): {report.dated_chunks} of their chunks dated "
                       "(see `hopgraph export` for each chunk's chat_json)")
+    if report.redated_chunks:
+        console.print(f"  {report.redated_chunks} chunk(s) of stored conversations re-dated (the rules that date "
+                      "chat turns changed)")
     for source, reason in report.skipped.items():
         console.print(f"  [yellow]skipped[/] {escape(source)}: {escape(reason)}")
     for source, warning in report.warnings.items():

@@ -301,6 +301,8 @@ class IngestReport(BaseModel):
     documents_deleted: int = 0
     conversations: int = Field(default=0, description="Documents read as conversations (speaker-tagged lines).")
     dated_chunks: int = Field(default=0, description="Chunks of conversations with a session date.")
+    redated_chunks: int = Field(default=0, description="Chunks of conversations stored before a change of the "
+                                "rules that date chat turns, whose turn dates this run resolved again.")
     skipped: dict[str, str] = Field(default_factory=dict, description="source -> reason")
     warnings: dict[str, str] = Field(default_factory=dict,
                                      description="source -> what was left out (e.g. an unreadable image file)")

@@ -80,7 +80,7 @@ def forget(ing: Host, report: IngestReport) -> None:
 
 
 def chat_dates(ing: Host, report: IngestReport) -> None:
-    redate(ing.graph)
+    report.redated_chunks += redate(ing.graph)[1]
 
 
 def vote_types(ing: Host, report: IngestReport) -> None:
