@@ -6,7 +6,10 @@ migrated and the next ingest, with nothing changed, re-dates it in place (integr
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
+
+import pytest
 
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import ChatContext, Chunk, Document
@@ -26,6 +29,13 @@ def test_redated_resolves_the_turns_again_and_abstains_without_a_session() -> No
     assert redated(SAID, again) is None                                   # dated by today's rules: no change
     assert redated(SAID, ChatContext(speakers=["John"]).model_dump_json()) is None  # undated session
     assert redated("A plain chunk.", "") is None                          # no conversation
+
+
+@pytest.mark.parametrize("chat", ['{"session": "next Tuesday"}', '{"dates": 3}', "{not json"])
+def test_an_unreadable_chat_context_is_warned_about_and_left(chat: str, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="hopgraph.ingest.conversations"):
+        assert redated(SAID, chat) is None
+    assert "not readable" in caplog.text
 
 
 def test_marked_conversations_are_redated_committed_and_unmarked() -> None:

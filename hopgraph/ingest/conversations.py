@@ -112,13 +112,19 @@ def turn_dates(chunk_text: str, day: date) -> list[tuple[str, str]]:
 
 def redated(chunk_text: str, chat_json: str) -> str | None:
     """The chat context JSON of a stored chunk with its ``dates`` resolved again by today's rules
-    (``core.dates``) from its text and session; None where it has no session or its dates stay."""
+    (``core.dates``) from its text and session; None where it has no session or its dates stay. A
+    context that cannot be read (written by hand) is logged and left as it is."""
     if not chat_json:
         return None
-    ctx = ChatContext.model_validate_json(chat_json)
-    if not ctx.session:
+    try:
+        ctx = ChatContext.model_validate_json(chat_json)
+        day = datetime.fromisoformat(ctx.session).date() if ctx.session else None
+    except ValueError as exc:  # pydantic's ValidationError is a ValueError
+        log.warning("a chunk's chat context is not readable, left as it is: %s (%.80r)", exc, chat_json)
         return None
-    dates = turn_dates(chunk_text, datetime.fromisoformat(ctx.session).date())
+    if day is None:
+        return None
+    dates = turn_dates(chunk_text, day)
     return None if dates == ctx.dates else ctx.model_copy(update={"dates": dates}).model_dump_json()
 
 
