@@ -131,8 +131,9 @@ def test_stage_over_its_cap_degrades_and_says_so(loaded: Platform, monkeypatch: 
 
     monkeypatch.setattr(signals, "ppr_scores", slow)
     cfg = loaded.settings.retrieval.model_copy(update={"stage_cap_ms": 20.0})
-    res = loaded.query(QUERIES["q1"], mode="graph", retrieval=cfg)
+    res = loaded.query(QUERIES["q1"], mode="graph", retrieval=cfg, explain=True)
     assert res.results and any(n.startswith("degraded: expansion took") and "answered as rrf" in n for n in res.notes)
+    assert set(res.explain["signals"]) == {"dense", "bm25"}  # what the answer fused, not what was dropped
     rrf = loaded.query(QUERIES["q1"], mode="rrf", top_k=res.results[-1].rank)
     assert [r.citation.chunk_id for r in res.results] == [r.citation.chunk_id for r in rrf.results]
     uncapped = loaded.query(QUERIES["q1"], mode="graph")  # the fixture's settings: no cap, never degraded

@@ -76,7 +76,7 @@ def graph_pass(run: Run, res: Resources) -> GraphPass:
             run.explain["generic_concepts"] = dropped
     gp.seed_lines = run.explain_seeds(gp.seeds)
     if run.over_cap(run.stage("seeding", t), "seeding", "rrf"):
-        return gp
+        return as_rrf(run, gp)
     t = time.perf_counter()
     if g.expansion == "ppr":
         walk = res.walk(run.state, cfg.link_weight, g.session_link_weight)
@@ -107,9 +107,17 @@ def graph_pass(run: Run, res: Resources) -> GraphPass:
         if gp.entities:
             run.signals["entities"] = gp.entities
     if run.over_cap(run.stage("expansion", t), "expansion", "rrf"):
-        return gp
+        return as_rrf(run, gp)
     run.signals["graph"] = graph
     gp.graph = graph
+    return gp
+
+
+def as_rrf(run: Run, gp: GraphPass) -> GraphPass:
+    """``gp`` degraded before its expansion was fused (``graph`` stays None, so ``fuse`` answers as RRF
+    over dense and BM25): the signals RRF does not fuse leave ``--explain``'s list."""
+    for name in run.signals.keys() - {"dense", "bm25"}:
+        del run.signals[name]
     return gp
 
 
