@@ -169,7 +169,7 @@ def _by_branch(tree: dict[str, Any]) -> dict[str, dict[str, list[str]]]:
 
 @pytest.mark.timeout(900)
 def test_tree_is_built_kept_where_untouched_and_free_of_deleted_chunks(
-        arcadedb: Any, embedder: SentenceTransformerEmbedder, tmp_path: Path) -> None:
+        arcadedb: Any, embedder: SentenceTransformerEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     lines = (SHARED_DATA / "2wiki-corpus" / "corpus.jsonl").read_text().splitlines()[:90]
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text("\n".join(lines))
@@ -184,11 +184,18 @@ def test_tree_is_built_kept_where_untouched_and_free_of_deleted_chunks(
         for n in tree["nodes"].values():
             assert n["children"] and (n["level"] > 1 or set(n["children"]) <= chunks)
 
-        # edit one passage: only the branches that held it (and the one its new chunk joins) change
+        # edit one passage: only the branches that held it (and the one its new chunk joins) change; the
+        # new summaries are written before the dropped ones go (a query meanwhile never finds no tree)
         recs = [json.loads(x) for x in lines]
         recs[10]["text"] += " It was later restored by the Vexmoor Trust of Kelderwick."
         corpus.write_text("\n".join(json.dumps(r) for r in recs))
+        writes: list[str] = []
+        for name in ("upsert", "delete_where"):
+            real = getattr(p.vectors, name)
+            monkeypatch.setattr(p.vectors, name, lambda c, *a, _r=real, _n=name, **k: (
+                writes.append(_n) if c == "summaries" else None, _r(c, *a, **k))[1])
         p.ingest([corpus])
+        assert "delete_where" in writes and "upsert" not in writes[writes.index("delete_where"):]
         after = _tree(p)
         gone = chunks - set(p.graph.chunk_ids())
         assert gone and sorted(c for ls in after["branches"].values() for c in ls) == sorted(p.graph.chunk_ids())

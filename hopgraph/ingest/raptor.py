@@ -211,14 +211,17 @@ class TreeBuilder:
         return out
 
     def _write(self, built: list[Built], drop: set[str]) -> None:
-        """Vectors first, then the graph (each root last); then sweep vectors of unknown branches."""
-        if drop:
-            self.vectors.delete_where("summaries", {"branch": sorted(drop)})
+        """Vectors first, the new branches' before the dropped ones go (a query served meanwhile never
+        finds the tree empty), then the graph (each root last); then sweep vectors of unknown branches.
+        A branch rebuilt with its id (the same leaves) is rewritten, not deleted."""
         for b in built:
             self.vectors.upsert("summaries", [
                 VectorPoint(n.id, v, {"branch": n.branch, "level": n.level, "size": n.size, "text": n.text,
                                       "chunks": n.central, "root": int(n.root)})
                 for n, v in zip(b.nodes, b.vectors, strict=True)])
+        gone = drop - {n.branch for b in built for n in b.nodes}
+        if gone:
+            self.vectors.delete_where("summaries", {"branch": sorted(gone)})
         if drop:
             self.graph.drop_branches(sorted(drop))
         for b in built:
