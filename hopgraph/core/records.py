@@ -93,6 +93,10 @@ class Chunk(BaseModel):
     n_tokens: int = Field(default=0, ge=0)
     chat: ChatContext | None = None
 
+    def chat_json(self) -> str:
+        """Its chat context as the graph stores it (``Chunk.chat_json``): JSON, '' outside a conversation."""
+        return self.chat.model_dump_json() if self.chat is not None else ""
+
 
 class Section(BaseModel):
     """A part of a document under one heading (or one paragraph, with ``chunking.sections =

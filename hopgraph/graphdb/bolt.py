@@ -141,7 +141,7 @@ class BoltGraphStore(SchemaMixin, IndexReadsMixin, CommunityEditsMixin, TreeEdit
 
     def upsert_chunks(self, chunks: Sequence[Chunk]) -> None:
         rows = [{"id": c.id, "document_id": c.document_id, "text": c.text, "ord": c.ord, "n_tokens": c.n_tokens,
-                 "chat_json": c.chat.model_dump_json() if c.chat is not None else ""} for c in chunks]
+                 "chat_json": c.chat_json()} for c in chunks]
         self._write_rows(cypher.UPSERT_CHUNKS, _dedupe(rows))
 
     def upsert_entities(self, entities: Sequence[Entity]) -> None:

@@ -131,7 +131,7 @@ class MemoryBrowser:
                      "metadata_json": json.dumps(d.document.metadata, sort_keys=True)} for d in self.docs.values()]
         elif label == "Chunk":
             rows = [{"id": c.id, "text": c.text, "ord": c.ord, "n_tokens": c.n_tokens,
-                     "chat_json": c.chat.model_dump_json() if c.chat is not None else ""} for c in self.chunks.values()]
+                     "chat_json": c.chat_json()} for c in self.chunks.values()]
         elif label == "Entity":
             rows = [{"id": e.id, "name": e.name, "type": e.type, "description": e.description}
                     for e in self.entities.values()]

@@ -335,7 +335,7 @@ class MemoryGraphStore(MemoryCommunities, MemoryTree, MemorySections, MemoryChat
                 out.append({"id": c.id, "text": c.text, "document_id": d.document.id, "source": d.document.source,
                             "title": d.document.title, "metadata": json.dumps(d.document.metadata),
                             "kind": d.document.kind, "uri": d.document.uri,
-                            "chat": c.chat.model_dump_json() if c.chat is not None else ""})
+                            "chat": c.chat_json()})
         return out
 
     def snapshot_mentions(self, chunk_ids: Sequence[str] | None = None,

@@ -207,7 +207,7 @@ class MemoryChats:
 
     def undated_chats(self, limit: int = 200) -> dict[str, list[tuple[str, str, str]]]:
         todo = [d for d in self.docs if d in self.undated][:limit]
-        return {d: [(c.id, c.text, c.chat.model_dump_json() if c.chat is not None else "")
+        return {d: [(c.id, c.text, c.chat_json())
                     for c in self.chunks.values() if c.document_id == d] for d in todo}
 
     def write_chat_contexts(self, chats: Mapping[str, str]) -> None:
