@@ -10,7 +10,7 @@ import pytest
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import CO_OCCURS, Chunk
 from hopgraph.core.settings import ExtractionSettings
-from hopgraph.ingest.extraction import SpacyExtractor
+from hopgraph.ingest.extraction import SpacyExtractor, worded
 from hopgraph.ingest.relation_vectors import relation_vectors
 from hopgraph.ingest.resolution import accepts, compatible_types, name_relation
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
@@ -60,6 +60,21 @@ def test_name_rules() -> None:
     assert not accepts("contained", "GPE", "GPE") and not accepts("contained", "NORP", "NORP")
     assert accepts("contained", "PERSON", "PERSON") and accepts("contained", "ORG", "PERSON")
     assert accepts("fuzzy", "GPE", "GPE")  # spelling variants of a place still merge
+    # a chat handle is its person's name written together, whatever type the recognizer gave it
+    assert name_relation("LiHua", "Li Hua") == "handle"
+    assert name_relation("🌟 HaileyJohnson", "Hailey Johnson") == "handle"
+    assert name_relation("ChaeSong-hwa", "Chae Song-hwa") == "handle"
+    assert name_relation("LiHua", "Hua Li") is None and name_relation("WordPress", "WordPress") is None
+    assert accepts("handle", "CONCEPT", "PERSON") and accepts("handle", "ORG", "PERSON")
+    assert not accepts("handle", "CONCEPT", "ORG")  # "YouTube" is not the concept "you tube"
+
+
+def test_names_lose_the_symbols_at_their_edges() -> None:
+    _, names, _ = _extract('My fave is the "Blood and Wine" storyline, it is so rich with lore.')
+    assert "Blood and Wine" in names.values()  # the recognizer's span takes the opening quote
+    nlp = SpacyExtractor(ExtractionSettings()).nlp
+    assert [t.text for t in worded(list(nlp("🌟 Hailey Johnson !")))] == ["Hailey", "Johnson"]
+    assert worded(list(nlp("😊 !"))) == []
 
 
 @pytest.mark.parametrize("mode", ["text", "composed"])

@@ -250,7 +250,8 @@ class ResolutionSettings(BaseModel):
         default=True, description="Merge entities whose names denote the same thing after each ingest.")
     neighbours: int = Field(default=10, ge=2, le=100, description="ANN candidates per entity.")
     contained_similarity: float = Field(default=0.55, ge=0, le=1,
-                                        description="Cosine for 'Scrooge' ~ 'Ebenezer Scrooge'.")
+                                        description="Cosine for 'Scrooge' ~ 'Ebenezer Scrooge' (and a chat handle ~ "
+                                        "its person: 'LiHua' ~ 'Li Hua').")
     fuzzy_similarity: float = Field(default=0.85, ge=0, le=1, description="Cosine for near-identical spellings.")
     max_alias_tokens: int = Field(default=2, ge=1, description="Only names this short are probed as aliases.")
     concepts: bool = Field(default=False, description="Also resolve CONCEPT entities (noun phrases).")

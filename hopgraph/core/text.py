@@ -34,6 +34,11 @@ def handle_words(handle: str) -> str:
     return " ".join(words)
 
 
+def is_handle(name: str) -> bool:
+    """Whether a name holds a CamelCase handle ("LiHua", "🌟 HaileyJohnson")."""
+    return _CAMEL.search(name) is not None
+
+
 def with_handles_split(text: str) -> str:
     """The text with each CamelCase handle followed by its words ("WolfgangSchulz" -> "WolfgangSchulz
     Wolfgang Schulz"): a chat's speaker tag, or a question that writes the handle, then matches the person."""

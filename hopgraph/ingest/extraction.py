@@ -97,6 +97,22 @@ def with_given_names(ent: Any, taken: set[int]) -> tuple[int, list[Any]]:
     return start, list(ent.doc[start:ent.end])
 
 
+def has_word(tok: Any) -> bool:
+    """Whether a token has a letter or a digit (an emoji, a stray quote or "!" has none)."""
+    return any(ch.isalnum() for ch in tok.text)
+
+
+def worded(tokens: list[Any]) -> list[Any]:
+    """``tokens`` without the tokens with no letter or digit at either end: an emoji the recognizer read
+    as part of a name ("😊 Awesome", "🌟 HaileyJohnson"), a stray quote ('"Blood and Wine')."""
+    start, end = 0, len(tokens)
+    while start < end and not has_word(tokens[start]):
+        start += 1
+    while end > start and not has_word(tokens[end - 1]):
+        end -= 1
+    return tokens[start:end]
+
+
 def sentence_like(tokens: Sequence[Any]) -> bool:
     """Whether a name holds a lower-case verb, as a misread sentence does ("Glimmerstore is Ansel")."""
     return any(t.pos_ in ("VERB", "AUX") and t.text.islower() for t in tokens)
@@ -230,6 +246,7 @@ class SpacyExtractor:
             toks = [t for t in toks if t.pos_ != "DET" and t.text not in ("'s", "\u2019s")]
             while toks and toks[0].pos_ == "INTJ":  # "Hey Li Hua", "Wow Li Hua": the greeting is no part
                 toks = toks[1:]
+            toks = worded(toks)
             if not toks or (ent.label_ not in _TITLE_LABELS and sentence_like(toks)):
                 continue
             name = surface(toks)
@@ -245,7 +262,7 @@ class SpacyExtractor:
                 # the tokens of the phrase that no named entity took: "an American literary periodical"
                 # gives the concept "literary periodical" beside the entity "American"
                 toks = joined([t for t in nc if t.i not in taken and (t.pos_ not in _STRIP_POS or joining(t))
-                               and not t.is_stop])
+                               and not t.is_stop and (has_word(t) or joining(t))])
                 name = surface(toks, lambda t: t.lemma_.lower() if t.pos_ == "NOUN" and not joining(t) else t.text)
                 if not toks or len(name.split()) > self.cfg.max_concept_tokens:
                     continue

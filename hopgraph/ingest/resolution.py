@@ -8,7 +8,8 @@ neighbours over the entity vectors (never all pairs) and accepted only when
 - the strings agree: every token of the shorter name is a token of the longer one, which must name
   a person ("Scrooge" is Ebenezer Scrooge, but "France" is not Southern France, nor "London" west
   London, nor "American" British-American), or the two are near-identical spellings (any type),
-  and the embeddings are close, and
+  and the embeddings are close, or the shorter is the longer written as a chat handle ("LiHua",
+  "🌟 HaileyJohnson" is Li Hua, Hailey Johnson: any type of handle joins a person), and
 - the shorter name is not ambiguous: if it is contained in two different longer names among its
   neighbours ("Cratchit" in "Bob Cratchit" and "Tim Cratchit"), it is left alone.
 
@@ -27,7 +28,7 @@ import numpy as np
 
 from hopgraph.core.records import CO_OCCURS, CONCEPT, GRAPH_NODE, Entity
 from hopgraph.core.settings import ExtractionSettings, ResolutionSettings
-from hopgraph.core.text import normalize_name
+from hopgraph.core.text import handle_words, is_handle, normalize_name
 from hopgraph.graphdb.protocols import EntityEditor
 from hopgraph.ingest.graph_edits import merge_edits
 from hopgraph.ingest.relation_vectors import relation_vectors
@@ -68,14 +69,20 @@ def compatible_types(short: str, long: str) -> bool:
 
 def accepts(kind: str, short: str, long: str) -> bool:
     """Whether a name relation ``kind`` between an entity of type ``short`` (the alias side) and one
-    of type ``long`` may merge them: compatible types, and a contained name only inside a person's."""
+    of type ``long`` may merge them: compatible types, and a contained name only inside a person's; a
+    handle of a person's name whatever its type (the recognizer reads "YurikoYamamoto" as anything)."""
+    if kind == "handle" and long == "PERSON" and short != GRAPH_NODE:
+        return True
     return compatible_types(short, long) and (kind != "contained" or long == "PERSON")
 
 
 def name_relation(a: str, b: str) -> str | None:
-    """'contained' if the tokens of the shorter name are a subset of the longer's (in order of
+    """'handle' if one name is the other written as a CamelCase handle ("LiHua", "Li Hua"),
+    'contained' if the tokens of the shorter name are a subset of the longer's (in order of
     appearance not required), 'fuzzy' if the spellings are near-identical, else None."""
     ta, tb = _tokens(a), _tokens(b)
+    if ta != tb and (is_handle(a) or is_handle(b)) and _tokens(handle_words(a)) == _tokens(handle_words(b)):
+        return "handle"
     if not ta or not tb or ta == tb:
         return None
     short, long = (ta, tb) if len(ta) <= len(tb) else (tb, ta)
@@ -99,7 +106,8 @@ class EntityResolver:
 
     def find(self, entities: Sequence[Entity]) -> list[Merge]:
         """Merges for the given entities (candidates are their ANN neighbours in the whole store)."""
-        probes = [e for e in entities if e.type != GRAPH_NODE and (e.type != CONCEPT or self.cfg.concepts)]
+        probes = [e for e in entities
+                  if e.type != GRAPH_NODE and (e.type != CONCEPT or self.cfg.concepts or is_handle(e.name))]
         probes = [e for e in probes if len(_tokens(e.name)) <= self.cfg.max_alias_tokens]
         if not probes:
             return []
@@ -119,7 +127,7 @@ class EntityResolver:
                     continue  # the probe must be the shorter (alias) side
                 if kind == "fuzzy" and len(_tokens(other_name)) == len(_tokens(e.name)) and other_name < e.name:
                     continue  # equal-length spellings: the lexicographically first is canonical
-                threshold = self.cfg.contained_similarity if kind == "contained" else self.cfg.fuzzy_similarity
+                threshold = self.cfg.fuzzy_similarity if kind == "fuzzy" else self.cfg.contained_similarity
                 if h.score >= threshold and accepts(kind, e.type, other_type):
                     containing.append((h.id, other_name, h.score, kind))
             if not containing:
