@@ -261,8 +261,8 @@ class SpacyExtractor:
                     continue
                 # the tokens of the phrase that no named entity took: "an American literary periodical"
                 # gives the concept "literary periodical" beside the entity "American"
-                toks = joined([t for t in nc if t.i not in taken and (t.pos_ not in _STRIP_POS or joining(t))
-                               and not t.is_stop and (has_word(t) or joining(t))])
+                toks = joined([t for t in nc if t.i not in taken and not t.is_stop
+                               and (joining(t) or (t.pos_ not in _STRIP_POS and has_word(t)))])
                 name = surface(toks, lambda t: t.lemma_.lower() if t.pos_ == "NOUN" and not joining(t) else t.text)
                 if not toks or len(name.split()) > self.cfg.max_concept_tokens:
                     continue
