@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from qdrant_client import QdrantClient
 
+from hopgraph.core.access import PUBLIC, VECTOR_FIELD, vector_filter, vector_groups
 from hopgraph.vectors.edge import EdgeVectorStore
 from hopgraph.vectors.qdrant_server import QdrantClientVectorStore
 from hopgraph.vectors.store import CollectionSpec, VectorPoint, VectorStore, VectorStoreError
@@ -150,3 +151,25 @@ def test_small_collections_are_searched_exactly(tmp_path: Path) -> None:
         memory.close()
     # local mode is exact anyway: it is given no search parameters
     assert QdrantClientVectorStore.connect(":memory:", None, "t_", 64, 10, exact_below=50).exact_below == 0
+
+
+def test_a_readers_search_is_the_search_of_its_vectors_alone(store: VectorStore) -> None:
+    """Access groups filter inside the engine: a reader's top k, its count and its scores are those of a
+    search over the points it may read, whatever top k it asks; payloads set by filter reach every point
+    of the documents named and no other."""
+    pts = _points()
+    store.upsert("chunks", pts)
+    store.set_payload_where("chunks", {"document_id": ["doc_0", "doc_2"]}, {VECTOR_FIELD: vector_groups([])})
+    store.set_payload_where("chunks", {"document_id": "doc_1"}, {VECTOR_FIELD: vector_groups(["hr"])})
+    hidden = {p.id for p in pts if p.payload["document_id"] == "doc_1"}
+    visible = [p for p in pts if p.id not in hidden]
+    q = np.asarray(pts[1].vector)  # a point of the hidden document: its own neighbours rank first
+    for k in (1, 5, 20, 40, 70):
+        got = store.search("chunks", q, k, where=vector_filter(frozenset({"eng"})))
+        assert [h.id for h in got] == _exact(visible, q, k)
+        assert len(got) == min(k, len(visible))
+    everything = store.search("chunks", q, 70, where=vector_filter(frozenset({"hr"})))
+    assert {h.id for h in everything} == {p.id for p in pts}
+    assert {tuple(h.payload[VECTOR_FIELD]) for h in everything} == {(PUBLIC,), ("hr",)}
+    with pytest.raises(VectorStoreError):
+        store.set_payload_where("chunks", {}, {VECTOR_FIELD: ["hr"]})

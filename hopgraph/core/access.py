@@ -57,3 +57,23 @@ def readable(doc_groups: str, reader: frozenset[str] | None) -> bool:
     if reader is None or not doc_groups:
         return True
     return not reader.isdisjoint(doc_groups.split(SEP))
+
+
+#: the access group a public document's vectors carry (no group name can start with '_'): a vector
+#: search for a reader with groups keeps the points whose groups include one of its own or this one
+PUBLIC = "_public"
+#: the payload field of a vector that holds its document's access groups
+VECTOR_FIELD = "groups"
+
+
+def vector_groups(groups: Iterable[str]) -> list[str]:
+    """The access groups a document's vectors carry in their payload: its groups, or ``[PUBLIC]``."""
+    return sorted(set(groups)) or [PUBLIC]
+
+
+def vector_filter(reader: frozenset[str] | None) -> dict[str, list[str]] | None:
+    """The payload filter that keeps the vectors ``reader`` may read (None: it reads every vector), applied
+    inside the vector engine so that a search's top k is computed over those vectors alone."""
+    if reader is None:
+        return None
+    return {VECTOR_FIELD: [*sorted(reader), PUBLIC]}

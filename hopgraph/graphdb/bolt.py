@@ -15,6 +15,7 @@ from hopgraph.core.errors import StoreUnavailableError
 from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, combine_mentions
 from hopgraph.core.settings import GraphSettings
 from hopgraph.graphdb import cypher
+from hopgraph.graphdb.access_edits import AccessEditsMixin
 from hopgraph.graphdb.batches import batches
 from hopgraph.graphdb.browse import BrowseMixin
 from hopgraph.graphdb.chat_edits import ChatEditsMixin
@@ -51,7 +52,7 @@ def _dedupe(rows: Iterable[dict[str, Any]], key: str = "id") -> list[dict[str, A
 
 
 class BoltGraphStore(SchemaMixin, IndexReadsMixin, CommunityEditsMixin, TreeEditsMixin, SectionEditsMixin,
-                     ChatEditsMixin, EntityTypesMixin, BrowseMixin):
+                     ChatEditsMixin, AccessEditsMixin, EntityTypesMixin, BrowseMixin):
     """GraphStore over Bolt. Writes are UNWIND batches in managed write transactions."""
 
     def __init__(self, uri: str, auth: tuple[str, str], cfg: GraphSettings, dialect: Dialect) -> None:

@@ -9,6 +9,7 @@ uses and a second backend (or the in-memory store of ``hopgraph.testing``) can b
     TreeStore           ingest.raptor (``graphdb.tree_protocol``)
     SectionStore        ingest.pipeline, ingest.embedding (``graphdb.section_protocol``)
     ChatDateStore       ingest.conversations: re-dating stored conversations (``graphdb.chat_protocol``)
+    VectorGroupStore    ingest.access_tags: access groups into stored vectors (``graphdb.access_protocol``)
     RunLog              ingest.scheduler: the log of scheduled runs
     GraphAdmin          hopgraph.app, api, cli: migrations, counts, health, close
     GraphBrowser        api routes, hopgraph export: look-ups for people exploring the graph
@@ -25,6 +26,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Protocol
 
 from hopgraph.core.records import Chunk, Document, Entity, Mention, Relation
+from hopgraph.graphdb.access_protocol import VectorGroupStore
 from hopgraph.graphdb.chat_protocol import ChatDateStore
 from hopgraph.graphdb.community_protocol import CommunityGraph, CommunityStore, IncrementalCommunities
 from hopgraph.graphdb.section_protocol import SectionStore
@@ -46,7 +48,7 @@ from hopgraph.graphdb.tree_protocol import TreeStore
 
 __all__ = ["ChatDateStore", "CommunityGraph", "CommunityStore", "CypherConsole", "DocumentReader", "EntityEditor",
            "GraphAdmin", "GraphBackend", "GraphBrowser", "GraphStore", "IncrementalCommunities", "IndexSource",
-           "IngestWriter", "RunLog", "SectionStore", "TreeStore"]
+           "IngestWriter", "RunLog", "SectionStore", "TreeStore", "VectorGroupStore"]
 
 
 class DocumentReader(Protocol):
@@ -284,7 +286,7 @@ class CypherConsole(Protocol):
 
 
 class GraphStore(IngestWriter, EntityEditor, IndexSource, CommunityStore, IncrementalCommunities, TreeStore,
-                 SectionStore, ChatDateStore, RunLog, GraphAdmin, Protocol):
+                 SectionStore, ChatDateStore, VectorGroupStore, RunLog, GraphAdmin, Protocol):
     """Every role ingest and retrieval use, as one union: callers outside ``hopgraph.graphdb`` take the
     roles they use instead (``ingest.graph_roles`` composes the pipeline's; ``test_house`` checks it)."""
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hopgraph.core.access import VECTOR_FIELD, vector_groups
 from hopgraph.core.linalg import unit
 from hopgraph.core.records import CO_OCCURS, Chunk, Document, IngestReport, Relation, Section
 from hopgraph.core.settings import ExtractionSettings
@@ -20,7 +21,7 @@ from hopgraph.ingest.source_text import SourceText
 from hopgraph.ingest.texts import relation_point
 from hopgraph.vectors.clip import ClipEmbedder
 from hopgraph.vectors.embedders import Embedder
-from hopgraph.vectors.store import VectorPoint, VectorStore
+from hopgraph.vectors.store import DOCUMENT_COLLECTIONS, VectorPoint, VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +66,15 @@ def vector_points(embedder: Embedder, cfg: ExtractionSettings, chunks: list[Chun
                      for e, v in zip(entities, entity_vecs, strict=True)],
         "relationships": [relation_point(r, v) for r, v in zip(embedded, relation_vecs, strict=True)],
     }
+
+
+def with_groups(points: Mapping[str, list[VectorPoint]],
+                groups: Mapping[str, Sequence[str]]) -> dict[str, list[VectorPoint]]:
+    """``points`` with the access groups of their document (``groups``: document id -> its groups) in the
+    payload of every collection of one document's vectors (``vectors.store.DOCUMENT_COLLECTIONS``)."""
+    return {c: [VectorPoint(p.id, p.vector, {**p.payload, VECTOR_FIELD: vector_groups(
+                groups.get(p.payload["document_id"], ()))}) for p in pts] if c in DOCUMENT_COLLECTIONS else list(pts)
+            for c, pts in points.items()}
 
 
 def captions_of(text: str) -> list[str]:

@@ -15,15 +15,16 @@ from hopgraph.graphdb.protocols import (
     IngestWriter,
     SectionStore,
     TreeStore,
+    VectorGroupStore,
 )
 
 __all__ = ["IngestGraph", "StepGraph"]
 
 
-class StepGraph(EntityEditor, IndexSource, SectionStore, ChatDateStore, CommunityStore, Protocol):
+class StepGraph(EntityEditor, IndexSource, SectionStore, ChatDateStore, VectorGroupStore, CommunityStore, Protocol):
     """What the post-ingest steps read and write (``ingest.post_steps``): entity merges, types and
     descriptions, the vectors' payloads (the snapshot reads), section and caption backfills, the re-dating
-    of stored conversations, and whether the communities are stale."""
+    of stored conversations, the access groups of stored vectors, and whether the communities are stale."""
 
 
 class IngestGraph(IngestWriter, StepGraph, IncrementalCommunities, TreeStore, Protocol):

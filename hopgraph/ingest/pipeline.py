@@ -21,6 +21,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from hopgraph.core.access import groups_of
 from hopgraph.core.records import Chunk, IngestReport, Relation, Section
 from hopgraph.core.settings import Settings
 from hopgraph.graphdb.store import COMPLETE, DELETING, PENDING, RemovalPlan
@@ -32,7 +33,7 @@ from hopgraph.ingest.control import IngestCancelled, IngestControl, check_free_s
 from hopgraph.ingest.counting import count_documents
 from hopgraph.ingest.embedded_memo import COLLECTIONS as MEMO_COLLECTIONS
 from hopgraph.ingest.embedded_memo import EmbeddedMemo
-from hopgraph.ingest.embedding import caption_points, image_points, vector_points
+from hopgraph.ingest.embedding import caption_points, image_points, vector_points, with_groups
 from hopgraph.ingest.extraction import Extraction, Extractor
 from hopgraph.ingest.extraction_worker import parser_pool
 from hopgraph.ingest.extractors import make_extractor
@@ -366,7 +367,8 @@ class Ingestor:
         with stage(report, "graph_write"):
             self._write_graph(todo, per_doc, chunks, sections, extraction, relations)
         with stage(report, "vector_write"):
-            for collection, pts in points.items():
+            for collection, pts in with_groups(points, {s.document.id: groups_of(s.document.metadata)
+                                                        for s in todo}).items():
                 self.vectors.upsert(collection, pts)
                 if collection in MEMO_COLLECTIONS:
                     self._embedded.wrote(collection, (p.id for p in pts))

@@ -5,6 +5,8 @@ name in the report's ``stage_seconds`` (the name is how a step is added, skipped
 - ``forget``: drop what removed texts alone supported, fill sections and captions written before them;
 - ``chat_dates``: resolve the turn dates of conversations stored before the dating rules changed again
   (marked by a migration; ``ingest.conversations.redate``);
+- ``access_tags``: write the access groups of documents stored before vectors carried them into their
+  vectors (marked by a migration; ``ingest.access_tags``);
 - ``types``: re-vote the type of every entity whose mentions changed;
 - ``communities``: update the communities around what changed (when they are stale);
 - ``tree``: keep the RAPTOR tree current (once built, or when ``raptor.enabled``);
@@ -19,6 +21,7 @@ from typing import Protocol
 
 from hopgraph.core.records import IngestReport
 from hopgraph.core.settings import Settings
+from hopgraph.ingest.access_tags import tag_stored
 from hopgraph.ingest.batches import stage
 from hopgraph.ingest.community_plan import CommunityReport
 from hopgraph.ingest.conversations import redate
@@ -83,6 +86,10 @@ def chat_dates(ing: Host, report: IngestReport) -> None:
     report.redated_chunks += redate(ing.graph)[1]
 
 
+def access_tags(ing: Host, report: IngestReport) -> None:
+    tag_stored(ing.graph, ing.vectors)
+
+
 def vote_types(ing: Host, report: IngestReport) -> None:
     voted = ing.graph.untyped_entities()
     retyped = voted_types(ing.graph.label_votes(voted))
@@ -123,6 +130,7 @@ POST_STEPS: tuple[PostStep, ...] = (
     PostStep("resolve", resolve, _resolving),
     PostStep("forget", forget),
     PostStep("chat_dates", chat_dates),
+    PostStep("access_tags", access_tags),  # after ``forget``, whose backfills write vectors of older documents
     PostStep("types", vote_types),  # an entity's type is the vote of its mentions
     PostStep("communities", communities, _communities_stale),
     PostStep("tree", tree, _has_tree),

@@ -26,7 +26,7 @@ def part_scores(run: Run, res: Resources) -> dict[str, float]:
     scales = first_pass_scales(run.cfg, state_homogeneity(run.state), run.snap.n_chunks)
     out: dict[str, float] = {}
     for part, vec in zip(parts, res.embedder.embed(parts), strict=True):
-        d = run.keep_known(signals.dense(res.vectors, vec, k))
+        d = run.keep_known(signals.dense(res.vectors, vec, k, run.vector_filter))
         b = signals.keyword(run.snap, keyword, part, k)
         for c, s in normalize(rrf({"dense": ranked(d), "bm25": ranked(b)}, k=run.cfg.rrf_k, weights=scales)).items():
             out[c] = max(out.get(c, 0.0), s)

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from hopgraph.core.access import vector_filter
 from hopgraph.core.errors import ForbiddenError
 from hopgraph.core.gpu_settings import GpuSettings
 from hopgraph.core.records import MODEL_LOAD, Citation, QueryFilters, QueryResult, RetrievedChunk
@@ -104,9 +105,11 @@ class Retriever:
         if needs_vector:
             self.embedder.warm()  # the model loads while the index state opens
         t0 = time.perf_counter()
-        state = self._view(self.keeper.current(), mode, reader)
+        whole = self.keeper.current()
+        state = self._view(whole, mode, reader)
         snap = state.snapshot
-        run = Run(text.strip(), np.zeros(0), k, cfg, state, explaining=explain)
+        run = Run(text.strip(), np.zeros(0), k, cfg, state, explaining=explain,
+                  vector_filter=None if state is whole else vector_filter(reader))
         run.stage("snapshot", t0)
         if needs_vector:
             t = time.perf_counter()

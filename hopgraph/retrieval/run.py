@@ -15,6 +15,7 @@ from hopgraph.core.settings import RetrievalSettings
 from hopgraph.retrieval.index.state import IndexState
 from hopgraph.retrieval.signals import Seeds
 from hopgraph.retrieval.snapshot import Snapshot
+from hopgraph.vectors.store import Filter
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -33,6 +34,9 @@ class Run:
     signals: dict[str, dict[str, float]] = field(default_factory=dict)
     explain: dict[str, Any] = field(default_factory=dict)
     explaining: bool = False  # the caller asked for --explain: work done only for it may run
+    #: the payload filter of the vectors the one asking may read (``core.access.vector_filter``), applied by
+    #: every vector search of the query inside the engine; None: it reads every vector
+    vector_filter: Filter | None = None
 
     def options(self, mode: str, model: type[M]) -> M:
         """A plug-in mode's own settings (``[retrieval.modes.<mode>]``), read with its ``model``."""

@@ -20,7 +20,7 @@ from hopgraph.retrieval.index.links import titles_in
 from hopgraph.retrieval.keyword import KeywordIndex
 from hopgraph.retrieval.ppr import JointWalk, pagerank
 from hopgraph.retrieval.snapshot import Snapshot
-from hopgraph.vectors.store import VectorStore
+from hopgraph.vectors.store import Filter, VectorStore
 
 _BLOCK = 16_384  # entity rows widened to float32 at a time (numpy has no fast float16 product)
 
@@ -46,9 +46,9 @@ class Seeds:
             self.origin[i] = why
 
 
-def dense(vectors: VectorStore, qvec: np.ndarray, k: int) -> dict[str, float]:
-    """Chunk vectors nearest to the query."""
-    return {h.id: h.score for h in vectors.search("chunks", qvec, limit=k)}
+def dense(vectors: VectorStore, qvec: np.ndarray, k: int, where: Filter | None = None) -> dict[str, float]:
+    """Chunk vectors nearest to the query (among those ``where`` keeps, filtered inside the engine)."""
+    return {h.id: h.score for h in vectors.search("chunks", qvec, limit=k, where=where)}
 
 
 def keyword(snap: Snapshot, index: KeywordIndex, query: str, k: int) -> dict[str, float]:
@@ -60,7 +60,7 @@ def keyword(snap: Snapshot, index: KeywordIndex, query: str, k: int) -> dict[str
 def dense_of(run: Run, res: Resources) -> dict[str, float]:
     """The query's dense signal: chunk vectors nearest to it (the snapshot's chunks only)."""
     t = time.perf_counter()
-    out = run.keep_known(dense(res.vectors, run.qvec, max(run.k, run.cfg.candidate_k)))
+    out = run.keep_known(dense(res.vectors, run.qvec, max(run.k, run.cfg.candidate_k), run.vector_filter))
     run.stage("dense", t)
     run.signals["dense"] = out
     return out

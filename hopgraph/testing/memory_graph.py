@@ -46,7 +46,13 @@ from hopgraph.graphdb.store import (
     Topology,
 )
 from hopgraph.testing.memory_browser import MemoryBrowser
-from hopgraph.testing.memory_structure import MemoryChats, MemoryCommunities, MemorySections, MemoryTree
+from hopgraph.testing.memory_structure import (
+    MemoryAccessMarks,
+    MemoryChats,
+    MemoryCommunities,
+    MemorySections,
+    MemoryTree,
+)
 
 
 @dataclass
@@ -57,7 +63,8 @@ class _Doc:
 
 
 @dataclass
-class MemoryGraphStore(MemoryCommunities, MemoryTree, MemorySections, MemoryChats, MemoryBrowser):
+class MemoryGraphStore(MemoryCommunities, MemoryTree, MemorySections, MemoryChats, MemoryAccessMarks,
+                       MemoryBrowser):
     """Dicts for nodes, edges keyed by their endpoints; a version bumped by each commit."""
 
     docs: dict[str, _Doc] = field(default_factory=dict)
@@ -81,6 +88,7 @@ class MemoryGraphStore(MemoryCommunities, MemoryTree, MemorySections, MemoryChat
     unembedded: set[str] = field(default_factory=set)    # sections a migration gave older documents
     uncaptioned: set[str] = field(default_factory=set)   # image documents a migration marked
     undated: set[str] = field(default_factory=set)       # conversations a migration marked for re-dating
+    untagged: set[str] = field(default_factory=set)      # documents whose vectors a migration marked
     graph_version: int = 0
     change_log: list[GraphChange] = field(default_factory=list)
     communities_version: int | None = None

@@ -1,5 +1,5 @@
 """The in-memory graph store's communities, RAPTOR tree, sections and chat contexts (``CommunityStore``,
-``IncrementalCommunities``, ``TreeStore``, ``SectionStore``, ``ChatDateStore``), mixed into
+``IncrementalCommunities``, ``TreeStore``, ``SectionStore``, ``ChatDateStore``, ``VectorGroupStore``), mixed into
 ``MemoryGraphStore``.
 
 Each method follows the Bolt adapter's statements: edges to deleted nodes vanish with them (a
@@ -10,7 +10,9 @@ and marks (``clustered``, ``stale_summary``, ``embedded``) are set and cleared w
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
+from hopgraph.core.access import groups_of
 from hopgraph.core.records import ChatContext, Chunk, Community, Entity, Relation, Section, SummaryNode
 from hopgraph.graphdb.community_protocol import ChainLink
 from hopgraph.graphdb.store import RelationRef
@@ -217,3 +219,16 @@ class MemoryChats:
 
     def mark_chats_dated(self, ids: Sequence[str]) -> None:
         self.undated -= set(ids)
+
+
+class MemoryAccessMarks:
+    """Documents a migration marked for their vectors' access groups (``VectorGroupStore``)."""
+
+    docs: Mapping[str, Any]
+    untagged: set[str]  # documents whose vectors a migration marked
+
+    def untagged_documents(self, limit: int = 1000) -> dict[str, list[str]]:
+        return {d: groups_of(self.docs[d].document.metadata) for d in sorted(self.untagged)[:limit]}
+
+    def mark_tagged(self, ids: Sequence[str]) -> None:
+        self.untagged -= set(ids)

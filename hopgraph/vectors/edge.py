@@ -112,6 +112,9 @@ class EdgeVectorStore:
                 shard.update(qe.UpdateOperation.create_field_index(field_name, _KINDS[kind]))
             shard.flush()
             ready.touch()
+        missing = set(fields) - set(shard.info().payload_schema)
+        for field_name in sorted(missing):  # a field indexed since the shard was made (access groups)
+            shard.update(qe.UpdateOperation.create_field_index(field_name, _KINDS[fields[field_name]]))
         self._shards[name] = shard
 
     def _shard(self, name: str) -> qe.EdgeShard:
@@ -171,6 +174,13 @@ class EdgeVectorStore:
             raise VectorStoreError("delete_where needs a non-empty filter")
         self._shard(collection).update(qe.UpdateOperation.delete_points_by_filter(flt))
         self._counts.pop(collection, None)
+
+    def set_payload_where(self, collection: str, where: Filter, payload: Mapping[str, Any]) -> None:
+        flt = qdrant_filter(where, qe)
+        if flt is None:
+            raise VectorStoreError("set_payload_where needs a non-empty filter")
+        self._shard(collection).update(qe.UpdateOperation.set_payload_by_filter(flt, dict(payload)))
+        self._dirty.add(collection)
 
     def count(self, collection: str) -> int:
         return int(self._shard(collection).count(qe.CountRequest(exact=True)))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -105,6 +105,8 @@ class QdrantClientVectorStore:
                         f"embedder is {want_model!r} ({want_dim}-d)"
                     )
                 self._check_layout(full, info.config.params)
+                for field_name in sorted(set(fields) - set(info.payload_schema or {})):  # indexed since then
+                    self.client.create_payload_index(full, field_name, field_schema=_KINDS[fields[field_name]])
                 continue
             self.client.create_collection(full, **collection_params(want_dim, want_model, self.shard_number,
                                                                     self.replication_factor))
@@ -166,6 +168,12 @@ class QdrantClientVectorStore:
             raise VectorStoreError("delete_where needs a non-empty filter")
         self.client.delete(self._name(collection), qm.FilterSelector(filter=flt), wait=True)
         self._counts.pop(collection, None)
+
+    def set_payload_where(self, collection: str, where: Filter, payload: Mapping[str, Any]) -> None:
+        flt = qdrant_filter(where, qm)
+        if flt is None:
+            raise VectorStoreError("set_payload_where needs a non-empty filter")
+        self.client.set_payload(self._name(collection), dict(payload), points=qm.FilterSelector(filter=flt), wait=True)
 
     def count(self, collection: str) -> int:
         return int(self.client.count(self._name(collection), exact=True).count)

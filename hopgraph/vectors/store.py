@@ -9,6 +9,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 import numpy as np
 
+from hopgraph.core.access import VECTOR_FIELD
 from hopgraph.core.errors import StoreUnavailableError
 
 #: a payload filter: field -> exact value, or a list of values (any of them)
@@ -18,17 +19,22 @@ FieldKind = Literal["keyword", "integer"]
 _F = TypeVar("_F", covariant=True)
 _NS = uuid.UUID("6f1d3c1e-5b0a-4d47-9a51-2b7f1f2a9c11")
 
-#: collections of hopgraph and the payload fields filtered on (indexed at creation)
+#: collections of hopgraph and the payload fields filtered on (indexed when a collection is opened). The
+#: collections of one document's vectors (``DOCUMENT_COLLECTIONS``) carry its access groups in ``groups``
+#: (``core.access.vector_groups``), which a reader's searches filter on inside the engine.
 COLLECTIONS: dict[str, dict[str, FieldKind]] = {
-    "chunks": {"id": "keyword", "document_id": "keyword"},
+    "chunks": {"id": "keyword", "document_id": "keyword", VECTOR_FIELD: "keyword"},
     "entities": {"id": "keyword", "type": "keyword"},
     "relationships": {"id": "keyword", "type": "keyword", "source_id": "keyword", "target_id": "keyword"},
     "communities": {"id": "keyword", "level": "integer"},
-    "images": {"id": "keyword", "document_id": "keyword"},
+    "images": {"id": "keyword", "document_id": "keyword", VECTOR_FIELD: "keyword"},
     "summaries": {"id": "keyword", "branch": "keyword", "level": "integer"},
-    "sections": {"id": "keyword", "document_id": "keyword"},
-    "captions": {"id": "keyword", "document_id": "keyword"},  # one point per caption of an image document
+    "sections": {"id": "keyword", "document_id": "keyword", VECTOR_FIELD: "keyword"},
+    # one point per caption of an image document
+    "captions": {"id": "keyword", "document_id": "keyword", VECTOR_FIELD: "keyword"},
 }
+#: the collections whose points each belong to one document (payload ``document_id``) and carry its groups
+DOCUMENT_COLLECTIONS = tuple(c for c, fields in COLLECTIONS.items() if VECTOR_FIELD in fields)
 
 
 class VectorStoreError(StoreUnavailableError):
@@ -94,6 +100,10 @@ class VectorStore(Protocol):
     def delete(self, collection: str, ids: Sequence[str]) -> None: ...
 
     def delete_where(self, collection: str, where: Filter) -> None: ...
+
+    def set_payload_where(self, collection: str, where: Filter, payload: Mapping[str, Any]) -> None:
+        """Set these payload fields (others kept) on every point ``where`` matches."""
+        ...
 
     def count(self, collection: str) -> int: ...
 
