@@ -50,17 +50,20 @@ def cypher(
     from neo4j.exceptions import Neo4jError
 
     from hopgraph.graphdb.factory import open_graph_store
-    from hopgraph.graphdb.readonly import ReadOnlyViolation, check_read_only
+    from hopgraph.graphdb.readonly import READ_RULES, ReadOnlyViolation, check_read_only
 
     if fmt not in ("table", "json", "csv"):
         raise typer.BadParameter("choose table, json or csv", param_hint="--format")
     params = _parse_params(param)
-    try:
-        check_read_only(statement)
+    with reported():
+        settings = load_settings()
+    try:  # the backend's own allow-list, before the store opens (its explore checks the same again)
+        if settings.graph.backend in READ_RULES:
+            check_read_only(statement, settings.graph.backend)
     except ReadOnlyViolation as exc:
         raise fail(BadInputError(f"refused: {exc}")) from exc
     with reported():
-        store = open_graph_store(load_settings())
+        store = open_graph_store(settings)
         try:
             res = store.explore(statement, params, row_limit=limit, timeout_s=timeout)
         except Neo4jError as exc:  # a Cypher syntax or runtime error from the server

@@ -13,6 +13,7 @@ from hopgraph.core.access import groups_of
 from hopgraph.core.times import iso_time
 from hopgraph.graphdb import arcadedb_http, cypher_export
 from hopgraph.graphdb import cypher_browse as cypher
+from hopgraph.graphdb.dialect import Dialect
 from hopgraph.graphdb.readonly import check_read_only
 from hopgraph.graphdb.store import (
     ChunkRecord,
@@ -35,6 +36,7 @@ class BrowseMixin:
     _session: Callable[..., neo4j.Session]
     _http: tuple[str, tuple[str, str]] | None   # ArcadeDB's HTTP API (base URL, auth), None on Neo4j
     database: str
+    dialect: Dialect
 
     def list_documents(self, skip: int = 0, limit: int = 100) -> list[DocumentState]:
         rows = self.read(cypher.LIST_DOCUMENTS, {"skip": skip, "limit": limit})
@@ -70,9 +72,10 @@ class BrowseMixin:
 
     def explore(self, query: str, params: Mapping[str, Any] | None = None, row_limit: int = 1000,
                 timeout_s: float = 30.0) -> ExploreResult:
-        """A checked read-only statement, stopped on the server past ``timeout_s`` (Neo4j enforces the
-        transaction timeout; ArcadeDB does not, so there it runs over HTTP: see ``arcadedb_http``)."""
-        check_read_only(query)
+        """A statement checked against this backend's read-only allow-list (``readonly``), stopped on the
+        server past ``timeout_s`` (Neo4j enforces the transaction timeout; ArcadeDB does not, so there it
+        runs over HTTP: see ``arcadedb_http``)."""
+        check_read_only(query, self.dialect.name)
         if self._http is not None:
             url, auth = self._http
             return arcadedb_http.explore(url, auth, self.database, query, params, row_limit, timeout_s)
