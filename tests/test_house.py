@@ -112,7 +112,7 @@ def test_modes_answer_only_through_their_output() -> None:
     from hopgraph.retrieval.run import Run
 
     assert {f.name for f in fields(Run)} == {"text", "qvec", "k", "cfg", "state", "timings", "notes", "signals",
-                                             "explain", "explaining"}
+                                             "explain", "explaining", "vector_filter"}
     assert {f.name for f in fields(ModeOutput)} >= {"scores", "entities", "relations", "communities", "seed_weights"}
     for path in sorted((REPO_ROOT / "retrieval" / "modes").glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
