@@ -76,11 +76,21 @@ def entity_editor(store: GraphStore) -> dict[str, Any]:
     store.mark_typed(["a", "b", "bee", "c"])
     assert store.untyped_entities() == [] and store.unresolved_entities()
     store.mark_resolved(["a", "b", "c", "bee"])
+    # doc 2 read by hr and eng: the access groups of the documents mentioning each entity
+    store.upsert_documents([Document(id="doc_2", source="/src/2.txt", content_hash="h2",
+                                     metadata={"groups": ["hr", "eng"]})],
+                           status="complete")
+    assert store.mention_groups(["a", "b", "c", "bee", "zz"]) == {"a": {""}, "b": {""}, "c": {"", "eng,hr"},
+                                                                  "bee": {"eng,hr"}}
+    store.record_aliases([("y", "Y", "bee"), ("x", "X", "c")], {"x": "eng,hr"})
     edits = merge_edits({"bee": "b"}, store.mentions_of_entities(["bee"]), store.relations_of_entities(["bee"]))
     store.add_mentions(edits.mentions)
     store.upsert_relations(edits.relations)
     store.delete_entities(["bee"])
-    store.record_aliases([("bee", "BEE", "b")])
+    store.record_aliases([("bee", "BEE", "b")])  # y follows bee to b, public as this merge
+    assert store.aliases() == {"bee": "b", "y": "b"}  # x is a merge of a group's documents
+    store.record_aliases([("b", "B", "a")], {"b": "hr"})  # as a group's merge: y and bee follow, as hr's
+    assert store.aliases() == {}
     store.mark_unclustered(["b"])
     assert store.untyped_entities() == ["b"] and store.unresolved_entities() == []
     store.remove(plan_removal(store.removal_facts({"doc_1": ["c2"]})))  # b loses "A knows B."

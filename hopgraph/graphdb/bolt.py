@@ -11,6 +11,7 @@ from urllib.parse import urlparse
 import neo4j
 from neo4j.exceptions import ClientError, ServiceUnavailable
 
+from hopgraph.core.access import SEP, groups_of
 from hopgraph.core.errors import StoreUnavailableError
 from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, combine_mentions
 from hopgraph.core.settings import GraphSettings
@@ -296,7 +297,7 @@ class BoltGraphStore(SchemaMixin, IndexReadsMixin, CommunityEditsMixin, TreeEdit
         return not rows or rows[0]["built"] is None or rows[0]["built"] != rows[0]["version"]
 
     def aliases(self) -> dict[str, str]:
-        """Surface-form entity id -> canonical entity id, for every merge recorded so far."""
+        """Surface-form entity id -> canonical entity id, for the merges of public documents."""
         return {r["id"]: r["entity_id"] for r in self.read(cypher.ALIASES)}
 
     def stale_descriptions(self) -> tuple[list[StaleDescription], list[StaleDescription]]:
@@ -334,6 +335,15 @@ class BoltGraphStore(SchemaMixin, IndexReadsMixin, CommunityEditsMixin, TreeEdit
                 for b in batches(ids, self.cfg.batch_size)
                 for r in self.read(cypher.MENTIONS_OF_ENTITIES, {"ids": list(b)})]
 
+    def mention_groups(self, ids: Sequence[str]) -> dict[str, set[str]]:
+        """Entity id -> the distinct access groups (joined, "" public) of the documents that mention it."""
+        out: dict[str, set[str]] = {}
+        for b in batches(list(dict.fromkeys(ids)), self.cfg.batch_size):
+            for r in self.read(cypher.MENTION_DOCUMENTS, {"ids": list(b)}):
+                meta = json.loads(r["metadata_json"] or "{}")
+                out.setdefault(r["entity_id"], set()).add(SEP.join(groups_of(meta if isinstance(meta, dict) else {})))
+        return out
+
     def relations_of_entities(self, ids: Sequence[str]) -> list[Relation]:
         """Every relation touching the given entities (once each)."""
         found = {r["id"]: r for b in batches(ids, self.cfg.batch_size)
@@ -351,7 +361,12 @@ class BoltGraphStore(SchemaMixin, IndexReadsMixin, CommunityEditsMixin, TreeEdit
         """Delete entities with their edges."""
         self._write_ids(cypher.DELETE_ENTITIES, ids)
 
-    def record_aliases(self, aliases: Sequence[tuple[str, str, str]]) -> None:
-        """Record (alias id, alias name, canonical id) merges; earlier aliases of a merged-away id follow it."""
-        self._write_rows(cypher.REPOINT_ALIASES, [{"old": a, "new": c} for a, _, c in aliases])
-        self._write_rows(cypher.RECORD_ALIASES, [{"id": a, "entity_id": c, "name": n} for a, n, c in aliases])
+    def record_aliases(self, aliases: Sequence[tuple[str, str, str]], groups: Mapping[str, str] | None = None
+                       ) -> None:
+        """Record (alias id, alias name, canonical id) merges with their documents' access groups; earlier
+        aliases of a merged-away id follow it."""
+        scope = groups or {}
+        self._write_rows(cypher.REPOINT_ALIASES, [{"old": a, "new": c, "groups": scope.get(a, "")}
+                                                  for a, _, c in aliases])
+        self._write_rows(cypher.RECORD_ALIASES, [{"id": a, "entity_id": c, "name": n, "groups": scope.get(a, "")}
+                                                 for a, n, c in aliases])

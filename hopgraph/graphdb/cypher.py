@@ -300,7 +300,16 @@ DETACH DELETE c
 MIGRATION_CHECKSUM = "MATCH (m:Migration {version: $version}) RETURN m.checksum AS checksum"
 
 # --- entity resolution -------------------------------------------------------------------------
-ALIASES = "MATCH (a:Alias) RETURN a.id AS id, a.entity_id AS entity_id"
+# the aliases of public merges (groups '': no document of theirs has access groups; those recorded before
+# aliases kept groups were given theirs by migration 0015_alias_groups)
+ALIASES = "MATCH (a:Alias) WHERE a.groups = '' RETURN a.id AS id, a.entity_id AS entity_id"
+
+# the documents mentioning each entity, by their metadata (its access groups: core.access.groups_of)
+MENTION_DOCUMENTS = """
+UNWIND $ids AS eid
+MATCH (:Entity {id: eid})<-[:MENTIONS]-(:Chunk)<-[:HAS_CHUNK]-(d:Document)
+RETURN DISTINCT eid AS entity_id, d.metadata_json AS metadata_json
+"""
 
 MENTIONS_OF_ENTITIES = """
 UNWIND $ids AS eid
@@ -350,17 +359,17 @@ SET m.count = coalesce(m.count, 0) + r.count
 RECORD_ALIASES = """
 UNWIND $rows AS r
 MERGE (a:Alias {id: r.id})
-SET a.entity_id = r.entity_id, a.name = r.name
+SET a.entity_id = r.entity_id, a.name = r.name, a.groups = r.groups
 WITH a, r
 MATCH (e:Entity {id: r.entity_id})
 SET e.aliases = [x IN coalesce(e.aliases, []) WHERE x <> r.name] + r.name
 """
 
-# aliases that pointed at a merged-away entity now point at its canonical entity
+# aliases that pointed at a merged-away entity now point at its canonical entity, with its merge's groups
 REPOINT_ALIASES = """
 UNWIND $rows AS r
 MATCH (a:Alias {entity_id: r.old})
-SET a.entity_id = r.new
+SET a.entity_id = r.new, a.groups = r.groups
 """
 
 UNRESOLVED_ENTITIES = """

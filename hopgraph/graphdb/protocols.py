@@ -101,7 +101,8 @@ class IngestWriter(DocumentReader, Protocol):
         ...
 
     def aliases(self) -> dict[str, str]:
-        """Surface-form entity id -> canonical entity id, for every recorded merge."""
+        """Surface-form entity id -> canonical entity id, for the recorded merges of public documents
+        (those a later ingest may apply to any document; ``EntityEditor.record_aliases``)."""
         ...
 
 
@@ -123,6 +124,11 @@ class EntityEditor(Protocol):
 
     def mentions_of_entities(self, ids: Sequence[str]) -> list[Mention]: ...
 
+    def mention_groups(self, ids: Sequence[str]) -> dict[str, set[str]]:
+        """Entity id -> the distinct access groups of the documents that mention it, each list joined by
+        ``core.access.SEP`` ("": public); an entity without mentions is left out."""
+        ...
+
     def relations_of_entities(self, ids: Sequence[str]) -> list[Relation]: ...
 
     def add_mentions(self, mentions: Sequence[Mention]) -> None:
@@ -133,8 +139,11 @@ class EntityEditor(Protocol):
 
     def delete_entities(self, ids: Sequence[str]) -> None: ...
 
-    def record_aliases(self, aliases: Sequence[tuple[str, str, str]]) -> None:
-        """Record (alias id, alias name, canonical id) merges."""
+    def record_aliases(self, aliases: Sequence[tuple[str, str, str]], groups: Mapping[str, str] | None = None
+                       ) -> None:
+        """Record (alias id, alias name, canonical id) merges, each with the access groups of its documents
+        (``groups``: alias id -> groups joined by ``core.access.SEP``; "" or absent: public). Earlier
+        aliases of a merged-away id follow it and take the groups of its merge."""
         ...
 
     def mark_unclustered(self, ids: Sequence[str]) -> None: ...

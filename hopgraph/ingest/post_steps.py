@@ -31,7 +31,7 @@ from hopgraph.ingest.extraction import Extractor
 from hopgraph.ingest.forgetting import forget_removed_text
 from hopgraph.ingest.graph_roles import StepGraph
 from hopgraph.ingest.raptor import TreeBuilder
-from hopgraph.ingest.resolution import EntityResolver
+from hopgraph.ingest.resolution import EntityResolver, public_aliases
 from hopgraph.vectors.embedders import Embedder
 from hopgraph.vectors.store import VectorStore
 
@@ -70,7 +70,7 @@ def resolve(ing: Host, report: IngestReport) -> None:
     if pending:
         merges = ing.resolver.find(pending)
         ing.resolver.apply(merges)
-        ing.aliases.update({m.alias_id: m.canonical_id for m in merges})
+        ing.aliases.update(public_aliases(merges))  # a group's merge is made again inside the group
         ing.forget_embedded("entities", [m.alias_id for m in merges])
         report.entities_merged += len(merges)
         ing.graph.mark_resolved([e.id for e in pending])

@@ -10,18 +10,24 @@ neighbours over the entity vectors (never all pairs) and accepted only when
   London, nor "American" British-American), or the two are near-identical spellings (any type),
   and the embeddings are close, or the shorter is the longer written as a chat handle ("LiHua",
   "🌟 HaileyJohnson" is Li Hua, Hailey Johnson: any type of handle joins a person), and
+- the two never cross an access-group boundary: every document that mentions either entity has the same
+  access groups (``merge_groups``), so a reader reads all the documents of a merge or none, and a
+  name never reaches a reader through a merge with a document it may not read, and
 - the shorter name is not ambiguous: if it is contained in two different longer names among its
-  neighbours ("Cratchit" in "Bob Cratchit" and "Tim Cratchit"), it is left alone.
+  neighbours whose documents have its groups ("Cratchit" in "Bob Cratchit" and "Tim Cratchit"), it
+  is left alone.
 
-The longer name is canonical. Every merge is recorded as an ``(:Alias)`` so a later ingest maps
-the same surface form straight to its entity.
+The longer name is canonical. Every merge is recorded as an ``(:Alias)`` with its documents' groups;
+a later ingest maps the same surface form straight to its entity by the aliases of public merges
+(the graph store's ``aliases``: the entity a public merge made has a public name, whatever document
+then names it so).
 """
 
 from __future__ import annotations
 
 import difflib
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,7 +40,7 @@ from hopgraph.ingest.graph_edits import merge_edits
 from hopgraph.ingest.relation_vectors import relation_vectors
 from hopgraph.ingest.texts import relation_point
 from hopgraph.vectors.embedders import Embedder
-from hopgraph.vectors.store import VectorStore
+from hopgraph.vectors.store import Hit, VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +56,7 @@ class Merge:
     canonical_id: str
     canonical_name: str
     score: float
+    groups: str = ""  # the access groups of every document of both (joined by core.access.SEP; "" public)
 
 
 def _tokens(name: str) -> list[str]:
@@ -93,6 +100,23 @@ def name_relation(a: str, b: str) -> str | None:
     return None
 
 
+def merge_groups(alias: Collection[str], canonical: Collection[str]) -> str | None:
+    """The access groups that every document mentioning either of two entities has, or None when their
+    documents' groups differ (then the two must not merge). Each entity is given as the distinct group
+    lists of its documents (joined by ``core.access.SEP``, "" public). One shared list is required, not
+    equal sets: with {public, hr} on both sides a reader without hr would read some documents of each and
+    could be shown the other side's name from an hr one."""
+    if len(set(alias)) != 1 or set(alias) != set(canonical):
+        return None
+    return next(iter(alias))
+
+
+def public_aliases(merges: Sequence[Merge]) -> dict[str, str]:
+    """Alias id -> canonical id of the ``merges`` that a later ingest may apply to any document: those
+    of public documents (a group's merge is made again by resolution, inside the group)."""
+    return {m.alias_id: m.canonical_id for m in merges if not m.groups}
+
+
 class EntityResolver:
     """Finds and applies merges among recently written entities."""
 
@@ -105,7 +129,8 @@ class EntityResolver:
         self.cfg = cfg
 
     def find(self, entities: Sequence[Entity]) -> list[Merge]:
-        """Merges for the given entities (candidates are their ANN neighbours in the whole store)."""
+        """Merges for the given entities (candidates are their ANN neighbours in the whole store whose
+        documents have the same access groups as theirs)."""
         probes = [e for e in entities
                   if e.type != GRAPH_NODE and (e.type != CONCEPT or self.cfg.concepts or is_handle(e.name))]
         probes = [e for e in probes if len(_tokens(e.name)) <= self.cfg.max_alias_tokens]
@@ -113,32 +138,23 @@ class EntityResolver:
             return []
         probes = sorted(probes, key=lambda e: e.id)
         hits = self.vectors.search_many("entities", self._name_vectors(probes), self.cfg.neighbours + 5)
+        found = {e.id: self._containing(e, h) for e, h in zip(probes, hits, strict=True)}
+        found = {k: v for k, v in found.items() if v}
+        groups = self.graph.mention_groups(sorted({*found, *(c[0] for v in found.values() for c in v)}))
         merges: dict[str, Merge] = {}
-        for e, found in zip(probes, hits, strict=True):
-            # deterministic whatever the segment layout: ties by id, then the first `neighbours`
-            neigh = sorted(found, key=lambda h: (-round(h.score, 5), h.id))[: self.cfg.neighbours]
-            containing: list[tuple[str, str, float, str]] = []
-            for h in neigh:
-                other_name, other_type = str(h.payload.get("name", "")), str(h.payload.get("type", ""))
-                if h.id == e.id or not other_name:
-                    continue
-                kind = name_relation(e.name, other_name)
-                if kind is None or len(_tokens(other_name)) < len(_tokens(e.name)):
-                    continue  # the probe must be the shorter (alias) side
-                if kind == "fuzzy" and len(_tokens(other_name)) == len(_tokens(e.name)) and other_name < e.name:
-                    continue  # equal-length spellings: the lexicographically first is canonical
-                threshold = self.cfg.fuzzy_similarity if kind == "fuzzy" else self.cfg.contained_similarity
-                if h.score >= threshold and accepts(kind, e.type, other_type):
-                    containing.append((h.id, other_name, h.score, kind))
+        for e in probes:
+            containing = [(*c, shared) for c in found.get(e.id, [])
+                          if (shared := merge_groups(groups.get(e.id, ()), groups.get(c[0], ()))) is not None]
             if not containing:
                 continue
-            distinct = {normalize_name(n) for _, n, _, _ in containing}
+            distinct = {normalize_name(c[1]) for c in containing}
             if len(distinct) > 1 and not all(name_relation(a, b) for a in distinct for b in distinct if a < b):
                 log.debug("not merging ambiguous %r: %s", e.name, sorted(distinct))
                 continue
             best = max(containing, key=lambda c: (len(_tokens(c[1])), round(c[2], 5), c[0]))
-            merges[e.id] = Merge(e.id, e.name, best[0], best[1], best[2])
-        # an alias's canonical may itself be an alias: follow the chain, never merge in a cycle
+            merges[e.id] = Merge(e.id, e.name, best[0], best[1], best[2], best[3])
+        # an alias's canonical may itself be an alias: follow the chain, never merge in a cycle (every
+        # link has the same groups: each joins two entities whose documents all have them)
         out: list[Merge] = []
         for m in merges.values():
             target, seen = m.canonical_id, {m.alias_id}
@@ -146,8 +162,28 @@ class EntityResolver:
                 seen.add(target)
                 target = merges[target].canonical_id
             if target not in seen:
-                out.append(Merge(m.alias_id, m.alias_name, target, m.canonical_name, m.score))
+                out.append(Merge(m.alias_id, m.alias_name, target, m.canonical_name, m.score, m.groups))
         return sorted(out, key=lambda m: m.alias_id)
+
+    def _containing(self, e: Entity, found: Sequence[Hit]) -> list[tuple[str, str, float]]:
+        """The neighbours ``found`` for ``e`` that name it more fully (or spell it alike) closely
+        enough, with compatible types: (id, name, score), before access groups and ambiguity."""
+        # deterministic whatever the segment layout: ties by id, then the first `neighbours`
+        neigh = sorted(found, key=lambda h: (-round(h.score, 5), h.id))[: self.cfg.neighbours]
+        out: list[tuple[str, str, float]] = []
+        for h in neigh:
+            other_name, other_type = str(h.payload.get("name", "")), str(h.payload.get("type", ""))
+            if h.id == e.id or not other_name:
+                continue
+            kind = name_relation(e.name, other_name)
+            if kind is None or len(_tokens(other_name)) < len(_tokens(e.name)):
+                continue  # the probe must be the shorter (alias) side
+            if kind == "fuzzy" and len(_tokens(other_name)) == len(_tokens(e.name)) and other_name < e.name:
+                continue  # equal-length spellings: the lexicographically first is canonical
+            threshold = self.cfg.fuzzy_similarity if kind == "fuzzy" else self.cfg.contained_similarity
+            if h.score >= threshold and accepts(kind, e.type, other_type):
+                out.append((h.id, other_name, h.score))
+        return out
 
     def _name_vectors(self, entities: Sequence[Entity]) -> np.ndarray:
         """The entities' stored vectors (written by the ingest that created them); names without one
@@ -168,7 +204,8 @@ class EntityResolver:
         self.graph.add_mentions(edits.mentions)
         self.graph.upsert_relations(edits.relations)
         self.graph.delete_entities(ids)
-        self.graph.record_aliases([(m.alias_id, m.alias_name, m.canonical_id) for m in merges])
+        self.graph.record_aliases([(m.alias_id, m.alias_name, m.canonical_id) for m in merges],
+                                  {m.alias_id: m.groups for m in merges})
         # the canonical entities and the neighbours of the aliases have new edges: their communities move
         self.graph.mark_unclustered(sorted({*(m.canonical_id for m in merges),
                                             *(e for r in edits.relations for e in (r.source_id, r.target_id))}))

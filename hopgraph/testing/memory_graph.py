@@ -16,6 +16,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from hopgraph.core.access import SEP, groups_of
 from hopgraph.core.errors import ConflictError
 from hopgraph.core.records import (
     Chunk,
@@ -78,6 +79,7 @@ class MemoryGraphStore(MemoryCommunities, MemoryTree, MemorySections, MemoryChat
     stored_communities: dict[str, Community] = field(default_factory=dict)
     members: set[tuple[str, str]] = field(default_factory=set)       # (entity id, community id)
     alias_of: dict[str, tuple[str, str]] = field(default_factory=dict)  # alias id -> (canonical, name)
+    alias_groups: dict[str, str] = field(default_factory=dict)  # alias id -> its merge's access groups
     runs: dict[str, IngestRun] = field(default_factory=dict)
     stale_entities: set[str] = field(default_factory=set)
     stale_relations: set[str] = field(default_factory=set)
@@ -287,12 +289,19 @@ class MemoryGraphStore(MemoryCommunities, MemoryTree, MemorySections, MemoryChat
         self.resolved.update(i for i in ids if i in self.entities)
 
     def aliases(self) -> dict[str, str]:
-        return {a: c for a, (c, _) in self.alias_of.items()}
+        return {a: c for a, (c, _) in self.alias_of.items() if not self.alias_groups.get(a)}
 
     def mentions_of_entities(self, ids: Sequence[str]) -> list[Mention]:
         wanted = set(ids)
         return [Mention(chunk_id=c, entity_id=e, count=n, label=self.labels.get((c, e), ""))
                 for (c, e), n in self.mentions.items() if e in wanted]
+
+    def mention_groups(self, ids: Sequence[str]) -> dict[str, set[str]]:
+        wanted, out = set(ids), dict[str, set[str]]()
+        for c, e in self.mentions:
+            if (d := self.docs.get(self.chunks[c].document_id) if e in wanted and c in self.chunks else None):
+                out.setdefault(e, set()).add(SEP.join(groups_of(d.document.metadata)))
+        return out
 
     def untyped_entities(self) -> list[str]:
         return sorted(self.untyped & set(self.entities))
@@ -318,11 +327,16 @@ class MemoryGraphStore(MemoryCommunities, MemoryTree, MemorySections, MemoryChat
                           if r.source_id not in dead and r.target_id not in dead}
         self.members = {(e, c) for (e, c) in self.members if e not in dead}
 
-    def record_aliases(self, aliases: Sequence[tuple[str, str, str]]) -> None:
+    def record_aliases(self, aliases: Sequence[tuple[str, str, str]], groups: Mapping[str, str] | None = None
+                       ) -> None:
+        scope = groups or {}
         for alias, _, canonical in aliases:  # earlier aliases of a merged-away entity follow it
+            moved = {a for a, (c, _) in self.alias_of.items() if c == alias}
             self.alias_of = {a: ((canonical if c == alias else c), n) for a, (c, n) in self.alias_of.items()}
+            self.alias_groups.update((a, scope.get(alias, "")) for a in moved)
         for alias, name, canonical in aliases:
             self.alias_of[alias] = (canonical, name)
+            self.alias_groups[alias] = scope.get(alias, "")
 
     # -- snapshot exports --------------------------------------------------------------------------
     def topology(self) -> Topology:
