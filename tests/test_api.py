@@ -11,8 +11,9 @@ from typing import Any
 import httpx
 import pytest
 
+from hopgraph.api.auth import hash_key
 from hopgraph.app.platform import Platform
-from hopgraph.core.service_settings import ApiSettings, ScheduledSource, SchedulerSettings
+from hopgraph.core.service_settings import ApiKey, ApiSettings, ScheduledSource, SchedulerSettings
 from hopgraph.graphdb.arcadedb_server import ServerInfo
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.api_server import ADMIN_KEY, KEYS, READ_KEY, running_api, wait_job
@@ -20,6 +21,9 @@ from tests.conftest import settings_for
 from tests.paths import REPO_ROOT
 
 SAMPLE = REPO_ROOT / "hopgraph" / "sample"
+#: a read key over every collection: the one kind of key (besides such an admin) that may read /metrics
+SCRAPER_KEY = "scraper-key-for-tests"
+SCRAPER = ApiKey(name="scraper", sha256=hash_key(SCRAPER_KEY), scope="read", collections=["*"])
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +33,8 @@ def api_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def api(arcadedb: ServerInfo, embedder: SentenceTransformerEmbedder, api_dir: Path) -> Iterator[str]:
-    settings = settings_for(arcadedb, api_dir / "data", api=ApiSettings(api_keys=KEYS, max_upload_bytes=4096))
+    settings = settings_for(arcadedb, api_dir / "data", api=ApiSettings(api_keys=[*KEYS, SCRAPER],
+                                                                        max_upload_bytes=4096))
     with Platform(settings, embedder=embedder) as platform, running_api(settings, platform) as url:
         yield url
 
@@ -56,15 +61,18 @@ def ingested(admin: httpx.Client) -> dict[str, Any]:
     return job
 
 
-def test_health_ready_and_metrics_need_no_key(api: str) -> None:
+def test_health_and_ready_need_no_key_and_the_counts_and_metrics_do(api: str, reader: httpx.Client) -> None:
     assert httpx.get(f"{api}/health").json() == {"status": "ok"}
-    ready = httpx.get(f"{api}/ready")
+    assert httpx.get(f"{api}/ready").json() == {"status": "ready"}  # ready alone, without a key
+    ready = reader.get("/ready")  # a key that may see /status sees the checks and the index state
     assert ready.status_code == 200 and ready.json()["status"] == "ready"
     assert {c["name"] for c in ready.json()["checks"]} >= {"graph store", "chunks", "orphans"}
     index = ready.json()["index"]  # the state was served before the first request, and keeps up
     assert index["served_version"] == ready.json()["graph_version"] - index["lag"] and index["lag"] >= 0
     assert index["last_refresh_kind"] in ("rebuild", "load", "delta", "load+delta")
-    metrics = httpx.get(f"{api}/metrics")
+    assert httpx.get(f"{api}/metrics").status_code == 401
+    assert reader.get("/metrics").status_code == 403  # a key over `default` only: metrics count every collection
+    metrics = httpx.get(f"{api}/metrics", headers={"X-API-Key": SCRAPER_KEY})
     assert metrics.status_code == 200 and "hopgraph_http_requests_total" in metrics.text
 
 
@@ -249,7 +257,7 @@ def test_upload_paths_stay_inside_the_uploads_folder() -> None:
 
 def test_metrics_count_routes_and_modes(ingested: dict[str, Any], api: str, reader: httpx.Client) -> None:
     reader.post("/query", json={"text": "radium", "mode": "bm25"})
-    text = httpx.get(f"{api}/metrics").text
+    text = httpx.get(f"{api}/metrics", headers={"X-API-Key": SCRAPER_KEY}).text
     assert 'hopgraph_http_requests_total{method="POST",route="/query",status="200"}' in text
     assert 'hopgraph_queries_total{degraded="false",mode="bm25"}' in text
     assert "hopgraph_ingested_chunks_total" in text

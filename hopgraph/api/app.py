@@ -42,8 +42,10 @@ database; embeddings in Qdrant) with graph-aware retrieval modes, ingest and del
 browse entities and communities, and explore the graph with read-only Cypher.
 
 **Auth**: send an API key as `X-API-Key` or `Authorization: Bearer`. `read` keys query and explore;
-`admin` keys also ingest and delete. `/health`, `/ready` and `/metrics` need no key. The explorer page
-at `/ui` asks for a key when keys are configured.
+`admin` keys also ingest and delete. `/health` and `/ready` need no key (`/ready` then says ready or
+not ready alone; its counts and checks need a key that may see `/status`); `/metrics` needs a key over
+every collection that reads every document, unless `api.metrics_public` opens it to a scraper. The
+explorer page at `/ui` asks for a key when keys are configured.
 
 **Errors** are RFC 7807 problem documents (`application/problem+json`).
 """

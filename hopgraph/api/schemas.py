@@ -316,8 +316,10 @@ class IndexOut(BaseModel):
 
 
 class Ready(BaseModel):
+    """Ready; the rest only for a key that may see the default collection's counts (as GET /status)."""
+
     status: Literal["ready"]
-    graph_version: int
-    chunks: int
-    index: IndexOut
-    checks: list[CheckOut] = Field(default_factory=list, description="The checks of `hopgraph doctor`.")
+    graph_version: int | None = Field(default=None, description="The committed graph version (with a key).")
+    chunks: int | None = Field(default=None, description="Chunk vectors (with a key).")
+    index: IndexOut | None = Field(default=None, description="The served index state (with a key).")
+    checks: list[CheckOut] | None = Field(default=None, description="The checks of `hopgraph doctor` (with a key).")

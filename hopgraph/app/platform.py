@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # the ingest pipeline, the retriever and the LLM client are i
     from hopgraph.ingest.control import IngestControl
     from hopgraph.ingest.pipeline import Ingestor
     from hopgraph.ingest.raptor import TreeReport
+    from hopgraph.retrieval.index.keeper import Freshness
     from hopgraph.retrieval.retriever import Retriever
 
 log = logging.getLogger(__name__)
@@ -297,6 +298,10 @@ class Platform:
         """Counts of graph items and vectors."""
         vectors = {name: self.vectors.count(name) for name in COLLECTIONS}
         return {"graph": self.graph.counts(), "graph_version": self.graph.version(), "vectors": vectors}
+
+    def index_freshness(self) -> Freshness:
+        """The version of the index state that answers queries, the graph's, and the last refresh."""
+        return self.retriever.keeper.freshness()
 
     def corpus_ids(self) -> dict[str, str]:
         """Chunk id -> corpus record id (``metadata.corpus_id`` of BEIR/JSONL documents)."""

@@ -53,6 +53,10 @@ class ApiSettings(BaseModel):
         description="No keys: the API is open (allowed only on a loopback host). 'read' keys query and "
         "explore; 'admin' keys also ingest and delete.")
     cors_origins: list[str] = Field(default_factory=list, description="Allowed browser origins ('*' for any).")
+    metrics_public: bool = Field(
+        default=False, description="Serve GET /metrics without a key, to a Prometheus scraper on purpose. "
+        "Otherwise it needs a key over every collection ('*') that reads every document: the metrics count "
+        "every collection's requests, queries and ingests.")
     max_body_bytes: int = Field(default=2_000_000, ge=1024, description="Largest JSON request body.")
     max_upload_bytes: int = Field(default=50_000_000, ge=1024, description="Largest upload to /documents.")
     max_documents: int = Field(default=1000, ge=1, description="Documents (or files) per ingest request.")
