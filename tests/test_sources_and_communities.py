@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from hopgraph.app.platform import Platform
+from hopgraph.ingest.caller import Caller
 from hopgraph.ingest.sections import unmarked
 from hopgraph.ingest.source_text import Skipped, SourceText
 from hopgraph.ingest.sources import expand_paths, read_sources
@@ -65,8 +66,8 @@ def test_removed_records_are_pruned_and_unreadable_files_keep_their_documents(
 
 def test_a_folder_walk_skips_the_data_dir(platform: Platform, tmp_path: Path) -> None:
     """The data dir (here ``tmp_path / "data"``) inside an ingested folder is not walked: its stores and
-    index files are never documents. A file in it named directly (an upload) is ingested, and a later
-    walk of the parent folder does not prune it."""
+    index files are never documents. A file in it named directly is refused too, unless the run is an
+    upload job's (it reads its uploads folder), and a later walk of the parent folder does not prune it."""
     data = platform.settings.data_dir
     assert data.parent == tmp_path
     (tmp_path / "notes.txt").write_text("Alan Turing worked at Bletchley Park.")
@@ -74,10 +75,12 @@ def test_a_folder_walk_skips_the_data_dir(platform: Platform, tmp_path: Path) ->
     upload.parent.mkdir(parents=True, exist_ok=True)
     upload.write_text("Ada Lovelace wrote the first program.")
     (data / "stray.txt").write_text("A store's own file that happens to look like text.")
-    walked = [f.name for f in expand_paths([tmp_path], EXTS, skip=[data])]
+    walked = [f.name for f in expand_paths([tmp_path], EXTS, data)]
     assert walked == ["notes.txt"]
-    assert sorted(f.name for f in expand_paths([data], EXTS, skip=[data])) == ["stray.txt", "up.txt"]  # named
-    assert platform.ingest([upload]).documents_ingested == 1
+    assert list(expand_paths([data, upload], EXTS, data)) == []  # named: refused as well
+    refused = platform.ingest([upload])
+    assert refused.documents_ingested == 0 and "data dir" in refused.skipped[str(upload.resolve())]
+    assert platform.ingest([upload], caller=Caller(roots=(), uploads=upload.parent)).documents_ingested == 1
     report = platform.ingest([tmp_path])
     assert report.documents_ingested == 1 and report.documents_deleted == 0
     sources = sorted(Path(d.source).name for d in platform.graph.documents_under(str(tmp_path.resolve())))

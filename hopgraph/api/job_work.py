@@ -1,9 +1,11 @@
 """What a job does, from its stored spec: the same spec runs now and, after a restart, again.
 
-Specs: ``{"op": "ingest_paths", "paths": [...], "uploads": bool}`` (a skipped upload is removed),
-``{"op": "ingest_records", "collection": ...,
-"records": <file of JSON records>}``, ``{"op": "delete", "ids": [...]}``,
-``{"op": "reingest", "source": <scheduled source name>}``.
+Specs: ``{"op": "ingest_paths", "paths": [...], "uploads": bool, "roots": [...] | null}`` (a skipped
+upload is removed), ``{"op": "ingest_records", "collection": ..., "records": <file of JSON records>}``,
+``{"op": "delete", "ids": [...]}``, ``{"op": "reingest", "source": <scheduled source name>}``. An ingest's
+``holds`` are the access groups of the key that asked (null: a full admin), ``roots`` the folders it may
+read (null: the server's own user; absent: ``api.ingest_roots``); an upload job reads its uploads alone
+(``caller_of``).
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ from typing import Any
 from hopgraph.api.jobs import JobFailed, JobWork, Unchanged, Warned
 from hopgraph.api.metrics import Metrics
 from hopgraph.app.platform import Platform
+from hopgraph.core.collections import home
 from hopgraph.core.records import IngestReport
 from hopgraph.core.service_settings import ScheduledSource
+from hopgraph.ingest.caller import Caller
 from hopgraph.ingest.control import IngestControl
 
 
@@ -27,6 +31,23 @@ def records_file(platform: Platform, job_id: str, records: list[dict[str, Any]])
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(records), encoding="utf-8")
     return path
+
+
+def uploads_dir(platform: Platform) -> Path:
+    """Where the uploaded files of ``platform``'s collection are kept."""
+    return platform.settings.data_dir.absolute() / home(platform.settings, platform.settings.collection) / "uploads"
+
+
+def caller_of(platform: Platform, spec: dict[str, Any]) -> Caller:
+    """The rights of a job's ingest (``ingest.caller``), from its spec: a spec without ``holds`` widens no
+    document's groups, one without ``roots`` reads below ``api.ingest_roots``, an upload job reads its
+    collection's uploads folder and nothing else."""
+    given = spec.get("holds", [])
+    holds = None if given is None else frozenset(given)
+    if spec.get("uploads"):
+        return Caller(roots=(), uploads=uploads_dir(platform), holds=holds)
+    roots = spec.get("roots", [str(r) for r in platform.settings.api.ingest_roots])
+    return Caller(roots=None if roots is None else tuple(Path(r) for r in roots), holds=holds)
 
 
 def work_for(platform: Platform, metrics: Metrics, spec: dict[str, Any],
@@ -43,7 +64,8 @@ def work_for(platform: Platform, metrics: Metrics, spec: dict[str, Any],
         paths = [Path(p) for p in spec["paths"]]
 
         def ingest_paths(ctl: IngestControl) -> dict[str, Any]:
-            report = platform.ingest(paths, control=ctl, groups=spec.get("groups") or ())
+            report = platform.ingest(paths, control=ctl, groups=spec.get("groups") or (),
+                                     caller=caller_of(platform, spec))
             out = observed(report)
             if spec.get("uploads"):  # an uploaded file that is no document is not kept
                 for p in paths:
@@ -60,7 +82,8 @@ def work_for(platform: Platform, metrics: Metrics, spec: dict[str, Any],
 
         def ingest_records(ctl: IngestControl) -> dict[str, Any]:
             records = json.loads(path.read_text(encoding="utf-8"))
-            out = observed(platform.ingest_records(records, collection=spec["collection"], control=ctl))
+            out = observed(platform.ingest_records(records, collection=spec["collection"], control=ctl,
+                                                   caller=caller_of(platform, spec)))
             path.unlink(missing_ok=True)
             return out
 

@@ -61,7 +61,9 @@ class ServedAccess:
 
     def ingest(self, ctx: Any, paths: list[str], collection: str = DEFAULT) -> dict[str, Any]:
         """Queue the paths as ``POST /documents/paths`` does and wait for the job (or answer it running)."""
-        job = submit_local_paths(self.hg, self.hg.platform_for(collection), paths)
+        request = ctx.request_context.request
+        key = presented_key(request.headers if isinstance(request, Request) else {})
+        job = submit_local_paths(self.hg, self.hg.platform_for(collection), paths, key)
         with contextlib.suppress(concurrent.futures.TimeoutError):
             job = self.hg.jobs.wait(job.id, timeout=INGEST_WAIT_S) or job
         return job.model_dump(mode="json")

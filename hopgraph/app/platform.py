@@ -20,6 +20,7 @@ from hopgraph.graphdb.factory import open_graph_store
 from hopgraph.graphdb.protocols import CypherConsole, GraphAdmin, GraphBackend, GraphBrowser
 from hopgraph.graphdb.registry import GRAPH_BACKENDS
 from hopgraph.graphdb.store import DocumentState, IngestRun
+from hopgraph.ingest.caller import OWNER, Caller
 from hopgraph.vectors.clip import ClipEmbedder
 from hopgraph.vectors.embedders import Embedder, for_questions, make_embedder
 from hopgraph.vectors.factory import open_vector_store
@@ -150,13 +151,15 @@ class Platform:
 
     # -- operations --------------------------------------------------------------------------
     def ingest(self, paths: Sequence[Path | str], progress: bool = False,
-               control: IngestControl | None = None, groups: Sequence[str] = ()) -> IngestReport:
+               control: IngestControl | None = None, groups: Sequence[str] = (),
+               caller: Caller = OWNER) -> IngestReport:
         """Ingest files and directories (unchanged documents are skipped); ``control`` follows the
         progress and can stop the run at its next checkpoint (``IngestCancelled``); ``groups``: the access
-        groups of the documents that name none of their own (none: public in the collection)."""
+        groups of the documents that name none of their own (none: public in the collection); ``caller``:
+        the files the run may read (never the data dir) and whose groups it may widen (``ingest.caller``)."""
         try:
             return self._ingestor().ingest_paths([Path(p) for p in paths], progress=progress, control=control,
-                                                 groups=groups)
+                                                 groups=groups, caller=caller)
         finally:
             self._refresh_index()
 
@@ -250,14 +253,15 @@ class Platform:
         return self._retriever
 
     def ingest_records(self, records: Sequence[dict[str, Any]], collection: str = "api",
-                       control: IngestControl | None = None) -> IngestReport:
+                       control: IngestControl | None = None, caller: Caller = OWNER) -> IngestReport:
         """Ingest JSON records (``{id, text, title?, metadata?}`` or ``{id, image, captions}``) as
-        documents with source ``<collection>#<id>``: re-sending a record updates its document."""
+        documents with source ``<collection>#<id>``: re-sending a record updates its document (unless
+        that widens its groups and ``caller`` may not: ``ingest.caller``)."""
         from hopgraph.ingest.sources import record_to_source
 
         items = [record_to_source(collection, rec, f"{collection}#{i}") for i, rec in enumerate(records)]
         try:
-            return self._ingestor().ingest_sources(items, total=len(items), control=control)
+            return self._ingestor().ingest_sources(items, total=len(items), control=control, caller=caller)
         finally:
             self._refresh_index()
 

@@ -41,7 +41,7 @@ def nothing_to_ingest(paths: list[Path], extensions: Sequence[str], data_dir: Pa
     ``extensions`` outside ``data_dir``), else None."""
     from hopgraph.ingest.sources import expand_paths
 
-    if next(expand_paths(paths, extensions, [data_dir]), None) is not None:
+    if next(expand_paths(paths, extensions, data_dir), None) is not None:
         return None
     others = sorted({f.suffix.lower() or f.name for p in paths for f in p.rglob("*")
                      if f.is_file() and not f.name.startswith(".")})

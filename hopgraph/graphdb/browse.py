@@ -43,6 +43,10 @@ class BrowseMixin:
         return [DocumentState(r["id"], r["status"], r["content_hash"], r["source"],
                               tuple(groups_of(json.loads(r["metadata_json"] or "{}")))) for r in rows]
 
+    def document_groups(self, ids: Sequence[str]) -> dict[str, list[str]]:
+        rows = self.read(cypher.DOCUMENT_METADATA, {"ids": list(dict.fromkeys(ids))})
+        return {r["id"]: groups_of(json.loads(r["metadata_json"] or "{}")) for r in rows}
+
     def chunks_of_entities(self, ids: Sequence[str]) -> list[EntityChunk]:
         rows = self.read(cypher.CHUNKS_OF_ENTITIES, {"ids": list(ids)})
         return [

@@ -11,6 +11,12 @@ ORDER BY d.source
 SKIP $skip LIMIT $limit
 """
 
+DOCUMENT_METADATA = """
+UNWIND $ids AS id
+MATCH (d:Document {id: id})
+RETURN d.id AS id, d.metadata_json AS metadata_json
+"""
+
 CHUNKS_OF_ENTITIES = """
 UNWIND $ids AS eid
 MATCH (e:Entity {id: eid})<-[m:MENTIONS]-(c:Chunk)<-[:HAS_CHUNK]-(d:Document)

@@ -62,6 +62,10 @@ class DocumentReader(Protocol):
         """Documents whose source starts with ``prefix`` (a file, a directory, a JSONL file's records)."""
         ...
 
+    def document_groups(self, ids: Sequence[str]) -> dict[str, list[str]]:
+        """The stored access groups of each of ``ids`` that exists ([]: public)."""
+        ...
+
 
 class IngestWriter(DocumentReader, Protocol):
     """The ingest pipeline's writes: documents, chunks, entities, mentions, relations, removals, and

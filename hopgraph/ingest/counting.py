@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from hopgraph.ingest.caller import OWNER, Caller
 from hopgraph.ingest.office import CSV_EXT, PDF_EXT
 from hopgraph.ingest.sources import JSONL_EXT, expand_paths
 
@@ -25,10 +26,12 @@ def _pages(path: Path) -> int:
         return 1
 
 
-def count_documents(paths: Iterable[Path], extensions: Sequence[str], skip: Sequence[Path] = ()) -> int:
-    """The documents ``read_sources`` will yield for these paths (an unreadable file counts as one)."""
+def count_documents(paths: Iterable[Path], extensions: Sequence[str], data_dir: Path | None = None,
+                    caller: Caller = OWNER) -> int:
+    """The documents ``read_sources`` will yield for these paths (an unreadable file counts as one; a
+    file ``caller`` may not read, none)."""
     total = 0
-    for path in expand_paths(paths, extensions, skip):
+    for path in expand_paths(paths, extensions, data_dir, caller):
         suffix = path.suffix.lower()
         try:
             if suffix in JSONL_EXT:

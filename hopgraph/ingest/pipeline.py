@@ -26,6 +26,7 @@ from hopgraph.core.records import Chunk, IngestReport, Relation, Section
 from hopgraph.core.settings import Settings
 from hopgraph.graphdb.store import COMPLETE, DELETING, PENDING, RemovalPlan
 from hopgraph.ingest.batches import Prepared, extract, prepared_batches, stage
+from hopgraph.ingest.caller import OWNER, Caller, hold_back
 from hopgraph.ingest.chunking import Chunker
 from hopgraph.ingest.communities import CommunityBuilder
 from hopgraph.ingest.community_plan import CommunityReport
@@ -126,14 +127,16 @@ class Ingestor:
 
     # -- entry points ------------------------------------------------------------------------
     def ingest_paths(self, paths: Sequence[Path], progress: bool = False, prune: bool = True,
-                     control: IngestControl | None = None, groups: Sequence[str] = ()) -> IngestReport:
+                     control: IngestControl | None = None, groups: Sequence[str] = (),
+                     caller: Caller = OWNER) -> IngestReport:
         """Ingest files and directories. With ``prune``, documents previously ingested from these
         paths that no longer exist (a deleted file, a record removed from a JSONL) are deleted.
         ``control`` follows the progress and may stop the run (``IngestCancelled``); a missing path is
-        a NotFoundError. ``groups``: the access groups of the documents that name none of their own."""
-        cfg = self.settings.ingest
-        sources = default_groups(read_sources(paths, cfg.extensions, cfg.max_file_bytes, cfg.csv,
-                                              skip=[self.settings.data_dir], strict_utf8=cfg.strict_utf8), groups)
+        a NotFoundError. ``groups``: the access groups of the documents that name none of their own;
+        ``caller``: what the run may read and whose groups it may widen (``ingest.caller``)."""
+        cfg, data = self.settings.ingest, self.settings.data_dir
+        sources = default_groups(read_sources(paths, cfg.extensions, cfg.max_file_bytes, cfg.csv, data_dir=data,
+                                              strict_utf8=cfg.strict_utf8, caller=caller), groups)
         require_paths(paths)
         t0 = time.perf_counter()
         seen: set[str] = set()
@@ -147,10 +150,10 @@ class Ingestor:
                     unsure.add(item.origin)
                 yield item
 
-        total = count_documents(paths, cfg.extensions, [self.settings.data_dir]) if progress or control else None
-        report = self.ingest_sources(tracked(), total, progress=progress, finish=False, control=control)
+        total = count_documents(paths, cfg.extensions, data, caller) if progress or control else None
+        report = self.ingest_sources(tracked(), total, progress=progress, finish=False, control=control, caller=caller)
         if prune:
-            gone = vanished(self.graph, paths, seen, unsure, self.settings.data_dir)
+            gone = vanished(self.graph, paths, seen, unsure, data)
             if gone:
                 log.info("removing %d document(s) whose source no longer exists", len(gone))
                 report.documents_deleted = self.delete(gone, finish=False)
@@ -161,8 +164,9 @@ class Ingestor:
 
     def ingest_sources(self, items: Iterable[SourceText | Skipped], total: int | None = None,
                        progress: bool = False, finish: bool = True,
-                       control: IngestControl | None = None) -> IngestReport:
-        """Ingest already-read sources (Skipped items are only reported)."""
+                       control: IngestControl | None = None, caller: Caller = OWNER) -> IngestReport:
+        """Ingest already-read sources (Skipped items are only reported; so is a document whose groups
+        ``caller`` may not widen: ``ingest.caller``)."""
         t0 = time.perf_counter()
         report = IngestReport()
         if self._ray is not None:  # an unreachable cluster fails here, before anything is written
@@ -172,7 +176,7 @@ class Ingestor:
         ctl.total = ctl.total if total is None else total
         bar = tqdm(total=total, unit="doc", desc="ingest", disable=not progress, dynamic_ncols=True)
         try:
-            self._write_all(self._changed(items, report, ctl, bar), report, ctl, bar)
+            self._write_all(self._changed(items, report, ctl, bar, caller), report, ctl, bar)
         finally:
             bar.close()
             self.end_run()  # the extraction workers leave with the run; Ray's keep their models
@@ -260,7 +264,7 @@ class Ingestor:
             self.vectors.delete("communities", [c for c in plan.community_ids if c not in alive])
 
     def _changed(self, items: Iterable[SourceText | Skipped], report: IngestReport, ctl: IngestControl,
-                 bar: tqdm) -> Iterator[list[SourceText]]:
+                 bar: tqdm, caller: Caller) -> Iterator[list[SourceText]]:
         """The write batches (``ingest.doc_batch``) of the new and changed documents among ``items``: the
         skipped ones reported, the unchanged ones counted, read ahead ``_LOOKAHEAD`` at a time (one state
         read for all: a re-ingest where one document changed reads states, not documents)."""
@@ -297,7 +301,10 @@ class Ingestor:
                     ctl.advance(1)
                 else:
                     changed.append(s)
-            yield from (changed[i : i + size] for i in range(0, len(changed), size))
+            kept = hold_back(self.graph, changed, caller, report.skipped)
+            bar.update(len(changed) - len(kept))
+            ctl.advance(len(changed) - len(kept))
+            yield from (kept[i : i + size] for i in range(0, len(kept), size))
             block = []
 
     def _write_all(self, batches: Iterator[list[SourceText]], report: IngestReport, ctl: IngestControl,

@@ -26,7 +26,14 @@ from hopgraph.core.records import Document, content_hash, document_id
 from hopgraph.core.settings import CsvSettings
 from hopgraph.graphdb.protocols import DocumentReader
 from hopgraph.ingest import chat_exports, office
-from hopgraph.ingest.file_access import front_matter_groups, is_sidecar, sidecar_groups, split_front_matter
+from hopgraph.ingest.caller import OWNER, Caller, PathJudge
+from hopgraph.ingest.file_access import (
+    front_matter_groups,
+    is_sidecar,
+    sidecar_groups,
+    sidecar_of,
+    split_front_matter,
+)
 from hopgraph.ingest.formats import html_to_text, markdown_title, markdown_to_text
 from hopgraph.ingest.graph_docs import graph_text, is_graph_record, parse_graph
 from hopgraph.ingest.source_text import (
@@ -56,31 +63,67 @@ def within(path: Path, folders: Iterable[Path]) -> bool:
     return any(resolved == f or f in resolved.parents for f in folders)
 
 
-def _walk(root: Path, skip: Sequence[Path]) -> Iterator[Path]:
-    """The files under ``root``, never entering hidden folders or those of ``skip`` (a store that
-    writes there meanwhile, like the index state's renames, cannot trip the walk); hidden files are
-    left out too."""
-    for folder, dirs, names in os.walk(root, followlinks=True):  # as Path.rglob did
-        here = Path(folder)
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not (skip and within(here / d, skip)))
-        yield from (here / n for n in names if not n.startswith(".") and (here / n).is_file())
+def _walk(root: Path, judge: PathJudge) -> Iterator[tuple[Path, Path, str | None]]:
+    """(path, real path, why the caller may not read it) of the files under ``root`` (None: it may;
+    ``ingest.caller``). Hidden files and folders are left out; a folder link the caller may not enter is
+    reported and not entered, the data dir inside ``root`` is left out silently (a store that writes there
+    meanwhile cannot trip the walk), and a folder reached again through a link is not walked twice. Only
+    links are resolved: a plain entry's real path is its folder's and its name."""
+    walked: set[Path] = set()
+    todo = [(root, root.resolve())]
+    while todo:
+        here, real = todo.pop()
+        if real in walked:
+            continue
+        walked.add(real)
+        try:
+            entries = sorted((e for e in os.scandir(here) if not e.name.startswith(".")), key=lambda e: e.name)
+        except OSError:  # an unreadable folder is left out, as os.walk leaves it
+            continue
+        for e in entries:
+            link = e.is_symlink()
+            path, target = here / e.name, Path(os.path.realpath(here / e.name)) if link else real / e.name
+            if e.is_dir():
+                why = judge.judge(target, link)
+                if why is None:
+                    todo.append((path, target))
+                elif link:
+                    yield path, target, why
+            elif e.is_file():
+                yield path, target, judge.judge(target, link)
 
 
-def expand_paths(paths: Iterable[Path], extensions: Sequence[str], skip: Sequence[Path] = ()) -> Iterator[Path]:
-    """Files named directly, and files with a known extension under named directories (sorted).
-    Sidecar caption files of images are not documents of their own, nor are groups sidecars
-    (``NAME.groups`` beside ``NAME``), even named directly (a shell's ``notes/*``). A directory's walk
-    skips hidden folders and the folders of ``skip`` (the data dir: its stores and files are never
-    documents, unless named directly, like an upload)."""
+def walk_paths(paths: Iterable[Path], extensions: Sequence[str], data_dir: Path | None = None,
+               caller: Caller = OWNER) -> Iterator[tuple[Path, Path, str | None]]:
+    """(path, real path, why ``caller`` may not read it) of the files named directly, and of the files with a
+    known extension under named directories (sorted); None: it may. Each is judged on its real path
+    (``ingest.caller``): never in ``data_dir``, never outside the caller's roots. A file reached twice
+    (through a link) comes once. Sidecar caption files of images are not documents of their own, nor are
+    groups sidecars (``NAME.groups`` beside ``NAME``), even named directly (a shell's ``notes/*``)."""
     exts = {e.lower() for e in extensions}
+    judge = PathJudge(data_dir, caller)
+    came: set[Path] = set()
     for p in paths:
-        if p.is_dir():
-            inner = [s.resolve() for s in skip if not within(p, [s.resolve()])]
-            files = sorted(f for f in _walk(p, inner) if f.suffix.lower() in exts)
-            images = {f.with_suffix("") for f in files if f.suffix.lower() in IMAGE_EXT}
-            yield from (f for f in files if not (f.suffix.lower() in TEXT_EXT and f.with_suffix("") in images))
-        elif not is_sidecar(p):
-            yield p
+        real = p.resolve()
+        why = judge.judge(real, real != Path(os.path.abspath(p)))
+        if why is not None or not p.is_dir():
+            found = [] if is_sidecar(p) else [(p, real, why)]
+        else:
+            files = sorted(f for f in _walk(p, judge)
+                           if f[0].suffix.lower() in exts or (f[2] is not None and f[1].is_dir()))  # a folder link
+            images = {f.with_suffix("") for f, _, _ in files if f.suffix.lower() in IMAGE_EXT}
+            found = [f for f in files if not (f[0].suffix.lower() in TEXT_EXT and f[0].with_suffix("") in images)]
+        for f, target, w in found:
+            if w is None and target in came:
+                continue
+            came.add(target)
+            yield f, target, w
+
+
+def expand_paths(paths: Iterable[Path], extensions: Sequence[str], data_dir: Path | None = None,
+                 caller: Caller = OWNER) -> Iterator[Path]:
+    """The files of ``walk_paths`` that ``caller`` may read."""
+    return (f for f, _, why in walk_paths(paths, extensions, data_dir, caller) if why is None)
 
 
 def require_paths(paths: Iterable[Path]) -> None:
@@ -101,17 +144,30 @@ def default_groups(items: Iterable[SourceText | Skipped], groups: Sequence[str])
 
 
 def read_sources(paths: Iterable[Path], extensions: Sequence[str], max_bytes: int,
-                 csv: CsvSettings | None = None, skip: Sequence[Path] = (),
-                 strict_utf8: bool = False) -> Iterator[SourceText | Skipped]:
-    """Every document of the given files and directories, in a stable order (``expand_paths``);
-    ``strict_utf8``: a text file that is not valid UTF-8 is skipped (else its bad bytes are replaced)."""
-    for path in expand_paths(paths, extensions, skip):
-        try:
-            own = sidecar_groups(path)
-        except BadInputError as exc:
-            yield Skipped(str(path.resolve()), str(exc), keep=False)
+                 csv: CsvSettings | None = None, data_dir: Path | None = None,
+                 strict_utf8: bool = False, caller: Caller = OWNER) -> Iterator[SourceText | Skipped]:
+    """Every document of the given files and directories, in a stable order (``walk_paths``), each file
+    read through its real path (a link as its target: the target's sidecars); a file or sidecar ``caller``
+    may not read is skipped with the reason; ``strict_utf8``: a text file that is not valid UTF-8 is
+    skipped (else its bad bytes are replaced)."""
+    judge = PathJudge(data_dir, caller)
+    for path, real, why in walk_paths(paths, extensions, data_dir, caller):
+        if why is not None:
+            yield Skipped(os.path.abspath(path), why)
             continue
-        items = _read_file(path, max_bytes, csv, strict_utf8)
+        sides = [(sidecar_of(real), "groups sidecar", False)]
+        sides += [(real.with_suffix(".txt"), "caption file", True)] if real.suffix.lower() in IMAGE_EXT else []
+        barred = [(f"its {kind} {side.name} {w}", keep) for side, kind, keep in sides
+                  if side.is_symlink() and (w := judge.refusal(side))]
+        if barred:
+            yield Skipped(str(real), barred[0][0], keep=barred[0][1])
+            continue
+        try:
+            own = sidecar_groups(real)
+        except BadInputError as exc:
+            yield Skipped(str(real), str(exc), keep=False)
+            continue
+        items = _read_file(real, max_bytes, csv, strict_utf8)
         yield from default_groups(items, own) if own else items
 
 

@@ -45,6 +45,9 @@ class MemoryBrowser:
         return [DocumentState(d.document.id, d.status, d.content_hash, d.document.source,
                               tuple(groups_of(d.document.metadata))) for d in docs]
 
+    def document_groups(self, ids: Sequence[str]) -> dict[str, list[str]]:
+        return {i: groups_of(self.docs[i].document.metadata) for i in ids if i in self.docs}
+
     def _record(self, chunk_id: str) -> ChunkRecord | None:
         c = self.chunks.get(chunk_id)
         d = self.docs.get(c.document_id) if c else None

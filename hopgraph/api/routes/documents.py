@@ -17,9 +17,9 @@ from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from hopgraph.api.auth import Scope, authorize, is_loopback, presented
+from hopgraph.api.auth import Authenticator, Scope, authorize, is_loopback, presented
 from hopgraph.api.deps import AppState, problems, state
-from hopgraph.api.job_work import records_file, work_for
+from hopgraph.api.job_work import records_file, uploads_dir, work_for
 from hopgraph.api.problems import ProblemError
 from hopgraph.api.schemas import DocumentOut, IngestRequest, JobList, JobOut, LocalPathsRequest, QuietRuns
 from hopgraph.api.tenancy import (
@@ -34,7 +34,6 @@ from hopgraph.api.tenancy import (
 from hopgraph.app.ownership import OWNER_HEADER, is_owner_token
 from hopgraph.app.platform import Platform
 from hopgraph.core.access import parse_groups
-from hopgraph.core.collections import home
 from hopgraph.core.errors import BadInputError
 from hopgraph.core.records import document_id
 from hopgraph.ingest.file_access import SIDECAR_SUFFIX
@@ -75,7 +74,24 @@ def _write_atomically(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-async def _json_documents(request: Request, hg: AppState, p: Platform) -> JobOut:
+def full_admin(auth: Authenticator, key: str | None) -> bool:
+    """Whether ``key`` is an admin of every collection (or no keys are configured): the only key an owner
+    token empowers, and one that may widen any document's groups."""
+    found = None if auth.open else auth.key_of(key or "")
+    return auth.open or (found is not None and found.scope == "admin" and "*" in found.collections)
+
+
+def held_groups(auth: Authenticator, key: str | None) -> list[str] | None:
+    """The access groups ``key`` holds, whose documents its ingests may widen (``ingest.caller``); None:
+    any document's (a full admin, or a key whose groups include ``*``)."""
+    if full_admin(auth, key):
+        return None
+    found = auth.key_of(key or "")
+    groups = list(found.groups) if found is not None else []
+    return None if "*" in groups else groups
+
+
+async def _json_documents(request: Request, hg: AppState, p: Platform, key: str | None) -> JobOut:
     try:
         payload = json.loads(await request.body())
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -90,7 +106,8 @@ async def _json_documents(request: Request, hg: AppState, p: Platform) -> JobOut
     job_id = uuid.uuid4().hex
     path = await run_in_threadpool(records_file, p, job_id, records)
     return _submit(hg, p, "ingest", f"{len(records)} JSON document(s) into {body.collection}",
-                   {"op": "ingest_records", "collection": body.collection, "records": str(path)}, job_id)
+                   {"op": "ingest_records", "collection": body.collection, "records": str(path),
+                    "holds": held_groups(hg.auth, key)}, job_id)
 
 
 def _submit(hg: AppState, p: Platform, kind: str, detail: str, spec: dict[str, Any],
@@ -104,12 +121,7 @@ def _submit(hg: AppState, p: Platform, kind: str, detail: str, spec: dict[str, A
     return hg.jobs.submit(kind, detail, work, spec=spec, job=job)
 
 
-def uploads_dir(p: Platform) -> Path:
-    """Where the uploaded files of ``p``'s collection are kept."""
-    return p.settings.data_dir.absolute() / home(p.settings, p.settings.collection) / "uploads"
-
-
-async def _uploaded_files(request: Request, hg: AppState, p: Platform, replace: bool) -> JobOut:
+async def _uploaded_files(request: Request, hg: AppState, p: Platform, replace: bool, key: str | None) -> JobOut:
     form = await request.form(max_files=hg.settings.api.max_documents, max_fields=100)
     files = [f for f in form.getlist("files") if isinstance(f, UploadFile)]
     given = form.get("groups")
@@ -140,39 +152,42 @@ async def _uploaded_files(request: Request, hg: AppState, p: Platform, replace: 
         await run_in_threadpool(_write_atomically, path, data)
     return _submit(hg, p, "ingest", f"{len(paths)} uploaded file(s): {', '.join(f.name for f in paths[:5])}",
                    {"op": "ingest_paths", "paths": [str(f) for f in paths], "uploads": True,
-                    **({"groups": groups} if groups else {})})
+                    "holds": held_groups(hg.auth, key), **({"groups": groups} if groups else {})})
 
 
 @router.post("/documents", status_code=202, response_model=JobOut, openapi_extra=_UPLOAD_BODY,
              responses=problems(400, 401, 403, 404, 409, 413, 415, 422),
              summary="Ingest documents (JSON records or uploaded files) as a background job")
 async def add_documents(p: AdminPlatform, request: Request, replace: bool = Query(
-        False, description="Uploads: replace a document uploaded before under the same path (else 409).")) -> JobOut:
+        False, description="Uploads: replace a document uploaded before under the same path (else 409)."),
+                        key: str | None = Depends(presented)) -> JobOut:
     """Queue an ingest job and answer at once with its id; poll ``GET /jobs/{id}``. An uploaded file
     is identified by its relative path; a different file under a path taken is a 409 unless
     ``replace=true``. JSON records are identified by (collection, id): re-sending one updates it.
-    Unchanged documents are skipped; bad files are reported per file in the job's result."""
+    Unchanged documents are skipped; bad files are reported per file in the job's result, and so is a
+    document whose access groups this key may not widen (stored with groups it does not hold all of)."""
     hg = state(request)
     ctype = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if ctype == "application/json":
-        return await _json_documents(request, hg, p)
+        return await _json_documents(request, hg, p, key)
     if ctype == "multipart/form-data":
-        return await _uploaded_files(request, hg, p, replace)
+        return await _uploaded_files(request, hg, p, replace, key)
     raise ProblemError(415, "send application/json (IngestRequest) or multipart/form-data with 'files'")
 
 
 @router.post("/documents/paths", status_code=202, response_model=JobOut,
              responses=problems(400, 401, 403, 404, 422),
              summary="Ingest files and folders from the server's own disk (a server on loopback only)")
-async def add_local_paths(p: AdminPlatform, body: LocalPathsRequest, request: Request) -> JobOut:
+async def add_local_paths(p: AdminPlatform, body: LocalPathsRequest, request: Request,
+                          key: str | None = Depends(presented)) -> JobOut:
     """Queue an ingest of absolute paths the server itself reads: how ``hopgraph ingest`` works while
     ``hopgraph serve`` owns the stores of the same machine. Refused (403) unless the server listens on
     a loopback address, so a remote client can never have it read its disk; 403 for a path outside
     ``api.ingest_roots`` unless the request shows the owner token of ``serve.json`` (``hopgraph ingest``
-    of the server's own user); 404 names a missing path."""
-    hg = state(request)
-    return submit_local_paths(hg, p, body.paths,
-                              owner=is_owner_token(hg.settings, request.headers.get(OWNER_HEADER)), groups=body.groups)
+    of the server's own user) with a full admin key (or none, where none are configured); 404 names a
+    missing path. Every file the walk reaches is checked again on its real path (a link out of the
+    roots, or into the data dir, is skipped with its reason in the job's result)."""
+    return submit_local_paths(state(request), p, body.paths, key, request.headers.get(OWNER_HEADER), body.groups)
 
 
 def outside_roots(paths: list[Path], roots: list[Path]) -> list[str]:
@@ -182,12 +197,14 @@ def outside_roots(paths: list[Path], roots: list[Path]) -> list[str]:
     return [str(p) for p in paths if not any(p.resolve().is_relative_to(r) for r in real)]
 
 
-def submit_local_paths(hg: AppState, p: Platform, names: list[str], owner: bool = False,
+def submit_local_paths(hg: AppState, p: Platform, names: list[str], key: str | None, owner_token: str | None = None,
                        groups: list[str] | None = None) -> JobOut:
     """Queue the ingest of absolute paths on this server's disk (``POST /documents/paths``, the MCP tool
-    ``ingest_paths``): refused unless the server listens on loopback, the paths are absolute, lie below
-    ``api.ingest_roots`` (symlinks and '..' resolved; not asked of the ``owner``) and exist. ``groups``: the
-    access groups of the documents that name none of their own."""
+    ``ingest_paths``) for the API key ``key``: refused unless the server listens on loopback, the paths are
+    absolute, lie below ``api.ingest_roots`` (symlinks and '..' resolved; not asked of a full admin showing
+    the ``owner_token`` of ``serve.json``) and exist. The job's run checks every file it reaches the same
+    way (``ingest.caller``). ``groups``: the access groups of the documents that name none of their own."""
+    owner = full_admin(hg.auth, key) and is_owner_token(hg.settings, owner_token)
     if not is_loopback(hg.settings.api.host):
         raise ProblemError(403, f"this server listens on {hg.settings.api.host}: it ingests paths on its own "
                                 "disk only when it listens on a loopback address; upload the files instead")
@@ -203,8 +220,10 @@ def submit_local_paths(hg: AppState, p: Platform, names: list[str], owner: bool 
     missing = [str(f) for f in paths if not f.exists()]
     if missing:
         raise ProblemError(404, f"no such file or directory on the server: {', '.join(missing[:5])}")
+    roots = None if owner else [str(r) for r in hg.settings.api.ingest_roots]
     return _submit(hg, p, "ingest", f"{len(paths)} local path(s): {', '.join(f.name for f in paths[:5])}",
-                   {"op": "ingest_paths", "paths": [str(f) for f in paths], **({"groups": groups} if groups else {})})
+                   {"op": "ingest_paths", "paths": [str(f) for f in paths], "roots": roots,
+                    "holds": held_groups(hg.auth, key), **({"groups": groups} if groups else {})})
 
 
 @router.get("/documents", response_model=list[DocumentOut], responses=problems(401, 403, 404, 422),
