@@ -73,11 +73,13 @@ def generate(n_docs: int, n_entities: int, n_edges: int, seed: int = 7) -> Table
                 "document_id": docs, "source": docs, "title": strings([f"Title {j}" for j in range(n_docs)]),
                 "kind": strings(["text"] * n_docs)}, chunk_vectors=cvec,
         mention_chunk=np.repeat(np.arange(n_docs, dtype=np.int32), PER_CHUNK), mention_entity=m_entity,
-        mention_count=np.ones(n_docs * PER_CHUNK), edge_source=src, edge_target=dst,
+        mention_count=np.ones(n_docs * PER_CHUNK), mention_label=strings(["PERSON"] * (n_docs * PER_CHUNK)),
+        edge_source=src, edge_target=dst,
         edge_type=typed.astype(np.int16), edge_type_names=strings([CO_OCCURS, "knows"]),
         edge_weight=rng.integers(1, 4, n_edges).astype(np.float64),
         edge_id=strings([f"r{k}" for k in np.flatnonzero(typed).tolist()]),
-        member_entity=np.zeros(0, np.int32), member_community=strings([]))
+        member_entity=np.zeros(0, np.int32), member_community=strings([]),
+        support_edge=np.zeros(0, np.int32), support_groups=strings([]), support_count=np.zeros(0, np.int32))
 
 
 class SyntheticGraph:
@@ -111,13 +113,13 @@ class SyntheticGraph:
                 for d in document_ids or ()]
 
     def snapshot_mentions(self, chunk_ids: Sequence[str] | None = None,
-                          entity_ids: Sequence[str] | None = None) -> list[tuple[str, str, int]]:
+                          entity_ids: Sequence[str] | None = None) -> list[tuple[str, str, int, str]]:
         out = []
         for c in chunk_ids or ():
             j = self.of_chunk[c]
             new = self.new_entities[j]
-            out += [(c, f"e{e:09d}", 1) for e in self.new_mentions[j][: PER_CHUNK - len(new)].tolist()]
-            out += [(c, e, 1) for e in new]
+            out += [(c, f"e{e:09d}", 1, "PERSON") for e in self.new_mentions[j][: PER_CHUNK - len(new)].tolist()]
+            out += [(c, e, 1, "PERSON") for e in new]
         return out
 
     def snapshot_entities(self, ids: Sequence[str] | None = None) -> list[tuple[str, str, str]]:

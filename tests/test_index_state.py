@@ -48,6 +48,11 @@ def _eid(name: str) -> str:
     return name.lower().replace(" ", "_")
 
 
+#: a document's access groups, and its mentions' labels, as ``put`` picks them
+GROUPS = [[], ["hr"], ["eng"], ["eng", "hr"]]
+LABELS = ["PERSON", "ORG", ""]
+
+
 def put(graph: MemoryGraphStore, vecs: EntityVectors, doc: int, title: int, chunks: list[list[int]]) -> None:
     """Write one document the way the ingest pipeline does: pending, removal of what it no longer
     says, the new chunks, entities, mentions and relations, then the commit."""
@@ -56,8 +61,9 @@ def put(graph: MemoryGraphStore, vecs: EntityVectors, doc: int, title: int, chun
     # edit moves their rows among other documents'; even documents' chunks keep their block of rows)
     cids = [f"{did}-c{k}-{'-'.join(map(str, names))}" if doc % 2 == 0 else f"{'-'.join(map(str, names))}-{did}-c{k}"
             for k, names in enumerate(chunks)]
-    graph.upsert_documents([Document(id=did, source=f"/{did}.txt", title=NAMES[title], content_hash=str(chunks))],
-                           status="pending")
+    groups = GROUPS[(doc + title) % len(GROUPS)]  # (written again with another title: its groups change)
+    graph.upsert_documents([Document(id=did, source=f"/{did}.txt", title=NAMES[title], content_hash=str(chunks),
+                                     metadata={"groups": groups} if groups else {})], status="pending")
     ents = {_eid(NAMES[n]): Entity(id=_eid(NAMES[n]), name=NAMES[n], type="PERSON") for c in chunks for n in c}
     rels: dict[str, Relation] = {}
     for cid, names in zip(cids, chunks, strict=True):
@@ -73,8 +79,9 @@ def put(graph: MemoryGraphStore, vecs: EntityVectors, doc: int, title: int, chun
     graph.upsert_chunks([Chunk(id=c, document_id=did, text=" and ".join(NAMES[n] for n in names) + ".", ord=k)
                          for k, (c, names) in enumerate(zip(cids, chunks, strict=True))])
     graph.upsert_entities(list(ents.values()))
-    graph.upsert_mentions([Mention(chunk_id=c, entity_id=_eid(NAMES[n]), count=names.count(n))
-                           for c, names in zip(cids, chunks, strict=True) for n in set(names)])
+    graph.upsert_mentions([Mention(chunk_id=c, entity_id=_eid(NAMES[n]), count=names.count(n),
+                                   label=LABELS[(n + k) % len(LABELS)])
+                           for k, (c, names) in enumerate(zip(cids, chunks, strict=True)) for n in set(names)])
     graph.upsert_relations(list(rels.values()))
     rng = np.random.default_rng(abs(hash(did)) % 1000)
     for e in ents:
@@ -129,19 +136,23 @@ def assert_same(patched: IndexState, fresh: IndexState) -> None:
         if name in ("version", "chunks"):
             continue
         x, y = getattr(a, name), getattr(b, name)
-        if name.startswith(("mention_", "edge_", "member_")):  # row order is free: compare as sets
+        if name.startswith(("mention_", "edge_", "member_", "support_")):  # row order is free: compare as sets
             continue
         assert np.array_equal(x, y), name
     for col in a.chunks:
         assert np.array_equal(a.chunks[col], b.chunks[col]), col
     def key(t: Tables, p: str) -> list[tuple]:  # type: ignore[type-arg]
+        if p == "support":  # (each edge's support per set of groups, the edge by its ends and type)
+            ends = list(zip(t.edge_source.tolist(), t.edge_target.tolist(), edge_rows(t)[0], strict=True))
+            return sorted(zip([ends[e] for e in t.support_edge.tolist()], t.support_groups.tolist(),
+                              t.support_count.tolist(), strict=True))
         if p == "edge":  # (types coded, ids of typed edges only: read out row by row)
             return sorted(zip(t.edge_source.tolist(), t.edge_target.tolist(), *edge_rows(t),
                               t.edge_weight.tolist(), strict=True))
         return sorted(zip(*[getattr(t, f"{p}_{c}").tolist() for c in
-                            {"mention": ("chunk", "entity", "count"), "member": ("entity", "community")}[p]],
+                            {"mention": ("chunk", "entity", "count", "label"), "member": ("entity", "community")}[p]],
                           strict=True))
-    for part in ("mention", "edge", "member"):
+    for part in ("mention", "edge", "member", "support"):
         assert key(a, part) == key(b, part), part
     sa, sb = patched.snapshot, fresh.snapshot
     for m in ("incidence", "adjacency", "links"):

@@ -94,7 +94,7 @@ def test_merge_edits_fold_an_alias(narrow: GraphStore) -> None:
     st = _state(narrow)
     assert st["entities"] == ["a", "b", "c"] and st["aliases"] == {"bee": "b"}
     assert ("c", "b", "met", 1.0) in st["edges"] and not any(e[2] == "is" for e in st["edges"])  # b-is-bee vanished
-    assert ("c3", "b", 1) in st["mentions"] and ("c1", "b", 2) in st["mentions"]
+    assert ("c3", "b", 1, "") in st["mentions"] and ("c1", "b", 2, "") in st["mentions"]
     assert sorted(edits.removed_relation_ids) == sorted([relation_id("c", "met", "bee"), relation_id("b", "is", "bee")])
 
 
@@ -160,12 +160,13 @@ def test_exports_of_what_changed_are_slices_of_the_whole(narrow: GraphStore) -> 
     _load(narrow)
     narrow.commit(documents=["doc_1", "doc_2"])
     assert sorted(r["id"] for r in narrow.snapshot_chunks(["doc_2"])) == ["c3"]
-    assert sorted(narrow.snapshot_mentions(chunk_ids=["c3"])) == [("c3", "bee", 1), ("c3", "c", 1)]
-    assert sorted(narrow.snapshot_mentions(entity_ids=["a"])) == [("c1", "a", 1)]
+    assert sorted(narrow.snapshot_mentions(chunk_ids=["c3"])) == [("c3", "bee", 1, ""), ("c3", "c", 1, "")]
+    assert sorted(narrow.snapshot_mentions(entity_ids=["a"])) == [("c1", "a", 1, "")]
     assert sorted(narrow.snapshot_entities(["b", "zz"])) == [("b", "B", "PERSON")]
     assert sorted(e.id for e in narrow.snapshot_edges(["a"])) == [relation_id("a", "knows", "b")]
     whole = {e.id for e in narrow.snapshot_edges()}
     assert {e.id for e in narrow.snapshot_edges(["b", "bee"])} == whole  # every edge touches b or bee
     assert len(whole) == 4 and len(narrow.snapshot_entities()) == 4
+    assert all(e.chunk_ids and len(e.chunk_ids) == e.weight for e in narrow.snapshot_edges())  # their support
     assert sorted(narrow.snapshot_memberships(["a", "zz"])) == [("a", "onlya"), ("a", "top")]
     assert len(narrow.snapshot_memberships()) == 5

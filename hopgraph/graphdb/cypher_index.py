@@ -36,14 +36,15 @@ RETURN c.id AS id, c.text AS text, d.id AS document_id, d.source AS source, d.ti
 
 MENTIONS = """
 MATCH (c:Chunk)-[m:MENTIONS]->(e:Entity)
-RETURN c.id AS chunk_id, e.id AS entity_id, m.count AS count
+RETURN c.id AS chunk_id, e.id AS entity_id, m.count AS count, m.label AS label
 """
 
 ENTITIES = "MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.type AS type"
 
 EDGES = """
 MATCH (a:Entity)-[r:RELATED]->(b:Entity)
-RETURN a.id AS source, b.id AS target, r.id AS id, r.type AS type, r.weight AS weight, r.label AS label
+RETURN a.id AS source, b.id AS target, r.id AS id, r.type AS type, r.weight AS weight, r.label AS label,
+       r.chunk_ids AS chunk_ids
 """
 
 MEMBERSHIPS = """
@@ -63,13 +64,13 @@ RETURN c.id AS id, c.text AS text, d.id AS document_id, d.source AS source, d.ti
 MENTIONS_OF_CHUNKS = """
 UNWIND $ids AS id
 MATCH (c:Chunk {id: id})-[m:MENTIONS]->(e:Entity)
-RETURN c.id AS chunk_id, e.id AS entity_id, m.count AS count
+RETURN c.id AS chunk_id, e.id AS entity_id, m.count AS count, m.label AS label
 """
 
 MENTIONS_OF_ENTITIES = """
 UNWIND $ids AS id
 MATCH (c:Chunk)-[m:MENTIONS]->(e:Entity {id: id})
-RETURN c.id AS chunk_id, e.id AS entity_id, m.count AS count
+RETURN c.id AS chunk_id, e.id AS entity_id, m.count AS count, m.label AS label
 """
 
 ENTITIES_OF = """
@@ -81,13 +82,15 @@ RETURN e.id AS id, e.name AS name, e.type AS type
 EDGES_FROM = """
 UNWIND $ids AS id
 MATCH (a:Entity {id: id})-[r:RELATED]->(b:Entity)
-RETURN a.id AS source, b.id AS target, r.id AS id, r.type AS type, r.weight AS weight, r.label AS label
+RETURN a.id AS source, b.id AS target, r.id AS id, r.type AS type, r.weight AS weight, r.label AS label,
+       r.chunk_ids AS chunk_ids
 """
 
 EDGES_TO = """
 UNWIND $ids AS id
 MATCH (a:Entity)-[r:RELATED]->(b:Entity {id: id})
-RETURN a.id AS source, b.id AS target, r.id AS id, r.type AS type, r.weight AS weight, r.label AS label
+RETURN a.id AS source, b.id AS target, r.id AS id, r.type AS type, r.weight AS weight, r.label AS label,
+       r.chunk_ids AS chunk_ids
 """
 
 MEMBERSHIPS_OF = """

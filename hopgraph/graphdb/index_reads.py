@@ -27,7 +27,8 @@ def complete_log(changes: Sequence[GraphChange], since: int, current: int) -> bo
 
 def _edge(r: Mapping[str, Any]) -> EdgeRow:
     return EdgeRow(r["source"], r["target"], r["type"] or "RELATED",
-                   float(r["weight"] if r["weight"] is not None else 1.0), r["id"], r.get("label") or "")
+                   float(r["weight"] if r["weight"] is not None else 1.0), r["id"], r.get("label") or "",
+                   tuple(r.get("chunk_ids") or ()))
 
 
 class IndexReadsMixin:
@@ -75,14 +76,14 @@ class IndexReadsMixin:
         return read_ids(self, q.CHUNKS_OF_DOCUMENTS, document_ids)
 
     def snapshot_mentions(self: Bolt, chunk_ids: Sequence[str] | None = None,
-                          entity_ids: Sequence[str] | None = None) -> list[tuple[str, str, int]]:
+                          entity_ids: Sequence[str] | None = None) -> list[tuple[str, str, int, str]]:
         if chunk_ids is None and entity_ids is None:
             rows = self.read(q.MENTIONS)
         else:
             rows = read_ids(self, q.MENTIONS_OF_CHUNKS, chunk_ids or []) + read_ids(self, q.MENTIONS_OF_ENTITIES,
                                                                                   entity_ids or [])
-        found = {(r["chunk_id"], r["entity_id"]): int(r["count"] or 1) for r in rows}
-        return [(c, e, n) for (c, e), n in found.items()]
+        found = {(r["chunk_id"], r["entity_id"]): (int(r["count"] or 1), r.get("label") or "") for r in rows}
+        return [(c, e, n, label) for (c, e), (n, label) in found.items()]
 
     def snapshot_entities(self: Bolt, ids: Sequence[str] | None = None) -> list[tuple[str, str, str]]:
         rows = self.read(q.ENTITIES) if ids is None else read_ids(self, q.ENTITIES_OF, ids)

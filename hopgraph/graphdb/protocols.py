@@ -192,8 +192,9 @@ class IndexSource(Protocol):
         ...
 
     def snapshot_mentions(self, chunk_ids: Sequence[str] | None = None,
-                          entity_ids: Sequence[str] | None = None) -> list[tuple[str, str, int]]:
-        """(chunk id, entity id, count) mentions: all, or those of the given chunks or entities."""
+                          entity_ids: Sequence[str] | None = None) -> list[tuple[str, str, int, str]]:
+        """(chunk id, entity id, count, label) mentions: all, or those of the given chunks or entities
+        (label: the type voted over the mention's occurrences, "" when none)."""
         ...
 
     def snapshot_entities(self, ids: Sequence[str] | None = None) -> list[tuple[str, str, str]]:
@@ -201,7 +202,8 @@ class IndexSource(Protocol):
         ...
 
     def snapshot_edges(self, entity_ids: Sequence[str] | None = None, within: bool = False) -> list[EdgeRow]:
-        """Every RELATED edge, or those with an endpoint in ``entity_ids`` (both, when ``within``)."""
+        """Every RELATED edge, or those with an endpoint in ``entity_ids`` (both, when ``within``), with
+        the chunks supporting it."""
         ...
 
     def snapshot_memberships(self, entity_ids: Sequence[str] | None = None) -> list[tuple[str, str]]:

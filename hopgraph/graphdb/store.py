@@ -145,6 +145,7 @@ class EdgeRow:
     weight: float
     id: str
     label: str = ""  # the predicate as written ("born in"), when extraction kept it
+    chunk_ids: tuple[str, ...] = ()  # the chunks that state it (its weight counts them)
 
 
 @dataclass(frozen=True)

@@ -361,11 +361,10 @@ class MemoryGraphStore(MemoryCommunities, MemoryTree, MemorySections, MemoryChat
         return out
 
     def snapshot_mentions(self, chunk_ids: Sequence[str] | None = None,
-                          entity_ids: Sequence[str] | None = None) -> list[tuple[str, str, int]]:
-        if chunk_ids is None and entity_ids is None:
-            return [(c, e, n) for (c, e), n in self.mentions.items()]
+                          entity_ids: Sequence[str] | None = None) -> list[tuple[str, str, int, str]]:
         cs, es = set(chunk_ids or ()), set(entity_ids or ())
-        return [(c, e, n) for (c, e), n in self.mentions.items() if c in cs or e in es]
+        return [(c, e, n, self.labels.get((c, e), "")) for (c, e), n in self.mentions.items()
+                if (chunk_ids is None and entity_ids is None) or c in cs or e in es]
 
     def snapshot_entities(self, ids: Sequence[str] | None = None) -> list[tuple[str, str, str]]:
         keep = self.entities if ids is None else [i for i in dict.fromkeys(ids) if i in self.entities]
@@ -373,7 +372,8 @@ class MemoryGraphStore(MemoryCommunities, MemoryTree, MemorySections, MemoryChat
 
     def snapshot_edges(self, entity_ids: Sequence[str] | None = None, within: bool = False) -> list[EdgeRow]:
         es = None if entity_ids is None else set(entity_ids)
-        return [EdgeRow(r.source_id, r.target_id, r.type, r.weight, r.id) for r in self.relations.values()
+        return [EdgeRow(r.source_id, r.target_id, r.type, r.weight, r.id, chunk_ids=tuple(r.chunk_ids))
+                for r in self.relations.values()
                 if es is None or (r.source_id in es and r.target_id in es if within
                                   else r.source_id in es or r.target_id in es)]
 

@@ -77,11 +77,12 @@ class NetworkxSource:
             g.add_edge(doc, chunk, type="HAS_CHUNK")
         for ident, name, typ in source.snapshot_entities():
             g.add_node(_key("Entity", ident), label="Entity", name=name, type=typ)
-        for seq, (chunk_id, entity_id, count) in enumerate(source.snapshot_mentions()):
-            g.add_edge(_key("Chunk", chunk_id), _key("Entity", entity_id), type="MENTIONS", count=count, seq=seq)
+        for seq, (chunk_id, entity_id, count, mention_label) in enumerate(source.snapshot_mentions()):
+            g.add_edge(_key("Chunk", chunk_id), _key("Entity", entity_id), type="MENTIONS", count=count,
+                       mention_label=mention_label, seq=seq)
         for seq, e in enumerate(source.snapshot_edges()):
             g.add_edge(_key("Entity", e.source), _key("Entity", e.target), key=e.id, type="RELATED",
-                       rel_type=e.type, weight=e.weight, rel_label=e.label, seq=seq)
+                       rel_type=e.type, weight=e.weight, rel_label=e.label, chunk_ids=list(e.chunk_ids), seq=seq)
         for entity_id, community_id in source.snapshot_memberships():
             g.add_node(_key("Community", community_id), label="Community")
             g.add_edge(_key("Entity", entity_id), _key("Community", community_id), type="IN_COMMUNITY")
@@ -136,14 +137,14 @@ class NetworkxSource:
         return rows
 
     def snapshot_mentions(self, chunk_ids: Sequence[str] | None = None,
-                          entity_ids: Sequence[str] | None = None) -> list[tuple[str, str, int]]:
+                          entity_ids: Sequence[str] | None = None) -> list[tuple[str, str, int, str]]:
         if chunk_ids is None and entity_ids is None:
             found = self._edges("MENTIONS")
         else:
             found = [*self._edges("MENTIONS", [_key("Chunk", c) for c in chunk_ids or ()], into=False),
                      *self._edges("MENTIONS", [_key("Entity", e) for e in entity_ids or ()], out=False)]
-        unique = {(_ident(s), _ident(t)): int(a["count"]) for s, t, _, a in found}
-        return [(c, e, n) for (c, e), n in unique.items()]
+        unique = {(_ident(s), _ident(t)): (int(a["count"]), a.get("mention_label") or "") for s, t, _, a in found}
+        return [(c, e, n, label) for (c, e), (n, label) in unique.items()]
 
     def snapshot_entities(self, ids: Sequence[str] | None = None) -> list[tuple[str, str, str]]:
         keys = self._nodes("Entity") if ids is None else [_key("Entity", i) for i in dict.fromkeys(ids)]
@@ -155,7 +156,8 @@ class NetworkxSource:
         found = self._edges("RELATED", wanted)
         if wanted is not None and within:
             found = [e for e in found if e[0] in wanted and e[1] in wanted]
-        return [EdgeRow(_ident(s), _ident(t), a["rel_type"], float(a["weight"]), k, a.get("rel_label") or "")
+        return [EdgeRow(_ident(s), _ident(t), a["rel_type"], float(a["weight"]), k, a.get("rel_label") or "",
+                        tuple(a.get("chunk_ids") or ()))
                 for s, t, k, a in found]
 
     def snapshot_memberships(self, entity_ids: Sequence[str] | None = None) -> list[tuple[str, str]]:

@@ -23,6 +23,7 @@ from hopgraph.retrieval.index.tables import (
     Tables,
     chunk_columns,
     edge_columns,
+    grouped_chunks,
     member_columns,
     mention_columns,
     rows_of,
@@ -207,7 +208,7 @@ def apply_delta(tables: Tables, changes: Sequence[GraphChange], graph: IndexSour
     m_entity = _remap(t.mention_entity[~drop_m], ents.old_to_new)
     live = (m_chunk >= 0) & (m_entity >= 0)
     # (a dropped chunk's or named entity's mention comes back only from the reads above: no duplicates)
-    fresh = mention_columns(list({(c, e): (c, e, n) for c, e, n in [*new_mentions, *again]}.values()),
+    fresh = mention_columns(list({(m[0], m[1]): m for m in [*new_mentions, *again]}.values()),
                             chunks.ids, ents.ids)
 
     # edges: a relation's support is the chunks stating it, which mention both its ends, so a changed
@@ -227,8 +228,10 @@ def apply_delta(tables: Tables, changes: Sequence[GraphChange], graph: IndexSour
     e_keep = ~drop_e  # (each column compressed once: 10M rows at scale)
     read = {e.id: e for e in [*(graph.snapshot_edges(touched, within=True) if touched else []),
                               *(graph.snapshot_edges(named) if named else [])]}
-    edges = edge_columns(list(read.values()), ents.ids, t.edge_type_names)
+    edges = edge_columns(list(read.values()), ents.ids, t.edge_type_names, grouped_chunks(chunks.ids, cols["groups"]))
     n_keep = int(np.count_nonzero(e_keep))
+    s_keep = e_keep[t.support_edge]  # the support of a kept edge stays (its chunks were not changed)
+    s_rows = (np.cumsum(e_keep) - 1)[t.support_edge[s_keep]] if s_keep.any() else np.zeros(0, dtype=np.int32)
     id_keep = e_keep[typed_rows(t)]  # (edge_id holds the typed rows' ids)
 
     to_new = None if same_rows else ents.old_to_new.astype(np.int32)  # (kept edges reach no removed row)
@@ -267,10 +270,14 @@ def apply_delta(tables: Tables, changes: Sequence[GraphChange], graph: IndexSour
         mention_chunk=_concat(m_chunk[live], fresh["mention_chunk"]).astype(np.int32),
         mention_entity=_concat(m_entity[live], fresh["mention_entity"]).astype(np.int32),
         mention_count=_concat(t.mention_count[~drop_m][live], fresh["mention_count"]).astype(np.float64),
+        mention_label=_concat(t.mention_label[~drop_m][live], fresh["mention_label"]),
         edge_source=ends(t.edge_source, edges["edge_source"]), edge_target=ends(t.edge_target, edges["edge_target"]),
         edge_type=kept_then(t.edge_type, e_keep, n_keep, edges["edge_type"]),
         edge_weight=kept_then(t.edge_weight, e_keep, n_keep, edges["edge_weight"].astype(np.float64)),
         edge_id=kept_then(t.edge_id, id_keep, int(np.count_nonzero(id_keep)), edges["edge_id"]),
         edge_type_names=edges["edge_type_names"],
+        support_edge=_concat(s_rows, edges["support_edge"] + n_keep).astype(np.int32),
+        support_groups=_concat(t.support_groups[s_keep], edges["support_groups"]),
+        support_count=_concat(t.support_count[s_keep], edges["support_count"]).astype(np.int32),
         **members,
     ), patch

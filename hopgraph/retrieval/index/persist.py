@@ -23,18 +23,19 @@ from hopgraph.retrieval.index.tables import CHUNK_COLUMNS, Tables, shared, strin
 from hopgraph.retrieval.keyword import KeywordIndex
 
 log = logging.getLogger(__name__)
-FORMAT = 6  # 2: chunk vectors; 3: edge types as codes, ids of typed edges only; 4: BM25 splits handles;
-#  5: the chunks' chat context; 6: the chunks' access groups
+FORMAT = 7  # 2: chunk vectors; 3: edge types as codes, ids of typed edges only; 4: BM25 splits handles;
+#  5: the chunks' chat context; 6: the chunks' access groups; 7: mention labels, edges' support per groups
 MANIFEST = "manifest.json"
 KEYWORD = "bm25"  # the sub-folder of the BM25 term counts (optional: re-tokenized when absent)
 _STRINGS = ("entity_ids", "entity_names", "entity_types", "entity_keys", "chunk_ids", "edge_id", "edge_type_names",
-            "member_community")
+            "member_community", "mention_label", "support_groups")
 _ARRAYS = ("entity_vectors", "chunk_vectors", "mention_chunk", "mention_entity", "mention_count", "edge_source",
-           "edge_target", "edge_type", "edge_weight", "member_entity")
+           "edge_target", "edge_type", "edge_weight", "member_entity", "support_edge", "support_count")
 
 _MAPPED = ("entity_vectors", "chunk_vectors")
 #: string columns that repeat a few values (loaded as one object per distinct value)
-_SHARED = ("entity_types", "member_community", *(f"chunk.{c}" for c in CHUNK_COLUMNS if c != "text"))
+_SHARED = ("entity_types", "member_community", "mention_label", "support_groups",
+           *(f"chunk.{c}" for c in CHUNK_COLUMNS if c != "text"))
 
 
 def _crc(path: Path) -> int:

@@ -70,12 +70,16 @@ class Tables:
     mention_chunk: np.ndarray              # int32 chunk rows
     mention_entity: np.ndarray             # int32 entity rows
     mention_count: np.ndarray              # float64
+    mention_label: np.ndarray              # object: the mention's voted label ("" when none)
     edge_source: np.ndarray                # int32 entity rows
     edge_target: np.ndarray                # int32 entity rows
     edge_type: np.ndarray                  # int16 codes into edge_type_names (0: a co-occurrence)
     edge_weight: np.ndarray                # float64 (support)
     edge_id: np.ndarray                    # object: the relation ids of the typed edges (code > 0), in row order
     edge_type_names: np.ndarray            # object: the edge types' names, CO_OCCURS first
+    support_edge: np.ndarray               # int32 edge rows: with the next two, how many of an edge's supporting
+    support_groups: np.ndarray             # object   chunks carry each set of access groups (chunks without
+    support_count: np.ndarray              # int32    groups are not listed: they are the rest of its weight)
     member_entity: np.ndarray              # int32 entity rows
     member_community: np.ndarray           # object community ids
 
@@ -123,12 +127,19 @@ def rows_of(sorted_ids: np.ndarray, ids: list[str]) -> np.ndarray:
     return np.where(sorted_ids[pos] == query, pos, -1).astype(np.int64)
 
 
-def edge_columns(edges: list[EdgeRow], entity_ids: np.ndarray, type_names: np.ndarray | None = None
-                 ) -> dict[str, np.ndarray]:
+def grouped_chunks(chunk_ids: np.ndarray, groups: np.ndarray) -> dict[str, str]:
+    """Chunk id -> its access groups (``core.access.SEP``-joined), for the chunks that have some."""
+    rows = np.flatnonzero(groups != "")
+    return dict(zip(chunk_ids[rows].tolist(), groups[rows].tolist(), strict=True))
+
+
+def edge_columns(edges: list[EdgeRow], entity_ids: np.ndarray, type_names: np.ndarray | None = None,
+                 grouped: dict[str, str] | None = None) -> dict[str, np.ndarray]:
     """Edge rows whose endpoints are both known entities, as columns. Types are coded against
     ``type_names`` (a previous version's), extended by the types it lacks. Edge types are columns of
     small integers and only typed edges keep an id: a delta copies these 10M-row columns (at scale)
-    without touching a Python object per row."""
+    without touching a Python object per row. ``grouped`` (``grouped_chunks``) gives the support
+    columns: each edge's supporting chunks with access groups, counted per set of groups."""
     src = rows_of(entity_ids, [e.source for e in edges])
     dst = rows_of(entity_ids, [e.target for e in edges])
     keep = (src >= 0) & (dst >= 0)
@@ -139,11 +150,20 @@ def edge_columns(edges: list[EdgeRow], entity_ids: np.ndarray, type_names: np.nd
         code.setdefault(e.type, len(code))
     if len(code) > np.iinfo(np.int16).max:
         raise ValueError(f"{len(code)} edge types: more than an int16 code holds")
+    support: dict[tuple[int, str], int] = {}
+    if grouped:
+        for row, e in enumerate(kept):
+            for c in e.chunk_ids:
+                if (g := grouped.get(c)) is not None:
+                    support[(row, g)] = support.get((row, g), 0) + 1
     return {"edge_source": src[keep].astype(np.int32), "edge_target": dst[keep].astype(np.int32),
             "edge_type": np.asarray([code[e.type] for e in kept], dtype=np.int16),
             "edge_weight": np.asarray([e.weight for e in kept], dtype=np.float64),
             "edge_id": strings([e.id for e in kept if e.type != CO_OCCURS]),
-            "edge_type_names": strings(list(code))}
+            "edge_type_names": strings(list(code)),
+            "support_edge": np.asarray([k[0] for k in support], dtype=np.int32),
+            "support_groups": shared([k[1] for k in support]),
+            "support_count": np.asarray(list(support.values()), dtype=np.int32)}
 
 
 def typed_rows(t: Tables) -> np.ndarray:
@@ -160,7 +180,7 @@ def edge_rows(t: Tables) -> tuple[list[str], list[str]]:
     return t.edge_type_names[t.edge_type].tolist(), ids
 
 
-def mention_columns(mentions: list[tuple[str, str, int]], chunk_ids: np.ndarray,
+def mention_columns(mentions: list[tuple[str, str, int, str]], chunk_ids: np.ndarray,
                     entity_ids: np.ndarray) -> dict[str, np.ndarray]:
     """Mentions of known chunks and entities, as columns."""
     c = rows_of(chunk_ids, [m[0] for m in mentions])
@@ -168,7 +188,8 @@ def mention_columns(mentions: list[tuple[str, str, int]], chunk_ids: np.ndarray,
     keep = (c >= 0) & (e >= 0)
     counts = np.asarray([m[2] for m in mentions], dtype=np.float64)
     return {"mention_chunk": c[keep].astype(np.int32), "mention_entity": e[keep].astype(np.int32),
-            "mention_count": counts[keep] if len(counts) else np.zeros(0)}
+            "mention_count": counts[keep] if len(counts) else np.zeros(0),
+            "mention_label": shared([m[3] for m, k in zip(mentions, keep.tolist(), strict=True) if k])}
 
 
 def member_columns(memberships: list[tuple[str, str]], entity_ids: np.ndarray) -> dict[str, np.ndarray]:
@@ -204,6 +225,6 @@ def fetch_all(graph: IndexSource, vectors: VectorStore, dim: int) -> Tables:
         chunk_ids=chunk_ids, chunks=cols,
         chunk_vectors=exported_rows(chunk_ids, vectors, "chunks", dim),
         **mention_columns(graph.snapshot_mentions(), chunk_ids, entity_ids),
-        **edge_columns(graph.snapshot_edges(), entity_ids),
+        **edge_columns(graph.snapshot_edges(), entity_ids, grouped=grouped_chunks(chunk_ids, cols["groups"])),
         **member_columns(graph.snapshot_memberships(), entity_ids),
     )
