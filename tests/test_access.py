@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,7 @@ from hopgraph import Platform
 from hopgraph.app.collections import create_collection
 from hopgraph.core.access import check_groups, groups_of, parse_groups, readable
 from hopgraph.core.errors import BadInputError, ForbiddenError
+from hopgraph.core.records import CO_OCCURS
 from hopgraph.core.service_settings import ScheduledSource
 from hopgraph.retrieval.index.view import hidden_chunks, readable_documents, view_of, visible_tables
 from hopgraph.retrieval.registry import REGISTRY
@@ -96,16 +98,44 @@ def test_the_view_keeps_the_readable_rows_and_what_only_they_support(platform: P
     view = visible_tables(t, hidden)
     assert len(view.chunk_ids) == len(t.chunk_ids) - int(hidden.sum())
     assert "Copperline Engine" not in view.entity_names.tolist() and "Zorblax Quintana" in view.entity_names
-    assert not (view.edge_type != 0).any() and len(view.member_entity) == 0
-    for s, d, w in zip(view.edge_source, view.edge_target, view.edge_weight, strict=True):
-        both = sum(1 for c in range(len(view.chunk_ids))
-                   if {s, d} <= set(view.mention_entity[view.mention_chunk == c].tolist()))
-        assert 0 < w <= both  # a link no stronger than the readable chunks naming both
+    assert len(view.member_entity) == 0
+    # each relation, typed or not, weighs its supporting chunks the reader may read; one with none is gone
+    kept = set(view.chunk_ids.tolist())
+    weights = {(e.source, e.target, e.type): sum(c in kept for c in e.chunk_ids)
+               for e in platform.graph.snapshot_edges()}
+    assert weights and any(w == 0 for w in weights.values()) and any(t != CO_OCCURS for _, _, t in weights)
+    names = view.edge_type_names[view.edge_type].tolist()
+    got = {(view.entity_ids[s], view.entity_ids[d], n): w
+           for s, d, n, w in zip(view.edge_source, view.edge_target, names, view.edge_weight.tolist(), strict=True)}
+    assert got == {k: float(w) for k, w in weights.items() if w}
     assert np.array_equal(view.chunk_vectors, t.chunk_vectors[~hidden])
     assert view_of(state, None) is state and view_of(state, frozenset({"hr", "eng"})) is state
     assert view_of(state, frozenset({"hr"})) is view_of(state, frozenset({"hr"}))  # derived once
     docs = readable_documents(state, frozenset({"hr"}))
     assert len(docs) == 2 and set(docs) < set(t.chunks["document_id"].tolist())
+
+
+def test_the_view_votes_types_and_spells_names_over_the_readable_mentions(platform: Platform) -> None:
+    t = platform.retriever.state().tables
+    e = t.entity_names.tolist().index("Zorblax Quintana")
+    ours = np.flatnonzero(t.mention_entity == e)
+    assert sorted(t.chunks["groups"][t.mention_chunk[ours]].tolist()) == ["", "eng", "hr"]
+    # stored as if a hidden chunk wrote it first, and typed by the vote of all three mentions (ORG 2, PERSON 1)
+    labels, counts, names, types = (t.mention_label.copy(), t.mention_count.copy(), t.entity_names.copy(),
+                                    t.entity_types.copy())
+    for row in ours.tolist():
+        labels[row] = "PERSON" if t.chunks["groups"][t.mention_chunk[row]] == "" else "ORG"
+        counts[row] = 1.0
+    names[e], types[e] = "ZORBLAX quintana", "ORG"
+    t = replace(t, mention_label=labels, mention_count=counts, entity_names=names, entity_types=types)
+    public = visible_tables(t, hidden_chunks(t, frozenset({"ops"})))  # reads the public note alone
+    at = public.entity_ids.tolist().index(t.entity_ids[e])
+    assert public.entity_types[at] == "PERSON" and public.entity_names[at] == "Zorblax Quintana"
+    assert public.entity_keys[at] == "zorblax quintana"
+    hr = visible_tables(t, hidden_chunks(t, frozenset({"hr"})))  # PERSON 1, ORG 1: the tie goes to ORG
+    assert hr.entity_types[hr.entity_ids.tolist().index(t.entity_ids[e])] == "ORG"
+    kept = public.entity_names.tolist().index("Kelderwick")  # a name a readable chunk writes stays
+    assert public.entity_types[kept] == t.entity_types[t.entity_names.tolist().index("Kelderwick")]
 
 
 def test_new_groups_rewrite_a_document_and_files_take_the_groups_given(tmp_path: Path) -> None:

@@ -3,23 +3,27 @@ readable rows alone, so that the first pass, the seeds, the walk and the bridges
 makes never touch a document it may not read.
 
 The view keeps the chunks of the documents the reader may read (``core.access.readable``) and the
-entities they mention; every other entity is gone. Typed relations are left out (the store does not
-say which chunk each was read from); a co-occurrence link stays between two kept entities that a
-kept chunk mentions together, weighted by no more than the count of such chunks. Community
-memberships are left out (communities are clustered over every document). Title links are derived
-again from the kept chunks. A reader that may read every chunk gets the state itself.
+entities they mention; every other entity is gone. Each relation (typed or a co-occurrence) weighs
+what a store of the readable documents would give it: the number of its supporting chunks the reader
+may read (``Tables.support_*``); one with none is gone. The type of an entity that a hidden chunk
+mentions is voted again over its readable mentions (``core.records.majority_label``, the rule of
+ingest's vote). Community memberships are left out (communities are clustered over every document).
+Title links are derived again from the kept chunks. A reader that may read every chunk gets the
+state itself.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import numpy as np
-import scipy.sparse as sp
 
 from hopgraph.core.access import readable
+from hopgraph.core.records import majority_label
+from hopgraph.core.text import normalize_name
 from hopgraph.retrieval.index.state import IndexState
-from hopgraph.retrieval.index.tables import Tables, strings
+from hopgraph.retrieval.index.tables import Tables, strings, typed_rows
 
 
 def hidden_chunks(t: Tables, reader: frozenset[str] | None) -> np.ndarray:
@@ -30,12 +34,68 @@ def hidden_chunks(t: Tables, reader: frozenset[str] | None) -> np.ndarray:
     return np.fromiter((verdict[g] for g in t.chunks["groups"].tolist()), dtype=bool, count=len(t.chunk_ids))
 
 
-def _co_mentions(t: Tables, keep_mention: np.ndarray) -> sp.csr_matrix:
-    """Entity x entity: the number of kept chunks that mention both."""
-    rows, cols = t.mention_chunk[keep_mention], t.mention_entity[keep_mention]
-    m = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(t.chunk_ids), len(t.entity_ids)))
-    m.data[:] = 1.0
-    return sp.csr_matrix(m.T @ m)
+def _visible_support(t: Tables, hidden: np.ndarray) -> np.ndarray:
+    """Each edge's weight counted over the supporting chunks not ``hidden``: its weight less its support
+    with groups of no kept chunk (support groups no kept chunk carries are hidden: it fails closed)."""
+    seen = set(t.chunks["groups"][~hidden].tolist())
+    verdict = {g: g not in seen for g in set(t.support_groups.tolist())}
+    gone = np.fromiter((verdict[g] for g in t.support_groups.tolist()), dtype=bool, count=len(t.support_groups))
+    less = np.bincount(t.support_edge[gone], weights=t.support_count[gone], minlength=len(t.edge_weight))
+    return np.asarray(t.edge_weight - less, dtype=np.float64)
+
+
+def _voted_types(t: Tables, keep_mention: np.ndarray) -> np.ndarray:
+    """The entity types with those of the entities a dropped mention names voted again over their kept
+    mentions (an entity without a labelled kept mention keeps its type)."""
+    types = t.entity_types.copy()
+    again = np.unique(t.mention_entity[~keep_mention])
+    if not len(again):
+        return types
+    redo = np.zeros(len(t.entity_ids), dtype=bool)
+    redo[again] = True
+    rows = np.flatnonzero(keep_mention & redo[t.mention_entity])
+    votes: dict[int, dict[str, int]] = {}
+    for e, label, n in zip(t.mention_entity[rows].tolist(), t.mention_label[rows].tolist(),
+                           t.mention_count[rows].tolist(), strict=True):
+        tally = votes.setdefault(e, {})
+        tally[label] = tally.get(label, 0) + int(n)
+    for e, tally in votes.items():
+        if voted := majority_label(tally):
+            types[e] = voted
+    return types
+
+
+def _as_written(name: str, texts: list[str]) -> str | None:
+    """``name`` as the first of ``texts`` that holds it writes it (ignoring case; else its normalized form,
+    words apart by any space), or None where none does."""
+    key = normalize_name(name)
+    for pattern in (re.escape(name.strip()), r"\s+".join(map(re.escape, key.split()))):
+        for text in texts:
+            if pattern and (found := re.search(pattern, text, re.IGNORECASE)):
+                return found.group(0)
+    return None
+
+
+def _readable_names(t: Tables, keep_mention: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The entity names (and keys) with those of the entities a dropped mention names taken from the
+    kept chunks that mention them: the name as the first such chunk (by id) writes it, so that no
+    spelling only a hidden chunk holds is shown (a store of the readable documents keeps the first
+    spelling it ingested, an order the tables do not hold)."""
+    names, keys = t.entity_names.copy(), t.entity_keys.copy()
+    again = np.zeros(len(t.entity_ids), dtype=bool)
+    again[t.mention_entity[~keep_mention]] = True
+    rows = np.flatnonzero(keep_mention & again[t.mention_entity])
+    chunks: dict[int, list[int]] = {}
+    for e, c in zip(t.mention_entity[rows].tolist(), t.mention_chunk[rows].tolist(), strict=True):
+        chunks.setdefault(e, []).append(c)
+    text = t.chunks["text"]
+    for e, cs in chunks.items():
+        texts = [str(text[c]) for c in sorted(cs)]
+        if any(names[e] in x for x in texts):
+            continue  # a readable chunk writes it so
+        if (written := _as_written(str(names[e]), texts)) is not None:
+            names[e], keys[e] = written, normalize_name(written)
+    return names, keys
 
 
 def visible_tables(t: Tables, hidden: np.ndarray) -> Tables:
@@ -47,27 +107,28 @@ def visible_tables(t: Tables, hidden: np.ndarray) -> Tables:
     chunk_row = np.cumsum(keep_chunk) - 1
     entity_row = np.cumsum(keep_entity) - 1
 
-    links = (t.edge_type == 0) & keep_entity[t.edge_source] & keep_entity[t.edge_target]
-    support = np.zeros(0)
-    if links.any():
-        co = _co_mentions(t, keep_mention)
-        support = np.asarray(co[t.edge_source[links], t.edge_target[links]]).ravel()
-    rows = np.flatnonzero(links)[support > 0]
-    weight = np.minimum(t.edge_weight[rows], support[support > 0])
+    weight = _visible_support(t, hidden)
+    keep_edge = (weight > 0) & keep_entity[t.edge_source] & keep_entity[t.edge_target]
+    rows = np.flatnonzero(keep_edge)
+    edge_row = np.cumsum(keep_edge) - 1
+    keep_support = keep_edge[t.support_edge]
+    names, keys = _readable_names(t, keep_mention)
     return replace(
         t,
-        entity_ids=t.entity_ids[keep_entity], entity_names=t.entity_names[keep_entity],
-        entity_types=t.entity_types[keep_entity], entity_keys=t.entity_keys[keep_entity],
+        entity_ids=t.entity_ids[keep_entity], entity_names=names[keep_entity],
+        entity_types=_voted_types(t, keep_mention)[keep_entity], entity_keys=keys[keep_entity],
         entity_vectors=t.entity_vectors[keep_entity],
         chunk_ids=t.chunk_ids[keep_chunk], chunks={k: v[keep_chunk] for k, v in t.chunks.items()},
         chunk_vectors=t.chunk_vectors[keep_chunk],
         mention_chunk=chunk_row[t.mention_chunk[keep_mention]].astype(np.int32),
         mention_entity=entity_row[t.mention_entity[keep_mention]].astype(np.int32),
-        mention_count=t.mention_count[keep_mention],
+        mention_count=t.mention_count[keep_mention], mention_label=t.mention_label[keep_mention],
         edge_source=entity_row[t.edge_source[rows]].astype(np.int32),
         edge_target=entity_row[t.edge_target[rows]].astype(np.int32),
-        edge_type=np.zeros(len(rows), dtype=np.int16), edge_weight=weight.astype(np.float64),
-        edge_id=strings([]), edge_type_names=t.edge_type_names[:1],
+        edge_type=t.edge_type[rows], edge_weight=weight[rows],
+        edge_id=t.edge_id[keep_edge[typed_rows(t)]],
+        support_edge=edge_row[t.support_edge[keep_support]].astype(np.int32),
+        support_groups=t.support_groups[keep_support], support_count=t.support_count[keep_support],
         member_entity=np.zeros(0, dtype=np.int32), member_community=strings([]),
     )
 
