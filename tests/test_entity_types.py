@@ -4,14 +4,18 @@ documents come and go, never the first label read."""
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
 from hopgraph.app.platform import Platform
-from hopgraph.core.records import CONCEPT, majority_label
+from hopgraph.core.records import CONCEPT, majority_label, majority_labels
 from hopgraph.graphdb.arcadedb_server import ServerInfo
 from hopgraph.graphdb.store import LabelVote
 from hopgraph.ingest.entity_types import voted_types
+from hopgraph.retrieval.index.tables import strings
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.conftest import settings_for
 
@@ -29,6 +33,20 @@ def test_majority_label() -> None:
     assert majority_label({CONCEPT: 2, "ORG": 2}) == "ORG"  # and to a named-entity label over a concept
     assert majority_label({CONCEPT: 3, "ORG": 2}) == CONCEPT
     assert majority_label({"": 5}) == "" and majority_label({}) == ""
+
+
+def test_majority_labels_votes_each_key_as_majority_label_does() -> None:
+    rng = random.Random(5)
+    pool = ["", CONCEPT, "GPE", "NORP", "ORG", "PERSON"]
+    for _ in range(200):  # ties, concepts and unlabelled votes, many keys at once
+        votes = [(rng.randrange(6), rng.choice(pool), rng.randint(1, 3)) for _ in range(rng.randint(0, 30))]
+        want: dict[int, dict[str, int]] = {}
+        for k, label, n in votes:
+            tally = want.setdefault(k, {})
+            tally[label] = tally.get(label, 0) + n
+        got = majority_labels(np.asarray([v[0] for v in votes], dtype=np.int32), strings([v[1] for v in votes]),
+                              np.asarray([float(v[2]) for v in votes]))
+        assert got == {k: t for k, votes_of in want.items() if (t := majority_label(votes_of))}, votes
 
 
 def test_voted_types_are_the_changed_majorities_of_each_entity() -> None:

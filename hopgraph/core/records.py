@@ -11,6 +11,7 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
+import numpy as np
 from pydantic import BaseModel, Field, computed_field
 
 from hopgraph.core.text import normalize_name
@@ -154,6 +155,25 @@ def majority_label(votes: Mapping[str, int]) -> str:
         return ""
     top = max(n for n, _, _ in best)
     return min((not named, label) for n, named, label in best if n == top)[1]
+
+
+def majority_labels(keys: np.ndarray, labels: np.ndarray, counts: np.ndarray) -> dict[int, str]:
+    """``majority_label`` of many keys' votes at once, the votes as parallel arrays (int key, label,
+    count): key -> its label, for the keys with a labelled vote."""
+    names = sorted(set(labels.tolist()) - {""})
+    if not names:
+        return {}
+    code = {n: i for i, n in enumerate(names)}
+    col = np.fromiter((code.get(label, -1) for label in labels.tolist()), dtype=np.int64, count=len(labels))
+    ok = col >= 0
+    pair, at = np.unique(keys[ok].astype(np.int64) * len(names) + col[ok], return_inverse=True)
+    n = np.bincount(at.ravel(), weights=counts[ok], minlength=len(pair))
+    pair, n = pair[n > 0], n[n > 0]
+    key, col = pair // len(names), pair % len(names)
+    concept = np.asarray([name == CONCEPT for name in names])[col]
+    best = np.lexsort((col, concept, -n, key))  # per key: most votes, then a named label, then alphabetical
+    first = best[np.r_[True, key[best][1:] != key[best][:-1]]] if len(best) else best
+    return {int(k): names[c] for k, c in zip(key[first].tolist(), col[first].tolist(), strict=True)}
 
 
 def combine_mentions(mentions: Iterable[Mention]) -> list[Mention]:

@@ -20,7 +20,7 @@ from dataclasses import replace
 import numpy as np
 
 from hopgraph.core.access import readable
-from hopgraph.core.records import majority_label
+from hopgraph.core.records import majority_labels
 from hopgraph.core.text import normalize_name
 from hopgraph.retrieval.index.state import IndexState
 from hopgraph.retrieval.index.tables import Tables, strings, typed_rows
@@ -44,56 +44,51 @@ def _visible_support(t: Tables, hidden: np.ndarray) -> np.ndarray:
     return np.asarray(t.edge_weight - less, dtype=np.float64)
 
 
-def _voted_types(t: Tables, keep_mention: np.ndarray) -> np.ndarray:
-    """The entity types with those of the entities a dropped mention names voted again over their kept
-    mentions (an entity without a labelled kept mention keeps its type)."""
+def _voted_types(t: Tables, keep_mention: np.ndarray, again: np.ndarray) -> np.ndarray:
+    """The entity types with those of the ``again`` entities (a dropped mention names them) voted again over
+    their kept mentions (an entity without a labelled kept mention keeps its type)."""
     types = t.entity_types.copy()
-    again = np.unique(t.mention_entity[~keep_mention])
-    if not len(again):
-        return types
-    redo = np.zeros(len(t.entity_ids), dtype=bool)
-    redo[again] = True
-    rows = np.flatnonzero(keep_mention & redo[t.mention_entity])
-    votes: dict[int, dict[str, int]] = {}
-    for e, label, n in zip(t.mention_entity[rows].tolist(), t.mention_label[rows].tolist(),
-                           t.mention_count[rows].tolist(), strict=True):
-        tally = votes.setdefault(e, {})
-        tally[label] = tally.get(label, 0) + int(n)
-    for e, tally in votes.items():
-        if voted := majority_label(tally):
-            types[e] = voted
+    rows = np.flatnonzero(keep_mention & again[t.mention_entity])
+    for e, label in majority_labels(t.mention_entity[rows], t.mention_label[rows], t.mention_count[rows]).items():
+        types[e] = label
     return types
 
 
-def _as_written(name: str, texts: list[str]) -> str | None:
-    """``name`` as the first of ``texts`` that holds it writes it (ignoring case; else its normalized form,
-    words apart by any space), or None where none does."""
-    key = normalize_name(name)
-    for pattern in (re.escape(name.strip()), r"\s+".join(map(re.escape, key.split()))):
-        for text in texts:
-            if pattern and (found := re.search(pattern, text, re.IGNORECASE)):
-                return found.group(0)
-    return None
+def _as_written(name: str, key: str, texts: list[str]) -> str | None:
+    """``name`` as the first of ``texts`` that holds it writes it (ignoring case; else its normalized form
+    ``key``, words apart by any space), or None where none does."""
+    joined = "\n".join(texts)  # (one search each over every text, the first text's match first)
+    lower = joined.lower()
+    if len(lower) == len(joined):  # (lower-casing kept every offset: find, not a regular expression)
+        for part in (name.strip().lower(), key):
+            if part and (at := lower.find(part)) >= 0:
+                return joined[at : at + len(part)]
+    words = key.split()
+    if not words or not all(w in lower for w in words):
+        return None
+    found = re.search(r"\s+".join(map(re.escape, words)), joined, re.IGNORECASE)
+    return found.group(0) if found else None
 
 
-def _readable_names(t: Tables, keep_mention: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The entity names (and keys) with those of the entities a dropped mention names taken from the
-    kept chunks that mention them: the name as the first such chunk (by id) writes it, so that no
+def _readable_names(t: Tables, keep_mention: np.ndarray, again: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The entity names (and keys) with those of the ``again`` entities (a dropped mention names them) taken
+    from the kept chunks that mention them: the name as the first such chunk (by id) writes it, so that no
     spelling only a hidden chunk holds is shown (a store of the readable documents keeps the first
     spelling it ingested, an order the tables do not hold)."""
     names, keys = t.entity_names.copy(), t.entity_keys.copy()
-    again = np.zeros(len(t.entity_ids), dtype=bool)
-    again[t.mention_entity[~keep_mention]] = True
     rows = np.flatnonzero(keep_mention & again[t.mention_entity])
-    chunks: dict[int, list[int]] = {}
-    for e, c in zip(t.mention_entity[rows].tolist(), t.mention_chunk[rows].tolist(), strict=True):
-        chunks.setdefault(e, []).append(c)
+    order = np.lexsort((t.mention_chunk[rows], t.mention_entity[rows]))
+    ents, chunks = t.mention_entity[rows][order], t.mention_chunk[rows][order]
+    if not len(ents):
+        return names, keys
+    starts = np.flatnonzero(np.r_[True, ents[1:] != ents[:-1]])
     text = t.chunks["text"]
-    for e, cs in chunks.items():
-        texts = [str(text[c]) for c in sorted(cs)]
-        if any(names[e] in x for x in texts):
+    for e, a, b in zip(ents[starts].tolist(), starts.tolist(), [*starts[1:].tolist(), len(ents)], strict=True):
+        name = str(names[e])
+        texts = [str(text[c]) for c in chunks[a:b].tolist()]
+        if any(name in x for x in texts):
             continue  # a readable chunk writes it so
-        if (written := _as_written(str(names[e]), texts)) is not None:
+        if (written := _as_written(name, str(keys[e]), texts)) is not None:
             names[e], keys[e] = written, normalize_name(written)
     return names, keys
 
@@ -112,11 +107,13 @@ def visible_tables(t: Tables, hidden: np.ndarray) -> Tables:
     rows = np.flatnonzero(keep_edge)
     edge_row = np.cumsum(keep_edge) - 1
     keep_support = keep_edge[t.support_edge]
-    names, keys = _readable_names(t, keep_mention)
+    again = np.zeros(len(t.entity_ids), dtype=bool)  # the entities a dropped mention names
+    again[t.mention_entity[~keep_mention]] = True
+    names, keys = _readable_names(t, keep_mention, again)
     return replace(
         t,
         entity_ids=t.entity_ids[keep_entity], entity_names=names[keep_entity],
-        entity_types=_voted_types(t, keep_mention)[keep_entity], entity_keys=keys[keep_entity],
+        entity_types=_voted_types(t, keep_mention, again)[keep_entity], entity_keys=keys[keep_entity],
         entity_vectors=t.entity_vectors[keep_entity],
         chunk_ids=t.chunk_ids[keep_chunk], chunks={k: v[keep_chunk] for k, v in t.chunks.items()},
         chunk_vectors=t.chunk_vectors[keep_chunk],
