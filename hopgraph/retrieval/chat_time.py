@@ -16,6 +16,7 @@ import numpy as np
 
 from hopgraph.core.time_cues import TimeCue, question_cue
 from hopgraph.retrieval.run import Run
+from hopgraph.retrieval.trace import Trace
 
 
 @dataclass(frozen=True)
@@ -96,11 +97,12 @@ _ASKS_TIME = re.compile(r"^\s*(?:when\b|(?:on |in )?(?:what|which) (?:date|day|y
                         r"|how long ago\b)", re.I)
 
 
-def time_boost(run: Run, scores: dict[str, float]) -> dict[str, float]:
+def time_boost(run: Run, scores: dict[str, float], trace: Trace) -> dict[str, float]:
     """``scores`` with the chunks that meet the question's time cue lifted by ``retrieval.modes.graph.time_weight``
     (each score times 1 + weight, in the ranking's own scale); unchanged without a cue or a match. A
     question asking *when* something happened (no cue) lifts instead, by ``retrieval.modes.graph.when_weight``, the
-    chunks whose turns date something ("yesterday", "last May"): where a conversation says when."""
+    chunks whose turns date something ("yesterday", "last May"): where a conversation says when. What matched
+goes to ``trace``'s explanation."""
     if not scores:
         return scores
     cue = question_cue(run.text) if run.cfg.modes.graph.time_weight > 0 else None
@@ -114,15 +116,15 @@ def time_boost(run: Run, scores: dict[str, float]) -> dict[str, float]:
     if cue is not None:
         mask = times.matching(cue)
         hits = {c for c in scores if mask[index[c]]}
-        run.explain["time_cue"] = {"expression": cue.expression, "relation": cue.relation,
-                                   "interval": None if cue.interval is None else
-                                   [cue.interval.start.isoformat(), cue.interval.end.isoformat()],
-                                   "month": cue.month, "matched": len(hits)}
+        trace.explain["time_cue"] = {"expression": cue.expression, "relation": cue.relation,
+                                     "interval": None if cue.interval is None else
+                                     [cue.interval.start.isoformat(), cue.interval.end.isoformat()],
+                                     "month": cue.month, "matched": len(hits)}
         weight = run.cfg.modes.graph.time_weight
     else:
         said = np.diff(times.ptr) > 0
         hits = {c for c in scores if said[index[c]]}
-        run.explain["time_asked"] = {"matched": len(hits)}
+        trace.explain["time_asked"] = {"matched": len(hits)}
         weight = run.cfg.modes.graph.when_weight
     if not hits or len(hits) == len(scores):
         return scores

@@ -13,9 +13,10 @@ from hopgraph.retrieval.first_pass import first_pass_scales, state_homogeneity
 from hopgraph.retrieval.fusion import normalize, ranked, rrf
 from hopgraph.retrieval.resources import Resources
 from hopgraph.retrieval.run import Run
+from hopgraph.retrieval.trace import Trace
 
 
-def part_scores(run: Run, res: Resources) -> dict[str, float]:
+def part_scores(run: Run, res: Resources, trace: Trace) -> dict[str, float]:
     """Chunk -> its best part's normalized first-pass score; {} for a question of one part."""
     parts = split_question(run.text) if run.cfg.modes.graph.decompose else []
     if not parts:
@@ -30,7 +31,6 @@ def part_scores(run: Run, res: Resources) -> dict[str, float]:
         b = signals.keyword(run.snap, keyword, part, k)
         for c, s in normalize(rrf({"dense": ranked(d), "bm25": ranked(b)}, k=run.cfg.rrf_k, weights=scales)).items():
             out[c] = max(out.get(c, 0.0), s)
-    run.explain["parts"] = parts
-    run.stage("parts", t)
-    run.signals["parts"] = out
-    return out
+    trace.explain["parts"] = parts
+    trace.stage("parts", t)
+    return trace.signal("parts", out)

@@ -4,7 +4,8 @@ runs it on. The CLI help and ``hopgraph modes``, the API schema's enum, ``hopgra
 list, the README table and the docs' modes page are all derived from it.
 
 Adding a mode = one module under ``retrieval/modes/`` with a class whose ``run(run, res)`` returns a
-``ModeOutput`` (its scores and what else it found), and one ``ModeEntry`` line below.
+``ModeOutput`` (its scores, what else it found and what it says about the query: it writes nothing into
+the ``Run``), and one ``ModeEntry`` line below.
 A mode with settings of its own declares their model in ``options``: they are read from
 ``[retrieval.modes.<name>]`` (``HOPGRAPH_RETRIEVAL__MODES__<NAME>__<KEY>``): a built-in mode's table is a
 typed field of ``ModeSettings`` (``run.cfg.modes.raptor``), a plug-in mode's is read with ``Run.options``.
@@ -59,7 +60,9 @@ class ModeOutput:
     - ``seed_weights``: per entity index, its weight: a result's "via" entities are those of its chunk;
     - ``context``: titled lists that join the cited context after the communities ({"Summaries": [...]});
     - ``chunk_fields``: per chunk id, fields of its ``RetrievedChunk`` ({"section": path});
-    - ``extras``: the mode's own output, returned as ``QueryResult.extras`` (JSON-able values).
+    - ``extras``: the mode's own output, returned as ``QueryResult.extras`` (JSON-able values);
+    - ``timings``, ``signals``, ``explain``, ``notes``: what it says about the query (``retrieval.trace.Trace``):
+      ms per stage, chunk signals and explanation for ``--explain``, notes joining ``QueryResult.notes``.
     """
 
     scores: dict[str, float]
@@ -70,6 +73,10 @@ class ModeOutput:
     context: dict[str, list[str]] = field(default_factory=dict)
     chunk_fields: dict[str, dict[str, Any]] = field(default_factory=dict)
     extras: dict[str, Any] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    signals: dict[str, dict[str, float]] = field(default_factory=dict)
+    explain: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
 
 class Mode(Protocol):

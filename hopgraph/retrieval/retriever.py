@@ -1,6 +1,8 @@
 """The retriever: takes a query, runs its mode (``retrieval.registry``) on the current snapshot, and
 returns ranked, cited chunks with a cited context. It knows modes only through the registry: their
-implementations, flags (``needs_vector``, ``confidence``) and ``ModeOutput``, rendered generically."""
+implementations, flags (``needs_vector``, ``confidence``) and ``ModeOutput``, rendered generically. It
+alone writes into a query's ``Run``, and keeps the query's log (``Trace``): its own stages and notes,
+then the mode's timings, signals, explanation and notes as its output carries them."""
 
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from hopgraph.retrieval.registry import INDEX_SETTINGS, REGISTRY, QueryError
 from hopgraph.retrieval.resources import Resources
 from hopgraph.retrieval.run import Run
 from hopgraph.retrieval.snapshot import Snapshot
+from hopgraph.retrieval.trace import Trace
 from hopgraph.vectors.clip import ClipEmbedder
 from hopgraph.vectors.embedders import Embedder
 from hopgraph.vectors.store import VectorStore
@@ -110,17 +113,19 @@ class Retriever:
         snap = state.snapshot
         run = Run(text.strip(), np.zeros(0), k, cfg, state, explaining=explain,
                   vector_filter=None if state is whole else vector_filter(reader))
-        run.stage("snapshot", t0)
+        log = Trace()
+        log.stage("snapshot", t0)
         if needs_vector:
             t = time.perf_counter()
             if self.embedder.load():  # a cold model: the wait is counted apart (``model_load``)
-                run.loaded(t)
+                log.loaded(t)
             t = time.perf_counter()
             run.qvec = self.embedder.embed([run.text])[0]
-            run.stage("embed", t)
+            log.stage("embed", t)
         if filters is not None:  # widen the candidate pools, then keep the allowed documents only
             run.cfg = cfg.model_copy(update={"candidate_k": min(cfg.candidate_k * 4, 1000)})
         out = impl.run(run, self.res)
+        log.merge(out)
         scores = out.scores
         if filters is not None:
             scores = {c: s for c, s in scores.items() if c in snap.chunk_index and filters.allows(
@@ -130,32 +135,32 @@ class Retriever:
         if cfg.rerank and order:
             t = time.perf_counter()
             order = self._rerank(run, order)
-            run.stage("rerank", t)
+            log.stage("rerank", t)
         if cfg.mmr_lambda is not None and len(order) > 1:
             t = time.perf_counter()
             pool = order[:max(k, cfg.mmr_pool)]
             order = mmr(pool, scores, self.res.vectors.vectors("chunks", pool), cfg.mmr_lambda, k) + order[len(pool):]
-            run.stage("mmr", t)
+            log.stage("mmr", t)
         results = [self._result(snap, i + 1, scores.get(c, 0.0), c, out.seed_weights, out.chunk_fields.get(c, {}))
                    for i, c in enumerate(order[:k])]
         sureness = None
         if (cfg.confidence.enabled or entry.confidence) and results:
             ranked_scores = [scores.get(c, 0.0) for c in order]  # a confidence mode's: over all its answers
             top_m = len(ranked_scores) if entry.confidence else cfg.confidence.top_m
-            results, sureness = self._confidence(run, ranked_scores[:top_m], results)
+            results, sureness = self._confidence(run, log, ranked_scores[:top_m], results)
         if cfg.nli.enabled and len(results) > 1:
             t = time.perf_counter()
-            self._group(run, results)
-            run.stage("nli", t)
+            self._group(run, log, results)
+            log.stage("nli", t)
         context = build_context(results, out.entities[:12], out.relations[:8], out.communities[:3], cfg.token_budget,
                                 out.context)
-        run.timings["total"] = round((time.perf_counter() - t0) * 1000 - run.timings.get(MODEL_LOAD, 0.0), 2)
+        log.timings["total"] = round((time.perf_counter() - t0) * 1000 - log.timings.get(MODEL_LOAD, 0.0), 2)
         if explain:
-            run.explain["signals"] = {name: {c: round(v, 4) for c, v in sorted(
-                normalize(sig).items(), key=lambda kv: -kv[1])[:k * 2]} for name, sig in run.signals.items()}
-            run.explain["subgraph"] = query_subgraph(text, run.explain, results)
-        return QueryResult(query=text, mode=mode, results=results, timings_ms=run.timings, notes=run.notes,
-                           context=context, explain=run.explain if explain else {}, confidence=sureness,
+            log.explain["signals"] = {name: {c: round(v, 4) for c, v in sorted(
+                normalize(sig).items(), key=lambda kv: -kv[1])[:k * 2]} for name, sig in log.signals.items()}
+            log.explain["subgraph"] = query_subgraph(text, log.explain, results)
+        return QueryResult(query=text, mode=mode, results=results, timings_ms=log.timings, notes=log.notes,
+                           context=context, explain=log.explain if explain else {}, confidence=sureness,
                            extras=out.extras, **self._versions(state))
 
     @staticmethod
@@ -184,11 +189,13 @@ class Retriever:
         t0 = time.perf_counter()
         run = Run(f"[image {path}]", np.zeros(0), top_k or cfg.top_k, cfg, self.keeper.current())
         out = impl.run_image(run, self.res, got.vectors[0])
+        log = Trace()
+        log.merge(out)
         scores = out.scores
         results = [self._result(run.snap, i + 1, scores[c], c, out.seed_weights)
                    for i, c in enumerate(ranked(scores)[:run.k])]
-        run.timings["total"] = round((time.perf_counter() - t0) * 1000, 2)
-        return QueryResult(query=path, mode=mode, results=results, timings_ms=run.timings, notes=run.notes,
+        log.timings["total"] = round((time.perf_counter() - t0) * 1000, 2)
+        return QueryResult(query=path, mode=mode, results=results, timings_ms=log.timings, notes=log.notes,
                            context=build_context(results, out.entities[:12], [], [], cfg.token_budget),
                            **self._versions(run.state))
 
@@ -210,26 +217,27 @@ class Retriever:
                               **(fields or {}))
 
     @staticmethod
-    def _confidence(run: Run, top_scores: list[float], results: list[RetrievedChunk]
+    def _confidence(run: Run, log: Trace, top_scores: list[float], results: list[RetrievedChunk]
                     ) -> tuple[list[RetrievedChunk], float]:
         """Each result's probability under the entropy distribution of the top scores, and the
-        query's confidence (1 - normalized entropy); the abstention and top-p cuts applied."""
+        query's confidence (1 - normalized entropy); the abstention and top-p cuts applied (``log``
+        explains them)."""
         cfg = run.cfg.confidence
         probs = confidence.distribution(top_scores, cfg.temperature)
         spread = confidence.entropy(probs)
         for r, p in zip(results, probs, strict=False):
             r.confidence = round(float(p), 4)
-        run.explain["confidence"] = {"entropy": round(spread, 4), "distribution": [
+        log.explain["confidence"] = {"entropy": round(spread, 4), "distribution": [
             {"chunk": r.citation.chunk_id, "p": r.confidence} for r in results if r.confidence is not None]}
         if cfg.max_entropy is not None and spread > cfg.max_entropy:
-            run.notes.append(f"abstained: the top scores are too alike (entropy {spread:.2f} > "
+            log.notes.append(f"abstained: the top scores are too alike (entropy {spread:.2f} > "
                              f"confidence.max_entropy={cfg.max_entropy:g})")
             return [], round(1 - spread, 4)
         if cfg.top_p is not None:
             results = results[: confidence.top_p(probs, cfg.top_p)]
         return results, round(1 - spread, 4)
 
-    def _group(self, run: Run, results: list[RetrievedChunk]) -> None:
+    def _group(self, run: Run, log: Trace, results: list[RetrievedChunk]) -> None:
         """NLI clusters of the top results (``retrieval.nli``): each member gets its cluster's rank."""
         cfg = run.cfg.nli
         top = results[: cfg.top_m]
@@ -238,7 +246,7 @@ class Retriever:
         for rank, c in enumerate(found):
             for i in c.members:
                 top[i].cluster = rank
-        run.explain["nli"] = {"strategy": cfg.strategy, "clusters": [
+        log.explain["nli"] = {"strategy": cfg.strategy, "clusters": [
             {"chunks": [top[i].citation.chunk_id for i in c.members], "score": round(c.score, 4),
              "cohesion": round(c.cohesion, 4)} for c in found]}
 

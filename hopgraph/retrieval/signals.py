@@ -1,7 +1,7 @@
 """The parts retrieval modes are built from; each returns ``{chunk_id: score}`` or entity weights.
 
 ``dense_of``, ``bm25_of`` and ``seeds_of`` are the signals several modes share, computed for one query's
-``Run`` (timed as a stage and, for chunk scores, kept in ``run.signals`` for ``--explain``)."""
+``Run`` (timed as a stage of the mode's ``Trace`` and, for chunk scores, kept in its signals for ``--explain``)."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from hopgraph.gpu.ppr import TorchPPR
     from hopgraph.retrieval.resources import Resources
     from hopgraph.retrieval.run import Run
+    from hopgraph.retrieval.trace import Trace
 
 #: the origin of a seed the query names (``Seeds.origin``)
 NAMED = "named in query"
@@ -57,31 +58,37 @@ def keyword(snap: Snapshot, index: KeywordIndex, query: str, k: int) -> dict[str
     return {snap.chunk_ids[int(i)]: float(s) for i, s in zip(idx, scores, strict=True)}
 
 
-def dense_of(run: Run, res: Resources) -> dict[str, float]:
+def dense_of(run: Run, res: Resources, trace: Trace) -> dict[str, float]:
     """The query's dense signal: chunk vectors nearest to it (the snapshot's chunks only)."""
     t = time.perf_counter()
     out = run.keep_known(dense(res.vectors, run.qvec, max(run.k, run.cfg.candidate_k), run.vector_filter))
-    run.stage("dense", t)
-    run.signals["dense"] = out
-    return out
+    trace.stage("dense", t)
+    return trace.signal("dense", out)
 
 
-def bm25_of(run: Run, res: Resources) -> dict[str, float]:
+def bm25_of(run: Run, res: Resources, trace: Trace) -> dict[str, float]:
     """The query's BM25 signal over chunk texts."""
     t = time.perf_counter()
     out = keyword(run.snap, res.keyword(run.state), run.text, max(run.k, run.cfg.candidate_k))
-    run.stage("bm25", t)
-    run.signals["bm25"] = out
-    return out
+    trace.stage("bm25", t)
+    return trace.signal("bm25", out)
 
 
-def seeds_of(run: Run) -> tuple[Seeds, np.ndarray]:
+def seeds_of(run: Run, trace: Trace) -> tuple[Seeds, np.ndarray]:
     """Entities named in or similar to the query, and the query's cosine with every entity."""
     t = time.perf_counter()
     sims = entity_similarity(run.snap, run.qvec)
     seeds = seed_entities(run.snap, run.text, sims, run.cfg.entity_k, run.cfg.min_entity_score, run.cfg.cased_names)
-    run.stage("seeds", t)
+    trace.stage("seeds", t)
     return seeds, sims
+
+
+def explain_seeds(snap: Snapshot, seeds: Seeds, trace: Trace) -> list[str]:
+    """``--explain``'s seed list (the strongest seeds, kept in ``trace``); returns the context's lines for them."""
+    top = sorted(seeds.weights.items(), key=lambda kv: -kv[1])[:15]
+    trace.explain["seeds"] = [{"entity": snap.entity_names[e], "weight": round(w, 4), "why": seeds.origin[e]}
+                              for e, w in top]
+    return [f"{snap.entity_names[e]} ({snap.entity_types[e]})" for e, _ in top]
 
 
 def entity_similarity(snap: Snapshot, qvec: np.ndarray) -> np.ndarray:

@@ -20,13 +20,14 @@ result's notes). Rules, in order:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hopgraph.retrieval import signals
 from hopgraph.retrieval.registry import REGISTRY, ModeOutput
 from hopgraph.retrieval.resources import Resources
 from hopgraph.retrieval.run import Run
+from hopgraph.retrieval.trace import Trace
 
 _QUOTED = re.compile(r"[\"“”]([^\"“”]{2,})[\"“”]")
 _IDENTIFIER = re.compile(r"\b(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z])[A-Za-z][\w.-]*-?\d[\w.-]*\b|\b[a-z]+_[a-z_]+\b"
@@ -86,6 +87,8 @@ class AutoMode:
         chosen = route(run.text, titles, tree=True)
         if chosen.mode == "raptor" and not res.vectors.count("summaries"):  # looked for only when it would be chosen
             chosen = route(run.text, titles, tree=False)
-        run.explain["auto"] = {"mode": chosen.mode, "rule": chosen.rule, "features": chosen.features}
-        run.notes.append(f"auto chose {chosen.mode}: {chosen.rule}")
-        return REGISTRY.mode(chosen.mode).run(run, res)
+        trace = Trace(explain={"auto": {"mode": chosen.mode, "rule": chosen.rule, "features": chosen.features}},
+                      notes=[f"auto chose {chosen.mode}: {chosen.rule}"])
+        out = REGISTRY.mode(chosen.mode).run(run, res)
+        trace.merge(out)
+        return replace(out, timings=trace.timings, signals=trace.signals, explain=trace.explain, notes=trace.notes)

@@ -7,19 +7,23 @@ from hopgraph.retrieval.registry import ModeOutput
 from hopgraph.retrieval.resources import Resources
 from hopgraph.retrieval.run import Run
 from hopgraph.retrieval.signals import bm25_of, dense_of
+from hopgraph.retrieval.trace import Trace
 
 
 class DenseMode:
     def run(self, run: Run, res: Resources) -> ModeOutput:
-        return ModeOutput(dense_of(run, res))
+        trace = Trace()
+        return trace.output(dense_of(run, res, trace))
 
 
 class Bm25Mode:
     def run(self, run: Run, res: Resources) -> ModeOutput:
-        return ModeOutput(bm25_of(run, res))
+        trace = Trace()
+        return trace.output(bm25_of(run, res, trace))
 
 
 class RrfMode:
     def run(self, run: Run, res: Resources) -> ModeOutput:
-        d, b = dense_of(run, res), bm25_of(run, res)
-        return ModeOutput(rrf({"dense": ranked(d), "bm25": ranked(b)}, k=run.cfg.rrf_k))
+        trace = Trace()
+        d, b = dense_of(run, res, trace), bm25_of(run, res, trace)
+        return trace.output(rrf({"dense": ranked(d), "bm25": ranked(b)}, k=run.cfg.rrf_k))

@@ -27,11 +27,12 @@ from hopgraph.retrieval.registry import ModeOutput
 from hopgraph.retrieval.resources import Resources
 from hopgraph.retrieval.run import Run
 from hopgraph.retrieval.signals import NAMED, Seeds
+from hopgraph.retrieval.trace import Trace
 
 
 @dataclass
 class GraphPass:
-    """graph mode's intermediate signals, which the pcst and gnn modes build on."""
+    """graph mode's intermediate signals, which the pcst and gnn modes build on, and the query's ``trace``."""
 
     dense: dict[str, float]
     bm25: dict[str, float]
@@ -45,11 +46,12 @@ class GraphPass:
     parts: dict[str, float] = field(default_factory=dict)  # the question's parts searched one by one ({}: one part)
     facts: dict[str, float] = field(default_factory=dict)  # chunks stating facts of named entities (``facts``)
     entities: dict[str, float] = field(default_factory=dict)  # chunks by the seeds they mention (``entity_weight``)
+    trace: Trace = field(default_factory=Trace)   # what the pass says: timings, signals, explanation, notes
 
     def output(self, scores: dict[str, float], relations: list[str] | None = None) -> ModeOutput:
-        """The mode's answer: ``scores`` with the seeds as its entities (and ``relations``, if any)."""
-        return ModeOutput(scores, entities=self.seed_lines, relations=relations or [],
-                          seed_weights=self.seeds.weights)
+        """The mode's answer: ``scores`` with the seeds as its entities (and ``relations``, if any), and the trace."""
+        return self.trace.output(scores, entities=self.seed_lines, relations=relations or [],
+                                 seed_weights=self.seeds.weights)
 
 
 def _dense_weights(n: int, weights: dict[int, float]) -> np.ndarray:
@@ -62,35 +64,36 @@ def _dense_weights(n: int, weights: dict[int, float]) -> np.ndarray:
 def graph_pass(run: Run, res: Resources) -> GraphPass:
     """Dense + BM25 first pass, seeding with enrichment, expansion (PPR, beam or none)."""
     cfg, g, snap = run.cfg, run.cfg.modes.graph, run.snap
-    d, b = signals.dense_of(run, res), signals.bm25_of(run, res)
+    trace = Trace()
+    d, b = signals.dense_of(run, res, trace), signals.bm25_of(run, res, trace)
     gp = GraphPass(d, b, ranked(rrf({"dense": ranked(d), "bm25": ranked(b)}, k=cfg.rrf_k)), moved_share(run),
-                   parts=part_scores(run, res))
+                   parts=part_scores(run, res, trace), trace=trace)
     t = time.perf_counter()
-    gp.seeds, gp.sims = signals.seeds_of(run)
+    gp.seeds, gp.sims = signals.seeds_of(run, trace)
     if g.enrichment and g.enrich_chunks:
         signals.enrich(snap, gp.seeds, gp.first[: g.enrich_chunks], gp.sims, cfg.enrich_entities_per_chunk,
                        cfg.enrich_weight)
     if g.drop_generic:
         dropped = signals.drop_generic(snap, gp.seeds)
         if dropped:
-            run.explain["generic_concepts"] = dropped
-    gp.seed_lines = run.explain_seeds(gp.seeds)
-    if run.over_cap(run.stage("seeding", t), "seeding", "rrf"):
+            trace.explain["generic_concepts"] = dropped
+    gp.seed_lines = signals.explain_seeds(snap, gp.seeds, trace)
+    if trace.over_cap(cfg.stage_cap_ms, "seeding", t, "rrf"):
         return as_rrf(run, gp)
     t = time.perf_counter()
     if g.expansion == "ppr":
         walk = res.walk(run.state, cfg.link_weight, g.session_link_weight)
         engine = res.gpu.ppr_engine(walk)
-        graph, gp.entity_mass = signals.ppr_scores(snap, walk, gp.seeds, passage_seeds(run, d),
+        graph, gp.entity_mass = signals.ppr_scores(snap, walk, gp.seeds, passage_seeds(run, d, trace),
                                                    g.passage_weight, g.damping, engine, g.ppr_solver)
     elif g.expansion == "beam":
         deadline = time.perf_counter() + (cfg.stage_cap_ms / 1000 if cfg.stage_cap_ms is not None else float("inf"))
         found = signals.beam_expand(snap, gp.seeds.weights, g.hops, g.beam, g.decay, g.type_weights,
                                     deadline)
         if found.truncated:
-            run.notes.append(f"degraded: beam expansion stopped at the {cfg.stage_cap_ms or 0:.0f} ms cap; "
-                             "returning what it found")
-        run.explain["paths"] = [" -> ".join(snap.entity_names[e] for e in p) for p in found.paths]
+            trace.notes.append(f"degraded: beam expansion stopped at the {cfg.stage_cap_ms or 0:.0f} ms cap; "
+                               "returning what it found")
+        trace.explain["paths"] = [" -> ".join(snap.entity_names[e] for e in p) for p in found.paths]
         graph = signals.specific_scores(snap, found.scores)
         gp.entity_mass = _dense_weights(snap.n_entities, found.scores)
     else:
@@ -101,23 +104,22 @@ def graph_pass(run: Run, res: Resources) -> GraphPass:
     if g.fact_weight > 0 and g.expansion != "none":  # a hop along the named entities' typed relations
         gp.facts = fact_chunks(run, [e for e, why in gp.seeds.origin.items() if why == NAMED])
         if gp.facts:
-            run.signals["facts"] = gp.facts
+            trace.signal("facts", gp.facts)
     if seed_chunk_weight(run, gp) > 0 and g.expansion != "none":  # the walk's own start: chunks naming the seeds
         gp.entities = signals.specific_scores(snap, gp.seeds.weights)
         if gp.entities:
-            run.signals["entities"] = gp.entities
-    if run.over_cap(run.stage("expansion", t), "expansion", "rrf"):
+            trace.signal("entities", gp.entities)
+    if trace.over_cap(cfg.stage_cap_ms, "expansion", t, "rrf"):
         return as_rrf(run, gp)
-    run.signals["graph"] = graph
-    gp.graph = graph
+    gp.graph = trace.signal("graph", graph)
     return gp
 
 
 def as_rrf(run: Run, gp: GraphPass) -> GraphPass:
     """``gp`` degraded before its expansion was fused (``graph`` stays None, so ``fuse`` answers as RRF
     over dense and BM25): the signals RRF does not fuse leave ``--explain``'s list."""
-    for name in run.signals.keys() - {"dense", "bm25"}:
-        del run.signals[name]
+    for name in gp.trace.signals.keys() - {"dense", "bm25"}:
+        del gp.trace.signals[name]
     return gp
 
 
@@ -146,11 +148,11 @@ def person_scoped(run: Run, gp: GraphPass, scores: dict[str, float]) -> dict[str
         return scores
     m = snap.mentioned_in
     linked = {snap.chunk_ids[j] for e in people for j in m.indices[m.indptr[e]:m.indptr[e + 1]].tolist()}
-    run.explain["person_scope"] = [snap.entity_names[e] for e in people]
+    gp.trace.explain["person_scope"] = [snap.entity_names[e] for e in people]
     return {c: v for c, v in scores.items() if c in linked}
 
 
-def passage_seeds(run: Run, dense_scores: dict[str, float]) -> dict[str, float]:
+def passage_seeds(run: Run, dense_scores: dict[str, float], trace: Trace) -> dict[str, float]:
     """PPR's passage restart: the dense scores, and ``title_weight`` times the best of them for
     the passages of documents whose title the query names (``ppr_scores`` then scales the
     restart so that its largest entry is ``passage_weight``)."""
@@ -161,7 +163,7 @@ def passage_seeds(run: Run, dense_scores: dict[str, float]) -> dict[str, float]:
         for j in named:
             cid = run.snap.chunk_ids[j]
             seeds[cid] = max(seeds.get(cid, 0.0), top)
-        run.explain["titles_in_query"] = sorted({run.snap.chunk_docs[j] for j in named})
+        trace.explain["titles_in_query"] = sorted({run.snap.chunk_docs[j] for j in named})
     return seeds
 
 
@@ -188,10 +190,10 @@ def fuse(run: Run, res: Resources, gp: GraphPass, extra: dict[str, dict[str, flo
         fused = rrf({name: ranked(v) for name, v in sig.items()}, k=cfg.rrf_k, weights=weights)
     else:
         fused = weighted(sig, weights)
-    final = time_boost(run, with_bridges(run, gp, fused))
+    final = time_boost(run, with_bridges(run, gp, fused), gp.trace)
     if run.explaining and g.expansion != "beam":  # beam expansion lists the paths it walked itself
-        run.explain["paths"] = expansion_paths(run.snap, ranked(final)[: run.k], gp.seeds.weights, gp.entity_mass,
-                                               g.damping)
+        gp.trace.explain["paths"] = expansion_paths(run.snap, ranked(final)[: run.k], gp.seeds.weights,
+                                                    gp.entity_mass, g.damping)
     return final
 
 
@@ -205,7 +207,7 @@ def with_bridges(run: Run, gp: GraphPass, fused: dict[str, float]) -> dict[str, 
         found = bridges.bridge(run.snap, fused, g.bridge_sources, g.bridge_per_source, g.bridge_weight,
                                prefer=[gp.graph or {}])
         if found.scores:
-            run.signals["bridge"] = found.scores
+            gp.trace.signal("bridge", found.scores)
             hops += [f"{src} -[{title}]-> {dst}" for src, title, dst in found.hops]
         fused = bridges.apply(fused, found)
     if g.entity_bridge_weight > 0:
@@ -213,12 +215,12 @@ def with_bridges(run: Run, gp: GraphPass, fused: dict[str, float]) -> dict[str, 
         found = entity_bridge(run.snap, fused, run.qvec, g.entity_bridge_sources, g.entity_bridge_weight,
                               skip=set(named))
         if found.scores:
-            run.signals["entity_bridge"] = found.scores
+            gp.trace.signal("entity_bridge", found.scores)
             hops += [f"{src} -[{entity} (entity)]-> {dst}" for src, entity, dst in found.hops]
         fused = bridges.apply(fused, found)
-    run.stage("bridges", t)
+    gp.trace.stage("bridges", t)
     if hops:
-        run.explain["bridges"] = hops
+        gp.trace.explain["bridges"] = hops
     return fused
 
 
@@ -233,9 +235,9 @@ def on_candidates(run: Run, res: Resources, name: str, signal: CandidateSignal) 
         return gp.output(fuse(run, res, gp, {}))
     t = time.perf_counter()
     out, triples = signal(run, gp, res)
-    if run.over_cap(run.stage(name, t), name, "graph"):
+    if gp.trace.over_cap(run.cfg.stage_cap_ms, name, t, "graph"):
         return gp.output(fuse(run, res, gp, {}), triples)
-    run.signals[name] = out
+    gp.trace.signal(name, out)
     return gp.output(fuse(run, res, gp, {name: out}), triples)
 
 

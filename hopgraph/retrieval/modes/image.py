@@ -15,6 +15,7 @@ from hopgraph.retrieval.index.state import IndexState
 from hopgraph.retrieval.registry import ModeOutput
 from hopgraph.retrieval.resources import Resources
 from hopgraph.retrieval.run import Run
+from hopgraph.retrieval.trace import Trace
 
 #: caption hits searched per candidate image (Flickr-style images have about five captions)
 CAPTIONS_PER_IMAGE = 4
@@ -50,22 +51,22 @@ def best_captions(res: Resources, index: image.ImageIndex, qvec: np.ndarray, lim
 
 
 def fuse_with_kg(run: Run, res: Resources, index: image.ImageIndex, visual: dict[str, dict[str, float]],
-                 first: list[str], seeds_from_query: bool) -> ModeOutput:
+                 first: list[str], seeds_from_query: bool, trace: Trace) -> ModeOutput:
     """The KG score of the candidate images (seeds expanded one hop), fused with the visual scores; the
     seeds are the context's entities, and the entities that contributed a score the "via" entities."""
     cfg, snap, icfg = run.cfg, run.snap, run.cfg.modes.image
     t = time.perf_counter()
     if seeds_from_query:
-        seeds, sims = signals.seeds_of(run)
+        seeds, sims = signals.seeds_of(run, trace)
     else:  # an image query has no words: the nearest images' entities are the seeds
         seeds, sims = signals.Seeds(), np.zeros(0)
     if icfg.enrich_images:
         signals.enrich(snap, seeds, first[: icfg.enrich_images], sims, cfg.enrich_entities_per_chunk,
                        cfg.enrich_weight)
-    lines = run.explain_seeds(seeds)
+    lines = signals.explain_seeds(snap, seeds, trace)
     scores = image.expand(seeds.weights, image_edges(run.state, icfg), snap.n_entities, icfg.expand_weight)
     contributing = {int(e): float(scores[e]) for e in np.flatnonzero(scores)}
-    run.explain["entity_stats"] = [
+    trace.explain["entity_stats"] = [
         {"entity": snap.entity_names[e], "score": round(float(scores[e]), 4), "df": int(snap.entity_df[e]),
          "cf": int(snap.entity_cf[e])} for e in np.argsort(-scores)[:10] if scores[e] > 0]
     per_row = image.kg_scores(snap, scores, index.rows)
@@ -73,12 +74,12 @@ def fuse_with_kg(run: Run, res: Resources, index: image.ImageIndex, visual: dict
     kg = {snap.chunk_ids[int(index.rows[i])]: float(per_row[i]) for i in top if per_row[i] > 0}
     weights = {"caption": 1.0, "best_caption": icfg.best_caption_weight, "clip": icfg.clip_weight,
                "kg": icfg.kg_weight}
-    if run.over_cap(run.stage("kg", t), "kg", "caption similarity"):
-        return ModeOutput(image.fuse(visual, weights, icfg.fusion, cfg.rrf_k), entities=lines,
-                          seed_weights=contributing)
-    run.signals["kg"] = kg
-    return ModeOutput(image.fuse({**visual, "kg": kg}, weights, icfg.fusion, cfg.rrf_k), entities=lines,
-                      seed_weights=contributing)
+    if trace.over_cap(cfg.stage_cap_ms, "kg", t, "caption similarity"):
+        return trace.output(image.fuse(visual, weights, icfg.fusion, cfg.rrf_k), entities=lines,
+                            seed_weights=contributing)
+    trace.signal("kg", kg)
+    return trace.output(image.fuse({**visual, "kg": kg}, weights, icfg.fusion, cfg.rrf_k), entities=lines,
+                        seed_weights=contributing)
 
 
 class ImageMode:
@@ -88,9 +89,10 @@ class ImageMode:
     def run(self, run: Run, res: Resources) -> ModeOutput:
         snap, icfg = run.snap, run.cfg.modes.image
         index = image_index(run.state)
+        trace = Trace()
         if not index.rows.size:
-            run.notes.append("no image documents in the graph")
-            return ModeOutput({})
+            trace.notes.append("no image documents in the graph")
+            return trace.output({})
         t = time.perf_counter()
         hits = signals.dense(res.vectors, run.qvec, max(run.k, icfg.candidate_k) * 2)
         visual = {"caption": {c: s for c, s in hits.items() if c in snap.chunk_index
@@ -99,15 +101,15 @@ class ImageMode:
             visual["best_caption"] = best_captions(res, index, run.qvec, icfg.candidate_k * CAPTIONS_PER_IMAGE)
         if res.clip is not None:
             visual["clip"] = clip_scores(res, index, res.clip.embed_texts([run.text])[0], icfg.candidate_k)
-        run.stage("caption", t)
-        run.signals.update(visual)
+        trace.stage("caption", t)
+        trace.signals.update(visual)
         first = ranked(visual.get("clip") or visual["caption"])
-        return fuse_with_kg(run, res, index, visual, first, seeds_from_query=True)
+        return fuse_with_kg(run, res, index, visual, first, True, trace)
 
     def run_image(self, run: Run, res: Resources, vector: np.ndarray) -> ModeOutput:
         """Image -> images (an image's CLIP ``vector``): CLIP image similarity fused with the KG score of
         the entities of the nearest images."""
         index = image_index(run.state)
         visual = {"clip": clip_scores(res, index, vector, run.cfg.modes.image.candidate_k)}
-        run.signals.update(visual)
-        return fuse_with_kg(run, res, index, visual, ranked(visual["clip"]), seeds_from_query=False)
+        trace = Trace(signals=dict(visual))
+        return fuse_with_kg(run, res, index, visual, ranked(visual["clip"]), False, trace)

@@ -13,16 +13,17 @@ from hopgraph.retrieval.fusion import ranked, rrf, weighted
 from hopgraph.retrieval.registry import ModeOutput
 from hopgraph.retrieval.resources import Resources
 from hopgraph.retrieval.run import Run
+from hopgraph.retrieval.trace import Trace
 
 #: members of a community hit that join global mode's weights (the first by entity id: a spread sample;
 #: every member of a large community floods the ranking and lowers recall)
 COMMUNITY_MEMBERS = 200
 
 
-def local(run: Run, res: Resources) -> ModeOutput:
+def local(run: Run, res: Resources, trace: Trace) -> ModeOutput:
     """The seeds and their neighbourhood (at half strength) score the chunks that mention them."""
-    seeds, _ = signals.seeds_of(run)
-    lines = run.explain_seeds(seeds)
+    seeds, _ = signals.seeds_of(run, trace)
+    lines = signals.explain_seeds(run.snap, seeds, trace)
     t = time.perf_counter()
     weights = {e: w * signals.specificity(run.snap, e) for e, w in seeds.weights.items()}
     adj = run.snap.adjacency
@@ -33,12 +34,11 @@ def local(run: Run, res: Resources) -> ModeOutput:
             for n, a in zip(adj.indices[row], adj.data[row], strict=True):
                 weights[int(n)] = max(weights.get(int(n), 0.0), 0.5 * w * float(a) / wmax)
     out = signals.direct_scores(run.snap, weights)
-    run.stage("local", t)
-    run.signals["local"] = out
-    return ModeOutput(out, entities=lines, seed_weights=seeds.weights)
+    trace.stage("local", t)
+    return trace.output(trace.signal("local", out), entities=lines, seed_weights=seeds.weights)
 
 
-def global_(run: Run, res: Resources) -> ModeOutput:
+def global_(run: Run, res: Resources, trace: Trace) -> ModeOutput:
     """The entities of the relations and community reports nearest to the query score their chunks."""
     snap = run.snap
     t = time.perf_counter()
@@ -61,33 +61,32 @@ def global_(run: Run, res: Resources) -> ModeOutput:
             weights[member] = max(weights.get(member, 0.0), 0.5 * h.score)
     entities = [snap.entity_names[e] for e in sorted(weights, key=lambda e: -weights[e])[:12]]
     out = signals.specific_scores(snap, weights)
-    run.stage("global", t)
-    run.signals["global"] = out
-    return ModeOutput(out, entities=entities, relations=relations, communities=communities)
+    trace.stage("global", t)
+    return trace.output(trace.signal("global", out), entities=entities, relations=relations, communities=communities)
 
 
-def hybrid(run: Run, res: Resources) -> ModeOutput:
+def hybrid(run: Run, res: Resources, trace: Trace) -> ModeOutput:
     """local and global fused by rank; the context lists global's entities, relations and communities,
     and a result's "via" entities are local's seeds."""
-    near, far = local(run, res), global_(run, res)
-    return ModeOutput(rrf({"local": ranked(near.scores), "global": ranked(far.scores)}, k=run.cfg.rrf_k),
+    near, far = local(run, res, trace), global_(run, res, trace)
+    return trace.output(rrf({"local": ranked(near.scores), "global": ranked(far.scores)}, k=run.cfg.rrf_k),
                       entities=far.entities, relations=far.relations, communities=far.communities,
                       seed_weights=near.seed_weights)
 
 
 class LocalMode:
     def run(self, run: Run, res: Resources) -> ModeOutput:
-        return local(run, res)
+        return local(run, res, Trace())
 
 
 class GlobalMode:
     def run(self, run: Run, res: Resources) -> ModeOutput:
-        return global_(run, res)
+        return global_(run, res, Trace())
 
 
 class HybridMode:
     def run(self, run: Run, res: Resources) -> ModeOutput:
-        return hybrid(run, res)
+        return hybrid(run, res, Trace())
 
 
 class MixMode:
@@ -96,7 +95,9 @@ class MixMode:
     normalized scores with the graph's list at ``weights["hybrid"]``."""
 
     def run(self, run: Run, res: Resources) -> ModeOutput:
-        graph = hybrid(run, res)
-        lists = {"hybrid": graph.scores, "dense": signals.dense_of(run, res), "bm25": signals.bm25_of(run, res)}
+        trace = Trace()
+        graph = hybrid(run, res, trace)
+        lists = {"hybrid": graph.scores, "dense": signals.dense_of(run, res, trace),
+                 "bm25": signals.bm25_of(run, res, trace)}
         graph.scores = weighted(lists, first_pass_weights(run.cfg, state_homogeneity(run.state), run.snap.n_chunks))
         return graph

@@ -19,13 +19,15 @@ from hopgraph.retrieval.registry import ModeOutput, QueryError
 from hopgraph.retrieval.resources import Resources
 from hopgraph.retrieval.run import Run
 from hopgraph.retrieval.signals import dense_of
+from hopgraph.retrieval.trace import Trace
 
 NO_TREE = ("mode raptor needs the RAPTOR tree, which this store does not have yet: run `hopgraph tree` "
            "(or set raptor.enabled = true and ingest)")
 
 
 def raptor(run: Run, res: Resources) -> ModeOutput:
-    direct = dense_of(run, res)
+    trace = Trace()
+    direct = dense_of(run, res, trace)
     t = time.perf_counter()
     hits = res.vectors.search("summaries", run.qvec, limit=run.cfg.modes.raptor.k)
     if not hits and res.vectors.count("summaries") == 0:
@@ -50,14 +52,14 @@ def raptor(run: Run, res: Resources) -> ModeOutput:
         for c, s in lifted.items():
             if s > out.get(c, -1.0):
                 out[c] = s
-    run.stage("tree", t)
-    run.signals["tree"] = lifted
+    trace.stage("tree", t)
+    trace.signal("tree", lifted)
     summaries = [f"{h.payload.get('text', '')}".strip() or f"(summary {h.id})" for h in hits[:3]]
-    run.explain["tree"] = [{"summary": h.id, "level": h.payload.get("level"), "score": round(h.score, 4),
-                            "chunks": len(members[h.id]),
-                            "lifted": sorted((c for c, v in via.items() if v == h.id), key=lambda c: -lifted[c])[:5]}
-                           for h in hits]
-    return ModeOutput(run.keep_known(out), context={"Summaries": summaries} if summaries else {})
+    trace.explain["tree"] = [{"summary": h.id, "level": h.payload.get("level"), "score": round(h.score, 4),
+                              "chunks": len(members[h.id]),
+                              "lifted": sorted((c for c, v in via.items() if v == h.id), key=lambda c: -lifted[c])[:5]}
+                             for h in hits]
+    return trace.output(run.keep_known(out), context={"Summaries": summaries} if summaries else {})
 
 
 class RaptorMode:

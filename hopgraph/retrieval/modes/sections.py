@@ -26,6 +26,7 @@ from hopgraph.retrieval.registry import ModeOutput, QueryError
 from hopgraph.retrieval.resources import Resources
 from hopgraph.retrieval.run import Run
 from hopgraph.retrieval.signals import dense_of
+from hopgraph.retrieval.trace import Trace
 
 NO_SECTIONS = ("this store has no section vectors yet: run any ingest (it writes the vectors of sections "
                "that have none) and query again")
@@ -40,8 +41,8 @@ def document_titles(state: IndexState) -> dict[str, str]:
     return state.memo("document-titles", make)
 
 
-def candidate_documents(run: Run, chunk_scores: dict[str, float]) -> list[str]:
-    """Documents by their best chunk, those with an excluded title left out."""
+def candidate_documents(run: Run, chunk_scores: dict[str, float], trace: Trace) -> list[str]:
+    """Documents by their best chunk, those with an excluded title left out (listed in ``trace``)."""
     snap = run.snap
     best: dict[str, float] = {}
     for c, s in chunk_scores.items():
@@ -51,15 +52,16 @@ def candidate_documents(run: Run, chunk_scores: dict[str, float]) -> list[str]:
     titles = document_titles(run.state) if pattern else {}
     excluded = re.compile(pattern, re.IGNORECASE) if pattern else None
     keep = [d for d in ranked(best) if excluded is None or not excluded.search(titles.get(d, ""))]
-    run.explain["excluded_documents"] = [d for d in best if d not in keep]
+    trace.explain["excluded_documents"] = [d for d in best if d not in keep]
     return keep[: run.cfg.modes.sections.documents]
 
 
 def sections(run: Run, res: Resources) -> ModeOutput:
     cfg = run.cfg.modes.sections
-    chunk_scores = dense_of(run, res)
+    trace = Trace()
+    chunk_scores = dense_of(run, res, trace)
     t = time.perf_counter()
-    docs = candidate_documents(run, chunk_scores)
+    docs = candidate_documents(run, chunk_scores, trace)
     hits = res.vectors.search("sections", run.qvec, limit=cfg.top_m, where={"document_id": docs}) if docs else []
     if docs and not hits and res.vectors.count("sections") == 0:
         raise QueryError(NO_SECTIONS)
@@ -79,12 +81,11 @@ def sections(run: Run, res: Resources) -> ModeOutput:
         if chunk not in out:
             out[chunk] = scores[s]
             fields[chunk] = {"section": paths[s]}
-    run.explain["sections"] = [{"section": s, "document": next((h.payload.get("document_id") for h in hits
-                                                                if h.id == s), None),
-                                "path": paths[s], "score": round(scores[s], 4)} for s in ranked(scores)]
-    run.stage("sections", t)
-    run.signals["sections"] = out
-    return ModeOutput(out, chunk_fields=fields)
+    trace.explain["sections"] = [{"section": s, "document": next((h.payload.get("document_id") for h in hits
+                                                                  if h.id == s), None),
+                                  "path": paths[s], "score": round(scores[s], 4)} for s in ranked(scores)]
+    trace.stage("sections", t)
+    return trace.output(trace.signal("sections", out), chunk_fields=fields)
 
 
 class SectionsMode:

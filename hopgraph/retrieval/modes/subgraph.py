@@ -34,8 +34,9 @@ def pcst_signal(run: Run, gp: GraphPass, res: Resources) -> tuple[dict[str, floa
                         g.pcst_topk_edges, g.pcst_edge_cost)
     triples = [f"{snap.entity_names[t.source]} {t.relation.replace('_', ' ')} {snap.entity_names[t.target]}"
                for t in sorted(tree.triples, key=lambda t: -t.weight)]
-    run.explain["pcst"] = {"candidates": int(cand.nodes.numel()), "nodes": [snap.entity_names[e] for e in tree.nodes],
-                           "triples": triples[:30], "ms": round(tree.seconds * 1000, 2)}
+    gp.trace.explain["pcst"] = {"candidates": int(cand.nodes.numel()),
+                                "nodes": [snap.entity_names[e] for e in tree.nodes],
+                                "triples": triples[:30], "ms": round(tree.seconds * 1000, 2)}
     return signals.specific_scores(snap, {e: 1.0 for e in tree.nodes}), triples
 
 
@@ -59,7 +60,7 @@ def gnn_signal(run: Run, gp: GraphPass, res: Resources) -> tuple[dict[str, float
     triples = verbalize.ranked_triples(attn_cpu, probs, snap.entity_names, labels, run.cfg.token_budget // 3,
                                        node_idx=cand.nodes)
     top = np.argsort(-probs.numpy())[:15]
-    run.explain["gnn"] = {"candidates": len(nodes), "entities": [
+    gp.trace.explain["gnn"] = {"candidates": len(nodes), "entities": [
         {"entity": snap.entity_names[int(nodes[i])], "relevance": round(float(probs[i]), 4)} for i in top],
         "triples": triples[:20]}
     return signals.specific_scores(snap, weights), [t for t, _ in triples]
