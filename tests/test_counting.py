@@ -36,8 +36,8 @@ def test_post_steps_run_in_order_by_name_and_are_timed() -> None:
     from hopgraph.core.records import IngestReport
     from hopgraph.ingest.post_steps import POST_STEPS, PostStep, run_post_steps
 
-    assert [s.name for s in POST_STEPS] == ["resolve", "forget", "chat_dates", "access_tags", "types", "communities", "tree",
-                                            "vector_write"]
+    assert [s.name for s in POST_STEPS] == ["resolve", "forget", "chat_dates", "access_tags", "types", "communities",
+                                            "tree", "vector_write"]
     ran: list[str] = []
     steps = [PostStep(n, lambda ing, rep, n=n: ran.append(n), when=lambda ing, n=n: n != "never")
              for n in ("a", "never", "b", "c")]
