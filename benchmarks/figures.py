@@ -115,6 +115,22 @@ OTHER_FIGURES: tuple[tuple[str, str, str, str, str], ...] = (
      "derives the view) 200 ms; dense p50 2.4 against 2.4 ms (ratio 1.03), p95 6.4 against 6.5 ms",
      "hopgraph ingest of the grouped records into D, then python -m benchmarks.access_overhead --data-dir D "
      "--questions 300", "2026-12-07", DEV_MACHINE + "; shared with other jobs"),
+    ("One user's memory: locomo-dev-conv, each of its five conversations ingested into a store of its own and "
+     "asked its own questions, the per-query results of the 386 questions pooled (commit 689b7ba)",
+     "R@5 graph 78.6, graph-0-hops 79.9, bm25 77.5, rrf 77.1, mix 77.8, dense 66.7, auto 78.6; graph - bm25 +1.2 "
+     "[-1.5, +4.0]; the walk (graph - graph-0-hops) -1.3 [-3.5, +1.0]; multi_hop graph 60.1 vs rrf 61.5; "
+     "R@1 graph 49.8 vs bm25 49.3; MRR@10 74.3 vs 74.2 (paired bootstrap 95%)",
+     "python -m benchmarks.conversations_pooled ../shared/data/locomo-dev-conv --modes graph,graph-0-hops,bm25,"
+     "dense,rrf,mix,auto", "2026-12-07", DEV_MACHINE + "; shared with other jobs"),
+    ("The access work of 2026-12-07 (vector groups, resolution inside groups, support-weighted views, path "
+     "checks, modes' traces) changes nothing for a collection whose documents and keys have none: the top 10 of "
+     "every query of graph, dense, bm25, rrf and naive, each set ingested fresh by each version, e3ff55b against "
+     "7429fa6 (locomo-dev, lihua-dev) and against cdc60fb (hotpotqa-100, musique-100)",
+     "identical for all of them: locomo-dev 1,930 of 1,930 rankings, lihua-dev 910 of 910, hotpotqa-100 500 of "
+     "500, musique-100 500 of 500; 2wiki-dev-500 not measured again",
+     "hopgraph eval ../shared/data/SET --modes graph,dense,bm25,rrf,naive --no-stage-caps --out SET.json with "
+     "each version in a fresh data dir, rankings compared per query", "2026-12-07",
+     DEV_MACHINE + "; shared with other jobs"),
     ("Access groups change nothing for a collection whose documents and keys have none: the top 10 of every "
      "query, the code before access groups (b9f83bc) against the code with them (bbc7f5b), each set's store "
      "ingested once by the code before",

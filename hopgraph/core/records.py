@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
 from pydantic import BaseModel, Field, computed_field
 
 from hopgraph.core.text import normalize_name
+
+if TYPE_CHECKING:  # numpy is imported where the arrays are voted: the CLI's light commands never load it
+    import numpy as np
 
 
 def stable_id(prefix: str, *parts: str) -> str:
@@ -160,6 +162,8 @@ def majority_label(votes: Mapping[str, int]) -> str:
 def majority_labels(keys: np.ndarray, labels: np.ndarray, counts: np.ndarray) -> dict[int, str]:
     """``majority_label`` of many keys' votes at once, the votes as parallel arrays (int key, label,
     count): key -> its label, for the keys with a labelled vote."""
+    import numpy as np
+
     names = sorted(set(labels.tolist()) - {""})
     if not names:
         return {}
