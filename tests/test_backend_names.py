@@ -24,6 +24,16 @@ NOT_BACKENDS = {
 BACKEND_CLASSES = ("Bolt", "ArcadeDB", "Neo4j", "MemoryGraph")
 
 
+def _compares_a_backend(node: ast.AST) -> bool:
+    return isinstance(node, ast.Compare) and any(
+        isinstance(side, ast.Attribute) and side.attr == "backend" for side in (node.left, *node.comparators))
+
+
+def _isinstance_of_a_backend(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance" \
+        and len(node.args) == 2 and any(c in ast.unparse(node.args[1]) for c in BACKEND_CLASSES)
+
+
 def backend_tests(source: str, where: str) -> list[str]:
     """Each place in ``source`` (the file ``where``, relative to the repository) that tests or names a
     backend, as ``where:line: what``."""
@@ -32,11 +42,7 @@ def backend_tests(source: str, where: str) -> list[str]:
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.lower() in NAMES \
                 and (where, node.value) not in NOT_BACKENDS:
             found.append(f"{where}:{node.lineno}: the literal {node.value!r}")
-        elif isinstance(node, ast.Compare) and any(
-                isinstance(side, ast.Attribute) and side.attr == "backend" for side in (node.left, *node.comparators)):
-            found.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance" \
-                and len(node.args) == 2 and any(c in ast.unparse(node.args[1]) for c in BACKEND_CLASSES):
+        elif _compares_a_backend(node) or _isinstance_of_a_backend(node):
             found.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
     return found
 
