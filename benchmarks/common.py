@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from hopgraph.core.settings import GraphSettings, Settings
-from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB, ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import EmbeddedArcadeDB, ServerInfo
 
 
 def commit() -> str:

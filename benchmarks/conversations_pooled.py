@@ -29,7 +29,7 @@ from typing import Any
 from benchmarks.common import commit, free_port
 from benchmarks.report_tables import table
 from hopgraph.core.settings import GraphSettings
-from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB
+from hopgraph.graphdb.bolt.arcadedb_server import EmbeddedArcadeDB
 from hopgraph.retrieval.eval_stats import BASELINES, paired_interval
 from hopgraph.retrieval.evaluation import load_dataset
 

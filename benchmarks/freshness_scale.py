@@ -31,7 +31,7 @@ from hopgraph.core.linalg import unit
 from hopgraph.core.memory import keep_freed_memory, pregrow
 from hopgraph.core.records import CO_OCCURS
 from hopgraph.core.text import normalize_name
-from hopgraph.graphdb.store import EdgeRow, GraphChange
+from hopgraph.graphdb.records import EdgeRow, GraphChange
 from hopgraph.retrieval.index import persist
 from hopgraph.retrieval.index.delta import apply_delta
 from hopgraph.retrieval.index.state import IndexRecipe, IndexState

@@ -21,7 +21,7 @@ import neo4j
 from benchmarks.common import percentiles, throwaway_arcadedb, timed
 from hopgraph.core.records import Entity, Relation
 from hopgraph.core.settings import GraphSettings, Settings
-from hopgraph.graphdb import cypher
+from hopgraph.graphdb.bolt.cypher import statements as cypher
 from hopgraph.graphdb.factory import open_graph_store
 from hopgraph.graphdb.protocols import GraphAdmin, GraphBrowser, IngestWriter
 

@@ -38,7 +38,7 @@ from benchmarks.paths import SHARED_DATA
 from hopgraph.app.doctor import diagnose
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import GraphSettings, RetrievalSettings, Settings
-from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB
+from hopgraph.graphdb.bolt.arcadedb_server import EmbeddedArcadeDB
 from hopgraph.retrieval.evaluation import load_dataset
 from hopgraph.retrieval.registry import REGISTRY, TEXT
 

@@ -33,7 +33,7 @@ from typing import Any
 import httpx
 
 from benchmarks.common import free_port, status_mb, throwaway_arcadedb
-from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
 from hopgraph.retrieval.registry import IMAGE, REGISTRY
 
 SAMPLE = Path(__file__).resolve().parents[1] / "hopgraph" / "sample"

@@ -33,6 +33,7 @@ from hopgraph.core.records import (
     RetrievedChunk,
 )
 from hopgraph.core.settings import RetrievalSettings, Settings
+from hopgraph.graphdb import registry as _graph_backends  # noqa: F401  (publishes what settings ask of a backend)
 
 if TYPE_CHECKING:
     from hopgraph.app.platform import Platform

@@ -20,7 +20,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import GraphSettings, RetrievalSettings, Settings
-from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB, ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import EmbeddedArcadeDB, ServerInfo
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.paths import SHARED_DATA, missing_data_message, reads_shared_data
 from tests.scheduling import module_of, order_longest_first, pytest_xdist_make_scheduler  # noqa: F401 (a hook)

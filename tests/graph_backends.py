@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hopgraph.core.settings import GraphSettings, Settings
-from hopgraph.graphdb.bolt import BoltGraphStore
+from hopgraph.graphdb.bolt.store import BoltGraphStore
 from hopgraph.graphdb.factory import open_graph_store
 
 

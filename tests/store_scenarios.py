@@ -21,7 +21,7 @@ from hopgraph.core.records import (
 )
 from hopgraph.core.records import relation_id as rid
 from hopgraph.graphdb.protocols import GraphBrowser, GraphStore
-from hopgraph.graphdb.store import IngestRun, RelationRef
+from hopgraph.graphdb.records import IngestRun, RelationRef
 from hopgraph.ingest.entity_types import voted_types
 from hopgraph.ingest.graph_edits import merge_edits, plan_removal
 

@@ -13,7 +13,7 @@ from hopgraph.api.auth import hash_key
 from hopgraph.app.platform import Platform
 from hopgraph.core.service_settings import ApiKey, ApiSettings
 from hopgraph.core.settings import LlmSettings
-from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
 from hopgraph.retrieval.registry import REGISTRY
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.api_server import running_api, wait_job

@@ -9,7 +9,7 @@ import numpy as np
 
 from hopgraph.core.access import PUBLIC, VECTOR_FIELD, vector_filter
 from hopgraph.core.records import Document
-from hopgraph.graphdb.store import COMPLETE
+from hopgraph.graphdb.records import COMPLETE
 from hopgraph.ingest.access_tags import tag_stored
 from hopgraph.ingest.embedding import with_groups
 from hopgraph.testing import MemoryGraphStore

@@ -14,7 +14,7 @@ import pytest
 from hopgraph.api.auth import hash_key
 from hopgraph.app.platform import Platform
 from hopgraph.core.service_settings import ApiKey, ApiSettings, ScheduledSource, SchedulerSettings
-from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.api_server import ADMIN_KEY, KEYS, READ_KEY, running_api, wait_job
 from tests.conftest import settings_for

@@ -21,7 +21,7 @@ from schemathesis.specs.openapi.checks import (
 
 from hopgraph.app.platform import Platform
 from hopgraph.core.service_settings import ApiSettings
-from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.api_server import ADMIN_KEY, KEYS, running_api
 from tests.conftest import settings_for

@@ -12,7 +12,7 @@ import neo4j
 import pytest
 
 from hopgraph.core.settings import GraphSettings, Settings
-from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB, GraphServerError, ServerInfo, java_command
+from hopgraph.graphdb.bolt.arcadedb_server import EmbeddedArcadeDB, GraphServerError, ServerInfo, java_command
 from tests.paths import empty_config
 from tests.processes import cli_env
 
@@ -26,7 +26,7 @@ def test_start_find_restart_keeps_data(tmp_path: Path) -> None:
     try:
         # a second process finds the running server instead of starting another
         code = (
-            "import sys; from pathlib import Path; from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB;"
+            "import sys; from pathlib import Path; from hopgraph.graphdb.bolt.arcadedb_server import EmbeddedArcadeDB;"
             "from hopgraph.core.settings import GraphSettings;"
             f"i = EmbeddedArcadeDB(Path({str(tmp_path)!r}), GraphSettings(bolt_port={cfg.bolt_port}, "
             f"http_port={cfg.http_port})).ensure_running(); print(i.pid)"

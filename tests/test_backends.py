@@ -78,7 +78,7 @@ def test_an_unknown_backend_names_the_registered_ones(tmp_path: Path) -> None:
 
 def test_the_registry_refuses_a_taken_name_and_loads_named_openers_on_first_use() -> None:
     registry: BackendRegistry[GraphAdmin] = BackendRegistry("graph.backend")
-    registry.register("mem", "hopgraph.testing.memory_graph:open_memory_graph")
+    registry.register("mem", "hopgraph.graphdb.memory.store:open_memory_graph")
     with pytest.raises(ConflictError, match="'mem' is registered already"):
         registry.register("mem", lambda s: MemoryGraphStore())
     with pytest.raises(BadInputError):

@@ -11,7 +11,7 @@ import pytest
 
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import IngestSettings
-from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
 from hopgraph.ingest.chat_exports import SESSION_GAP, read_chat_json, read_mbox
 from hopgraph.ingest.source_text import Skipped, SourceText
 from hopgraph.ingest.sources import read_sources

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from hopgraph.api.schemas import QueryRequest
 from hopgraph.core.limits import QUERY_TEXT_MAX
-from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
 from hopgraph.graphdb.migrations import discover, packaged
 from tests.paths import empty_config
 from tests.processes import cli_env

@@ -11,7 +11,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from hopgraph.cli.main import app
-from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
 from tests.paths import empty_config
 
 

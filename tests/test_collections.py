@@ -23,7 +23,7 @@ from hopgraph.core.collections import CollectionNameError, check_name, placed
 from hopgraph.core.errors import BadInputError, ConflictError, NotFoundError
 from hopgraph.core.service_settings import ApiKey, ApiSettings
 from hopgraph.core.settings import GraphSettings, RaptorSettings, Settings
-from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
 from hopgraph.retrieval.registry import REGISTRY
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.api_server import running_api, wait_job

@@ -14,7 +14,7 @@ import pytest
 from hopgraph.app.doctor import diagnose
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import IngestSettings
-from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
 from hopgraph.ingest.control import DiskFullError
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.conftest import settings_for

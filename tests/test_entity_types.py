@@ -12,8 +12,8 @@ import numpy as np
 
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import CONCEPT, majority_label, majority_labels
-from hopgraph.graphdb.arcadedb_server import ServerInfo
-from hopgraph.graphdb.store import LabelVote
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
+from hopgraph.graphdb.records import LabelVote
 from hopgraph.ingest.entity_types import voted_types
 from hopgraph.retrieval.index.tables import strings
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
 from tests.paths import empty_config
 from tests.processes import cli_env
 

@@ -13,7 +13,7 @@ import pytest
 from hopgraph.app.platform import Platform
 from hopgraph.core.gpu_settings import GpuSettings
 from hopgraph.gpu.train import TrainConfig
-from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
 from hopgraph.retrieval.evaluation import load_dataset
 from hopgraph.retrieval.gnn_training import WEIGHTS, train_gnn
 from hopgraph.retrieval.registry import QueryError

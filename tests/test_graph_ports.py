@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hopgraph.core.settings import Settings
-from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB, GraphServerError, ServerInfo, ensure_database
+from hopgraph.graphdb.bolt.arcadedb_server import EmbeddedArcadeDB, GraphServerError, ServerInfo, ensure_database
 from hopgraph.graphdb.factory import open_graph_store
 from tests.conftest import free_port, server_settings
 
@@ -29,7 +29,7 @@ def test_other_configured_ports_reach_the_running_server_and_say_so(
         data_dir: tuple[Path, ServerInfo], caplog: pytest.LogCaptureFixture) -> None:
     root, info = data_dir
     moved = server_settings()
-    with caplog.at_level(logging.WARNING, logger="hopgraph.graphdb.arcadedb_server"):
+    with caplog.at_level(logging.WARNING, logger="hopgraph.graphdb.bolt.arcadedb_server"):
         store = open_graph_store(Settings(data_dir=root, graph=moved))
     try:
         assert store.read("RETURN 1 AS one") == [{"one": 1}]

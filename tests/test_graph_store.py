@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, relation_id
-from hopgraph.graphdb.bolt import BoltGraphStore
+from hopgraph.graphdb.bolt.store import BoltGraphStore
 from hopgraph.graphdb.readonly import ReadOnlyViolation
-from hopgraph.graphdb.store import RelationRef
+from hopgraph.graphdb.records import RelationRef
 from hopgraph.ingest.graph_edits import plan_removal
 
 from .graph_backends import neo4j_uri, open_store  # noqa: F401 - fixture

@@ -18,7 +18,7 @@ import hopgraph
 from hopgraph.core.errors import BadInputError, ConflictError, HopgraphError, NotFoundError, classify
 from hopgraph.core.records import Mention, Relation, relation_id
 from hopgraph.core.settings import RetrievalSettings
-from hopgraph.graphdb.store import RelationRef, RemovalFacts
+from hopgraph.graphdb.records import RelationRef, RemovalFacts
 from hopgraph.ingest.graph_edits import merge_edits, plan_removal
 from hopgraph.retrieval.registry import REGISTRY, ModeEntry, ModeOptions, ModeOutput, QueryError, Registry
 from tests.paths import REPO_ROOT

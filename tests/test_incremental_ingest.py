@@ -17,7 +17,7 @@ from hopgraph.app.doctor import diagnose
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import CO_OCCURS
 from hopgraph.core.settings import ExtractionSettings, ResolutionSettings
-from hopgraph.graphdb.bolt import BoltGraphStore
+from hopgraph.graphdb.bolt.store import BoltGraphStore
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from hopgraph.vectors.store import COLLECTIONS
 from tests.conftest import settings_for

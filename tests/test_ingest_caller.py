@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from hopgraph.graphdb.memory.store import MemoryGraphStore
 from hopgraph.ingest.caller import OWNER, Caller, held_back, hold_back, may_widen, refusal, widens
 from hopgraph.ingest.source_text import Skipped, SourceText, grouped, text_document
 from hopgraph.ingest.sources import expand_paths, read_sources, walk_paths
-from hopgraph.testing.memory_graph import MemoryGraphStore
 
 EXTS = [".txt", ".md", ".jpg"]
 

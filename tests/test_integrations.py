@@ -22,7 +22,7 @@ from hopgraph.core.errors import StoreUnavailableError
 from hopgraph.core.records import QueryFilters
 from hopgraph.core.service_settings import ApiSettings
 from hopgraph.core.settings import Settings
-from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
 from hopgraph.integrations import langchain as lc
 from hopgraph.integrations import llamaindex as li
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder

@@ -15,7 +15,7 @@ import neo4j
 import pytest
 
 from hopgraph.app.platform import Platform
-from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.paths import SHARED_DATA, empty_config
 from tests.processes import cli_env
@@ -115,8 +115,8 @@ def test_a_killed_graph_server_is_restarted_and_a_rerun_completes(stage: str, tm
     the rerun ends with the counts of a clean ingest, no duplicates and a clean doctor."""
     from hopgraph.app.doctor import diagnose
     from hopgraph.core.settings import IngestSettings, Settings
-    from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB
-    from hopgraph.graphdb.bolt import BoltGraphStore
+    from hopgraph.graphdb.bolt.arcadedb_server import EmbeddedArcadeDB
+    from hopgraph.graphdb.bolt.store import BoltGraphStore
     from hopgraph.ingest.communities import CommunityBuilder
 
     from .conftest import server_settings

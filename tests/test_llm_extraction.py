@@ -12,7 +12,7 @@ import pytest
 
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import CommunitySettings, ExtractionSettings, LlmSettings, Settings
-from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
 from hopgraph.ingest.llm_client import LlmError, LlmOutputError
 from hopgraph.ingest.llm_extraction import parse_records
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder

@@ -24,7 +24,7 @@ from hopgraph.app.answers import NO_LLM
 from hopgraph.app.platform import Platform
 from hopgraph.core.limits import QUERY_TEXT_MAX
 from hopgraph.core.settings import Settings
-from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.api_server import ADMIN_KEY, READ_KEY, running_api
 from tests.conftest import free_port, settings_for

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
 from hopgraph.graphdb.factory import open_graph_store
 from hopgraph.graphdb.migrations import MigrationError, discover, packaged
 

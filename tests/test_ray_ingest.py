@@ -26,8 +26,8 @@ from hopgraph.app.platform import Platform
 from hopgraph.core.errors import StoreUnavailableError
 from hopgraph.core.service_settings import ScheduledSource, SchedulerSettings
 from hopgraph.core.settings import IngestSettings, Settings
-from hopgraph.graphdb.arcadedb_server import ServerInfo
-from hopgraph.graphdb.store import IngestRun
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
+from hopgraph.graphdb.records import IngestRun
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.api_server import running_api, wait_job
 from tests.paths import REPO_ROOT, SHARED_DATA, empty_config

@@ -3,7 +3,7 @@ backend's read statements and procedures (what is not known to read one database
 
 import pytest
 
-from hopgraph.graphdb.dialect import ARCADEDB, NEO4J
+from hopgraph.graphdb.bolt.dialect import ARCADEDB, NEO4J
 from hopgraph.graphdb.readonly import (
     READ_NAMES,
     READ_NAMESPACES,

@@ -19,7 +19,7 @@ from hopgraph.app.platform import Platform
 from hopgraph.core.collections import placed
 from hopgraph.core.service_settings import ApiKey, ApiSettings
 from hopgraph.core.settings import Settings
-from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.api_server import running_api
 from tests.conftest import settings_for

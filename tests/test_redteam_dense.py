@@ -15,7 +15,7 @@ from hopgraph.api.auth import hash_key
 from hopgraph.app.platform import Platform
 from hopgraph.core.service_settings import ApiKey, ApiSettings
 from hopgraph.core.settings import RetrievalSettings
-from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.api_server import running_api, wait_job
 from tests.conftest import settings_for

@@ -20,7 +20,7 @@ from hopgraph.api.auth import hash_key
 from hopgraph.app.ownership import OWNER_HEADER, owner_record
 from hopgraph.app.platform import Platform
 from hopgraph.core.service_settings import ApiKey, ApiSettings
-from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.api_server import running_api, wait_job
 from tests.conftest import settings_for

@@ -13,7 +13,7 @@ import httpx
 from hopgraph.api.auth import hash_key
 from hopgraph.app.platform import Platform
 from hopgraph.core.service_settings import ApiKey, ApiSettings, ScheduledSource, SchedulerSettings
-from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.api_server import ADMIN_KEY, KEYS, running_api
 from tests.conftest import free_port, settings_for

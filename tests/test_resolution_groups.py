@@ -11,7 +11,7 @@ import pytest
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import entity_id
 from hopgraph.core.settings import Settings
-from hopgraph.graphdb.bolt import BoltGraphStore
+from hopgraph.graphdb.bolt.store import BoltGraphStore
 from hopgraph.graphdb.migrations import discover, packaged
 from hopgraph.ingest.resolution import Merge, merge_groups, public_aliases
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder

@@ -16,7 +16,7 @@ import httpx
 from hopgraph.app.platform import Platform
 from hopgraph.core.service_settings import ApiKey
 from hopgraph.core.settings import Settings
-from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
 from tests.api_server import ADMIN_KEY, KEYS, READ_KEY, running_api, wait_job
 from tests.conftest import free_port
 from tests.fake_llm import fake_llm_server

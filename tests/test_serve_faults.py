@@ -17,7 +17,7 @@ import httpx
 
 from hopgraph.api.job_store import JobStore
 from hopgraph.app.platform import Platform
-from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.api_server import ENDED
 from tests.conftest import free_port, settings_for

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.soak import GNN_WITHOUT_CHECKPOINT, ingest_sample, run_soak, serve_env, text_modes
-from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
 from tests.conftest import drop_database, free_port
 from tests.paths import empty_config
 from tests.serve_process import serve_process

@@ -15,7 +15,7 @@ import pytest
 from hopgraph.core.records import relation_id
 from hopgraph.graphdb.factory import open_graph_store
 from hopgraph.graphdb.protocols import GraphStore
-from hopgraph.graphdb.store import GraphChange
+from hopgraph.graphdb.records import GraphChange
 from hopgraph.ingest.graph_edits import merge_edits, plan_removal
 from hopgraph.testing import MemoryGraphStore, memory_settings
 from tests.store_scenarios import SCENARIOS

@@ -15,7 +15,7 @@ import pytest
 
 from hopgraph.app.platform import Platform
 from hopgraph.core.access import readable
-from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
 from hopgraph.retrieval.registry import REGISTRY
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.conftest import settings_for

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
 from tests.paths import REPO_ROOT, empty_config
 from tests.processes import cli_env
 

@@ -40,7 +40,7 @@ def create_collection(settings: Settings, name: str) -> CollectionInfo:
 def delete_collection(settings: Settings, name: str) -> None:
     """Delete collection ``name``: its graph database, vector collections, index state and files."""
     from hopgraph.graphdb.factory import drop_database
-    from hopgraph.vectors.factory import open_vector_store
+    from hopgraph.vectors.registry import vector_backend
 
     if check_name(name) == DEFAULT:
         raise BadInputError("collection 'default' cannot be deleted (delete its documents instead)")
@@ -49,13 +49,6 @@ def delete_collection(settings: Settings, name: str) -> None:
             raise NotFoundError(f"no collection {name!r}")
         where = placed(settings, name)
         drop_database(where)
-        if where.vectors.backend != "edge":
-            store = open_vector_store(where)
-            try:
-                drop = getattr(store, "drop_collections", None)
-                if drop is not None:
-                    drop()
-            finally:
-                store.close()
+        vector_backend(where.vectors.backend).drop_collection(where)
         shutil.rmtree(settings.data_dir / home(settings, name), ignore_errors=True)
         del known[name]

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hopgraph.core.settings import Settings
-from hopgraph.graphdb.arcadedb_server import pid_alive
+from hopgraph.graphdb.bolt.arcadedb_server import pid_alive
+from hopgraph.vectors.registry import vector_backend
 
 #: the header in which ``hopgraph ingest`` shows the server the owner token of ``serve.json``
 OWNER_HEADER = "X-Hopgraph-Owner"
@@ -45,10 +46,10 @@ def running_server(settings: Settings) -> RunningServer | None:
 
 
 def embedded_owner(settings: Settings) -> RunningServer | None:
-    """The running ``hopgraph serve`` that owns these embedded stores (None with server backends,
-    where several processes may write)."""
+    """The running ``hopgraph serve`` that owns these embedded stores (None unless the vector backend has
+    a single writer: with server backends several processes may write)."""
     other = running_server(settings)
-    return other if other is not None and settings.vectors.backend == "edge" else None
+    return other if other is not None and vector_backend(settings.vectors.backend).single_writer else None
 
 
 @contextlib.contextmanager

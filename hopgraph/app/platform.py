@@ -18,8 +18,8 @@ from hopgraph.core.service_settings import ScheduledSource
 from hopgraph.core.settings import RetrievalSettings, Settings
 from hopgraph.graphdb.factory import open_graph_store
 from hopgraph.graphdb.protocols import CypherConsole, GraphAdmin, GraphBackend, GraphBrowser
+from hopgraph.graphdb.records import DocumentState, IngestRun
 from hopgraph.graphdb.registry import GRAPH_BACKENDS
-from hopgraph.graphdb.store import DocumentState, IngestRun
 from hopgraph.ingest.caller import OWNER, Caller
 from hopgraph.vectors.clip import ClipEmbedder
 from hopgraph.vectors.embedders import Embedder, for_questions, make_embedder

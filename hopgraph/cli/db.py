@@ -12,7 +12,7 @@ db_app = typer.Typer(help="Manage the embedded ArcadeDB graph server.", no_args_
 @db_app.command("start")
 def db_start() -> None:
     """Start the embedded ArcadeDB server (or find the running one)."""
-    from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB
+    from hopgraph.graphdb.bolt.arcadedb_server import EmbeddedArcadeDB
 
     s = load_settings()
     with reported():
@@ -23,7 +23,7 @@ def db_start() -> None:
 @db_app.command("stop")
 def db_stop() -> None:
     """Stop the embedded ArcadeDB server cleanly."""
-    from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB
+    from hopgraph.graphdb.bolt.arcadedb_server import EmbeddedArcadeDB
 
     s = load_settings()
     stopped = EmbeddedArcadeDB(s.graph_dir, s.graph).stop()
@@ -33,7 +33,7 @@ def db_stop() -> None:
 @db_app.command("status")
 def db_status() -> None:
     """Say whether the embedded server is running."""
-    from hopgraph.graphdb.arcadedb_server import EmbeddedArcadeDB
+    from hopgraph.graphdb.bolt.arcadedb_server import EmbeddedArcadeDB
 
     s = load_settings()
     info = EmbeddedArcadeDB(s.graph_dir, s.graph).status()

@@ -51,6 +51,7 @@ def cypher(
 
     from hopgraph.graphdb.factory import open_graph_store
     from hopgraph.graphdb.readonly import READ_RULES, ReadOnlyViolation, check_read_only
+    from hopgraph.graphdb.registry import graph_dialect
 
     if fmt not in ("table", "json", "csv"):
         raise typer.BadParameter("choose table, json or csv", param_hint="--format")
@@ -58,8 +59,9 @@ def cypher(
     with reported():
         settings = load_settings()
     try:  # the backend's own allow-list, before the store opens (its explore checks the same again)
-        if settings.graph.backend in READ_RULES:
-            check_read_only(statement, settings.graph.backend)
+        dialect = graph_dialect(settings.graph.backend)
+        if dialect in READ_RULES:
+            check_read_only(statement, dialect)
     except ReadOnlyViolation as exc:
         raise fail(BadInputError(f"refused: {exc}")) from exc
     with reported():

@@ -68,7 +68,7 @@ def worker(once: Annotated[bool, typer.Option(help="Run every source once and ex
     from hopgraph.app.ownership import embedded_owner
     from hopgraph.app.platform import Platform
     from hopgraph.core.service_settings import ScheduledSource
-    from hopgraph.graphdb.store import IngestRun
+    from hopgraph.graphdb.records import IngestRun
     from hopgraph.ingest.scheduler import ReingestScheduler
 
     s = load_settings()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from hopgraph.core.backends import graph_backend
 from hopgraph.core.errors import BadInputError
 from hopgraph.core.service_settings import COLLECTION_NAME
 from hopgraph.core.settings import Settings
@@ -52,10 +53,12 @@ def placed(settings: Settings, name: str | None = None) -> Settings:
         out = settings.model_copy(update={"collection": DEFAULT})
     else:
         root = settings.data_dir / home(settings, want)
-        sep = "." if settings.graph.backend == "neo4j" else "_"
+        backend = graph_backend(settings.graph.backend)
+        database = backend.collection_database(settings.graph.database, want) if backend is not None \
+            else f"{settings.graph.database}_{want}"
         out = settings.model_copy(update={
             "collection": want,
-            "graph": settings.graph.model_copy(update={"database": f"{settings.graph.database}{sep}{want}"}),
+            "graph": settings.graph.model_copy(update={"database": database}),
             "vectors": settings.vectors.model_copy(update={"path": root / "vectors",
                                                            "prefix": f"{settings.vectors.prefix}{want}_"}),
             "index": settings.index.model_copy(update={"path": root / "index"}),

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr, field
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 from hopgraph.core.answer_settings import AnswerSettings
+from hopgraph.core.backends import graph_backend
 from hopgraph.core.gpu_settings import GpuSettings
 from hopgraph.core.index_settings import IndexSettings
 from hopgraph.core.retrieval_settings import ImageRetrievalSettings as ImageRetrievalSettings  # re-exported
@@ -381,7 +382,8 @@ class Settings(BaseSettings):
     @property
     def graph_identity(self) -> str:
         """Which graph database this is (a persisted index state must come from the same one)."""
-        where = self.graph.uri if self.graph.backend == "neo4j" else str(self.graph_dir.resolve())
+        backend = graph_backend(self.graph.backend)
+        where = backend.location(self) if backend is not None else str(self.graph_dir.resolve())
         return f"{self.graph.backend}:{where}/{self.graph.database}"
 
     @property

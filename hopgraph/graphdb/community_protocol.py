@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from hopgraph.core.records import Community
-from hopgraph.graphdb.store import EdgeRow, RelationRef, Topology
+from hopgraph.graphdb.records import EdgeRow, RelationRef, Topology
 
 
 @dataclass(frozen=True)

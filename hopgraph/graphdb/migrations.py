@@ -86,7 +86,7 @@ class MigrationRunner:
 
     def applied(self) -> dict[int, str]:
         """Applied versions and their recorded checksums."""
-        from hopgraph.graphdb import cypher
+        from hopgraph.graphdb.bolt.cypher import statements as cypher
 
         return {int(r["version"]): str(r["checksum"]) for r in self._read(cypher.APPLIED_MIGRATIONS, None)}
 

@@ -29,8 +29,7 @@ from hopgraph.core.records import Chunk, Document, Entity, Mention, Relation
 from hopgraph.graphdb.access_protocol import VectorGroupStore
 from hopgraph.graphdb.chat_protocol import ChatDateStore
 from hopgraph.graphdb.community_protocol import CommunityGraph, CommunityStore, IncrementalCommunities
-from hopgraph.graphdb.section_protocol import SectionStore
-from hopgraph.graphdb.store import (
+from hopgraph.graphdb.records import (
     DocumentState,
     EdgeRow,
     EntityChunk,
@@ -44,6 +43,7 @@ from hopgraph.graphdb.store import (
     RemovalPlan,
     StaleDescription,
 )
+from hopgraph.graphdb.section_protocol import SectionStore
 from hopgraph.graphdb.tree_protocol import TreeStore
 
 __all__ = ["ChatDateStore", "CommunityGraph", "CommunityStore", "CypherConsole", "DocumentReader", "EntityEditor",

@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass
 
 from hopgraph.core.errors import BadInputError
-from hopgraph.graphdb.dialect import ARCADEDB, NEO4J
+from hopgraph.graphdb.bolt.dialect import ARCADEDB, NEO4J
 
 WRITE_WORDS = frozenset({
     "CREATE", "MERGE", "SET", "DELETE", "DETACH", "NODETACH", "REMOVE", "DROP", "FOREACH", "LOAD",

@@ -1,6 +1,6 @@
 """The graph store's schema as the code writes it: the node labels, relationship types and properties
-named by the Cypher statement modules (``graphdb.cypher*``) and the migrations, with the endpoints of
-each relationship type and the constraints and indexes the migrations create.
+named by the Cypher statement modules (``graphdb.bolt.cypher.*``, ``graphdb.cypher_export``) and the
+migrations, with the endpoints of each relationship type and the constraints and indexes the migrations create.
 
 ``docs/schema.md`` holds :func:`markdown` between ``<!-- schema:begin -->`` and ``<!-- schema:end -->``
 (``tests/test_schema_page.py`` keeps the two equal), so a label or property added to a statement shows on
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from hopgraph.graphdb.migrations import discover, packaged
 
 #: the modules holding every Cypher statement of the store (module-level strings, and dicts of them)
-STATEMENT_MODULES = ("cypher", "cypher_browse", "cypher_communities", "cypher_export", "cypher_index",
-                     "cypher_sections", "cypher_tree")
+STATEMENT_MODULES = ("bolt.cypher.statements", "bolt.cypher.browse", "bolt.cypher.communities", "cypher_export",
+                     "bolt.cypher.index", "bolt.cypher.sections", "bolt.cypher.tree")
 
 _NODE = r"\(\s*(\w*)\s*(?::\s*([A-Z]\w*))?\s*(\{[^{}()]*\})?\s*\)"
 _NODE_RE = re.compile(_NODE)

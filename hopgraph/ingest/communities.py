@@ -27,7 +27,7 @@ from typing import Any
 from hopgraph.core.records import CO_OCCURS, Community
 from hopgraph.core.settings import CommunitySettings
 from hopgraph.graphdb.community_protocol import CommunityGraph
-from hopgraph.graphdb.store import RelationRef, Topology
+from hopgraph.graphdb.records import RelationRef, Topology
 from hopgraph.ingest.community_plan import CommunityReport, community_id
 from hopgraph.ingest.community_update import IncrementalUpdate
 from hopgraph.ingest.community_vectors import composed

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from hopgraph.core.records import Community
 from hopgraph.core.settings import CommunitySettings
 from hopgraph.graphdb.community_protocol import CommunityGraph
-from hopgraph.graphdb.store import EdgeRow, RelationRef, Topology
+from hopgraph.graphdb.records import EdgeRow, RelationRef, Topology
 from hopgraph.ingest.community_plan import CommunityReport, Placement, Region, leaves_of, place, region_of
 from hopgraph.vectors.store import VectorStore
 

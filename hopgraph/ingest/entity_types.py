@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from hopgraph.core.records import majority_label
-from hopgraph.graphdb.store import LabelVote
+from hopgraph.graphdb.records import LabelVote
 
 
 def voted_types(votes: Iterable[LabelVote]) -> dict[str, str]:

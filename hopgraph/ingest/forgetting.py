@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from hopgraph.core.records import CO_OCCURS, Chunk, Entity, Relation
 from hopgraph.core.settings import ExtractionSettings
 from hopgraph.graphdb.protocols import EntityEditor
-from hopgraph.graphdb.store import StaleDescription
+from hopgraph.graphdb.records import StaleDescription
 from hopgraph.ingest.extraction import Extractor
 from hopgraph.ingest.graph_edits import refreshed_description
 from hopgraph.ingest.relation_vectors import relation_vectors

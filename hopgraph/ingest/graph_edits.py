@@ -9,7 +9,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from hopgraph.core.records import Mention, Relation, combine_mentions, relation_id
-from hopgraph.graphdb.store import RemovalFacts, RemovalPlan
+from hopgraph.graphdb.records import RemovalFacts, RemovalPlan
 
 
 def plan_removal(facts: RemovalFacts, keep_entities: Collection[str] = (),

@@ -24,7 +24,7 @@ from tqdm import tqdm
 from hopgraph.core.access import groups_of
 from hopgraph.core.records import Chunk, IngestReport, Relation, Section
 from hopgraph.core.settings import Settings
-from hopgraph.graphdb.store import COMPLETE, DELETING, PENDING, RemovalPlan
+from hopgraph.graphdb.records import COMPLETE, DELETING, PENDING, RemovalPlan
 from hopgraph.ingest.batches import Prepared, extract, prepared_batches, stage
 from hopgraph.ingest.caller import OWNER, Caller, hold_back
 from hopgraph.ingest.chunking import Chunker
@@ -53,6 +53,7 @@ from hopgraph.ingest.sources import default_groups, read_sources, require_paths,
 from hopgraph.ingest.texts import merge_relations
 from hopgraph.vectors.clip import ClipEmbedder
 from hopgraph.vectors.embedders import Embedder
+from hopgraph.vectors.registry import vector_backend
 from hopgraph.vectors.store import VectorStore
 
 log = logging.getLogger(__name__)
@@ -227,7 +228,7 @@ class Ingestor:
         not mark complete. Returns the number of pending documents found. Only for the embedded vector
         store, which has one writer: with a Qdrant server another process may be writing them now."""
         self.finish_interrupted_deletes()
-        if self.settings.vectors.backend != "edge":
+        if not vector_backend(self.settings.vectors.backend).single_writer:
             return 0
         pending = [d.id for d in self.graph.unfinished_documents() if d.status == PENDING]
         for i in range(0, len(pending), 500):

@@ -28,7 +28,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 from hopgraph.core.records import IngestReport
 from hopgraph.core.service_settings import ScheduledSource, SchedulerSettings
 from hopgraph.graphdb.protocols import RunLog
-from hopgraph.graphdb.store import IngestRun
+from hopgraph.graphdb.records import IngestRun
 from hopgraph.ingest.selectors import matches, static_root
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
-from hopgraph.graphdb.store import DocumentState
+from hopgraph.graphdb.records import DocumentState
 
 
 class DocumentLookup(Protocol):

@@ -27,9 +27,8 @@ import networkx as nx
 
 from hopgraph.core.errors import BadInputError, NotFoundError
 from hopgraph.core.settings import Settings
-from hopgraph.graphdb.index_reads import complete_log
 from hopgraph.graphdb.protocols import GraphAdmin, IndexSource
-from hopgraph.graphdb.store import DocumentState, EdgeRow, GraphChange
+from hopgraph.graphdb.records import DocumentState, EdgeRow, GraphChange, complete_log
 
 __all__ = ["NetworkxSource", "open_networkx_snapshot"]
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from hopgraph.core.text import normalize_name
 from hopgraph.graphdb.protocols import IndexSource
-from hopgraph.graphdb.store import GraphChange
+from hopgraph.graphdb.records import GraphChange
 from hopgraph.retrieval.index.carry import identity
 from hopgraph.retrieval.index.tables import (
     CHUNK_COLUMNS,

@@ -18,7 +18,7 @@ from hopgraph.core.linalg import unit
 from hopgraph.core.records import CO_OCCURS
 from hopgraph.core.text import normalize_name
 from hopgraph.graphdb.protocols import IndexSource
-from hopgraph.graphdb.store import EdgeRow
+from hopgraph.graphdb.records import EdgeRow
 from hopgraph.vectors.store import VectorStore
 
 #: chunk columns, in the order ``IndexSource.snapshot_chunks`` names them (``corpus_id`` and ``groups``, the

@@ -15,18 +15,19 @@ from hopgraph.core.access import SEP, groups_of
 from hopgraph.core.errors import StoreUnavailableError
 from hopgraph.core.records import Chunk, Community, Document, Entity, Mention, Relation, combine_mentions
 from hopgraph.core.settings import GraphSettings
-from hopgraph.graphdb import cypher
-from hopgraph.graphdb.access_edits import AccessEditsMixin
-from hopgraph.graphdb.batches import batches
-from hopgraph.graphdb.browse import BrowseMixin
-from hopgraph.graphdb.chat_edits import ChatEditsMixin
-from hopgraph.graphdb.community_edits import CommunityEditsMixin
-from hopgraph.graphdb.dialect import Dialect
-from hopgraph.graphdb.entity_types import EntityTypesMixin
-from hopgraph.graphdb.index_reads import IndexReadsMixin
-from hopgraph.graphdb.schema_edits import SchemaMixin
-from hopgraph.graphdb.section_edits import SectionEditsMixin
-from hopgraph.graphdb.store import (
+from hopgraph.graphdb.bolt.access_edits import AccessEditsMixin
+from hopgraph.graphdb.bolt.batches import batches
+from hopgraph.graphdb.bolt.browse import BrowseMixin
+from hopgraph.graphdb.bolt.chat_edits import ChatEditsMixin
+from hopgraph.graphdb.bolt.community_edits import CommunityEditsMixin
+from hopgraph.graphdb.bolt.cypher import statements as cypher
+from hopgraph.graphdb.bolt.dialect import Dialect
+from hopgraph.graphdb.bolt.entity_types import EntityTypesMixin
+from hopgraph.graphdb.bolt.index_reads import IndexReadsMixin
+from hopgraph.graphdb.bolt.schema_edits import SchemaMixin
+from hopgraph.graphdb.bolt.section_edits import SectionEditsMixin
+from hopgraph.graphdb.bolt.tree_edits import TreeEditsMixin
+from hopgraph.graphdb.records import (
     DocumentState,
     RelationRef,
     RemovalFacts,
@@ -34,7 +35,6 @@ from hopgraph.graphdb.store import (
     StaleDescription,
     Topology,
 )
-from hopgraph.graphdb.tree_edits import TreeEditsMixin
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -5,8 +5,8 @@ Nothing outlives the store: each ``open_graph_store`` gives an empty graph.
 It follows the Bolt adapter's semantics statement by statement (MERGE = keep the first description,
 relation support is a union and the weight its size, removal prunes support and refreshes community
 sizes); ``tests/test_store_contract.py`` runs the same scenarios against it and the real ArcadeDB.
-Communities, the RAPTOR tree and sections are in ``memory_structure``, the browser in
-``memory_browser``; the Cypher console (``CypherConsole``) refuses: there is no Cypher engine here.
+Communities, the RAPTOR tree and sections are in ``graphdb.memory.structure``, the browser in
+``graphdb.memory.browser``; the Cypher console (``CypherConsole``) refuses: there is no Cypher engine here.
 """
 
 from __future__ import annotations
@@ -30,9 +30,16 @@ from hopgraph.core.records import (
     combine_mentions,
 )
 from hopgraph.core.settings import Settings
-from hopgraph.graphdb.index_reads import complete_log
+from hopgraph.graphdb.memory.browser import MemoryBrowser
+from hopgraph.graphdb.memory.structure import (
+    MemoryAccessMarks,
+    MemoryChats,
+    MemoryCommunities,
+    MemorySections,
+    MemoryTree,
+)
 from hopgraph.graphdb.protocols import GraphBackend
-from hopgraph.graphdb.store import (
+from hopgraph.graphdb.records import (
     COMPLETE,
     DocumentState,
     EdgeRow,
@@ -45,14 +52,7 @@ from hopgraph.graphdb.store import (
     RemovalPlan,
     StaleDescription,
     Topology,
-)
-from hopgraph.testing.memory_browser import MemoryBrowser
-from hopgraph.testing.memory_structure import (
-    MemoryAccessMarks,
-    MemoryChats,
-    MemoryCommunities,
-    MemorySections,
-    MemoryTree,
+    complete_log,
 )
 
 

@@ -11,11 +11,12 @@ import neo4j
 
 from hopgraph.core.access import groups_of
 from hopgraph.core.times import iso_time
-from hopgraph.graphdb import arcadedb_http, cypher_export
-from hopgraph.graphdb import cypher_browse as cypher
-from hopgraph.graphdb.dialect import Dialect
+from hopgraph.graphdb import cypher_export
+from hopgraph.graphdb.bolt import arcadedb_http
+from hopgraph.graphdb.bolt.cypher import browse as cypher
+from hopgraph.graphdb.bolt.dialect import Dialect
 from hopgraph.graphdb.readonly import check_read_only
-from hopgraph.graphdb.store import (
+from hopgraph.graphdb.records import (
     ChunkRecord,
     DocumentState,
     EntityChunk,

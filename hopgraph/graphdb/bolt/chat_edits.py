@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from hopgraph.graphdb import cypher_chats as q
-from hopgraph.graphdb.bolt_access import Bolt
+from hopgraph.graphdb.bolt.access import Bolt
+from hopgraph.graphdb.bolt.cypher import chats as q
 
 
 class ChatEditsMixin:

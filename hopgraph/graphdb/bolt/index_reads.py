@@ -8,21 +8,14 @@ from typing import Any
 
 import neo4j
 
-from hopgraph.graphdb import cypher
-from hopgraph.graphdb import cypher_index as q
-from hopgraph.graphdb.batches import batches
-from hopgraph.graphdb.bolt_access import Bolt, read_ids
-from hopgraph.graphdb.store import EdgeRow, GraphChange
+from hopgraph.graphdb.bolt.access import Bolt, read_ids
+from hopgraph.graphdb.bolt.batches import batches
+from hopgraph.graphdb.bolt.cypher import index as q
+from hopgraph.graphdb.bolt.cypher import statements as cypher
+from hopgraph.graphdb.records import EdgeRow, GraphChange, complete_log
 
 #: how many committed changes the log keeps; a reader further behind rebuilds from scratch
 CHANGE_LOG_KEEP = 5000
-
-
-def complete_log(changes: Sequence[GraphChange], since: int, current: int) -> bool:
-    """Whether ``changes`` are every version from ``since + 1`` up to at least ``current`` (not when
-    the log was pruned, or the versions were bumped before the log existed)."""
-    versions = [c.version for c in changes]
-    return versions == list(range(since + 1, since + 1 + len(versions))) and (versions or [since])[-1] >= current
 
 
 def _edge(r: Mapping[str, Any]) -> EdgeRow:

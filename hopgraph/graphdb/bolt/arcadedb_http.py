@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 
 from hopgraph.core.errors import BadInputError, StoreUnavailableError, TimeLimitError
-from hopgraph.graphdb.store import ExploreResult
+from hopgraph.graphdb.records import ExploreResult
 
 
 def _plain(value: Any) -> Any:

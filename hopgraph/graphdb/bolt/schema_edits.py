@@ -8,8 +8,8 @@ from typing import Any
 import neo4j
 from neo4j.exceptions import ClientError, ConstraintError, DatabaseError, TransientError
 
-from hopgraph.graphdb import cypher
-from hopgraph.graphdb.bolt_access import Bolt
+from hopgraph.graphdb.bolt.access import Bolt
+from hopgraph.graphdb.bolt.cypher import statements as cypher
 from hopgraph.graphdb.migrations import MigrationRunner, discover, packaged
 
 

@@ -208,3 +208,10 @@ def k_hop_walk(entity_ids: Sequence[str], hops: int, limit: int,
             found.extend(frontier)
         left -= len(steps)
     return found[:limit]
+
+
+def complete_log(changes: Sequence[GraphChange], since: int, current: int) -> bool:
+    """Whether ``changes`` are every version from ``since + 1`` up to at least ``current`` (not when
+    the log was pruned, or the versions were bumped before the log existed)."""
+    versions = [c.version for c in changes]
+    return versions == list(range(since + 1, since + 1 + len(versions))) and (versions or [since])[-1] >= current

@@ -6,8 +6,8 @@ import json
 from collections.abc import Sequence
 
 from hopgraph.core.access import groups_of
-from hopgraph.graphdb import cypher_access as q
-from hopgraph.graphdb.bolt_access import Bolt
+from hopgraph.graphdb.bolt.access import Bolt
+from hopgraph.graphdb.bolt.cypher import access as q
 
 
 class AccessEditsMixin:

@@ -7,9 +7,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from hopgraph.core.records import Community
-from hopgraph.graphdb import cypher
-from hopgraph.graphdb import cypher_communities as q
-from hopgraph.graphdb.bolt_access import Bolt, read_ids
+from hopgraph.graphdb.bolt.access import Bolt, read_ids
+from hopgraph.graphdb.bolt.cypher import communities as q
+from hopgraph.graphdb.bolt.cypher import statements as cypher
 from hopgraph.graphdb.community_protocol import ChainLink
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from hopgraph.core.access import groups_of
 from hopgraph.core.records import ChatContext, Chunk, Community, Entity, Relation, Section, SummaryNode
 from hopgraph.graphdb.community_protocol import ChainLink
-from hopgraph.graphdb.store import RelationRef
+from hopgraph.graphdb.records import RelationRef
 from hopgraph.graphdb.tree_protocol import TreeBranch
 
 

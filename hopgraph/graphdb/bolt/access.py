@@ -11,7 +11,7 @@ from typing import Any, Protocol, TypeVar
 import neo4j
 
 from hopgraph.core.settings import GraphSettings
-from hopgraph.graphdb.batches import batches
+from hopgraph.graphdb.bolt.batches import batches
 
 T = TypeVar("T")
 

@@ -1,5 +1,5 @@
 """The in-memory graph store's ``GraphBrowser`` (the API's look-ups, provenance, exports), mixed into
-``MemoryGraphStore``; rows have the keys and the order of ``graphdb.cypher_browse`` and
+``MemoryGraphStore``; rows have the keys and the order of ``graphdb.bolt.cypher.browse`` and
 ``graphdb.cypher_export``."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from hopgraph.core.access import groups_of
 from hopgraph.core.records import Chunk, Community, Document, Entity, Relation, Section, SummaryNode
-from hopgraph.graphdb.store import (
+from hopgraph.graphdb.records import (
     COMPLETE,
     ChunkRecord,
     DocumentState,

@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hopgraph.core.records import Section
-from hopgraph.graphdb import cypher_sections as q
-from hopgraph.graphdb.bolt_access import Bolt, read_ids
+from hopgraph.graphdb.bolt.access import Bolt, read_ids
+from hopgraph.graphdb.bolt.cypher import sections as q
 
 
 def _section(r: Mapping[str, Any]) -> Section:

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from hopgraph.core.records import SummaryNode
-from hopgraph.graphdb import cypher_tree as q
-from hopgraph.graphdb.bolt_access import Bolt, read_ids
+from hopgraph.graphdb.bolt.access import Bolt, read_ids
+from hopgraph.graphdb.bolt.cypher import tree as q
 from hopgraph.graphdb.tree_protocol import TreeBranch
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hopgraph.graphdb import cypher
-from hopgraph.graphdb.bolt_access import Bolt, read_ids
-from hopgraph.graphdb.store import LabelVote
+from hopgraph.graphdb.bolt.access import Bolt, read_ids
+from hopgraph.graphdb.bolt.cypher import statements as cypher
+from hopgraph.graphdb.records import LabelVote
 
 
 class EntityTypesMixin:
