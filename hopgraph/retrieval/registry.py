@@ -243,7 +243,7 @@ class Registry:
 #: (``retrieval.modes.graph``; pcst and gnn build on that pass and read the table too)
 _SEEDS = ("entity_k", "min_entity_score", "cased_names")
 _WEIGHTS = ("weights", "homogeneity_floor", "homogeneity_slope", "homogeneity_min_chunks", "homogeneity_min_share")
-_GRAPH = (*_SEEDS, "enrich_entities_per_chunk", "enrich_weight", *_WEIGHTS, "link_weight")
+_GRAPH = (*_SEEDS, *_WEIGHTS, "link_weight")
 
 
 def _graph(**override: Any) -> dict[str, Any]:
@@ -311,14 +311,14 @@ REGISTRY = Registry([
               evaluated_on=frozenset({TEXT})),
     ModeEntry("pcst", "graph's candidates -> prize-collecting Steiner tree -> its chunks",
               "hopgraph.retrieval.modes.subgraph:PcstMode", settings=(*_GRAPH, "modes.graph"),
-              evaluated_on=frozenset({TEXT})),
+              options="hopgraph.core.subgraph_settings:PcstModeSettings", evaluated_on=frozenset({TEXT})),
     ModeEntry("gnn", "graph's candidates rescored by the trained GNN (hopgraph train-gnn)",
-              "hopgraph.retrieval.modes.subgraph:GnnMode", settings=(*_GRAPH, "modes.graph")),
+              "hopgraph.retrieval.modes.subgraph:GnnMode", settings=(*_GRAPH, "modes.graph"),
+              options="hopgraph.core.subgraph_settings:GnnModeSettings"),
     ModeEntry("image", "text -> images: similarity of the captions together and of the best single caption "
               "(or CLIP) fused with the entity graph",
               "hopgraph.retrieval.modes.image:ImageMode",
-              settings=(*_SEEDS, "enrich_entities_per_chunk", "enrich_weight"),
-              options="hopgraph.core.retrieval_settings:ImageRetrievalSettings",
+              settings=_SEEDS, options="hopgraph.core.retrieval_settings:ImageRetrievalSettings",
               ablations={"image-rrf": {"modes": {"image": {"fusion": "rrf"}}},
                          "image-no-expansion": {"modes": {"image": {"similar_k": 0, "cooccur_k": 0}}},
                          "image-no-kg": {"modes": {"image": {"kg_weight": 0.0}}},
