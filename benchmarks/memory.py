@@ -30,6 +30,7 @@ from hopgraph.core.gpu_settings import GpuSettings
 from hopgraph.core.linalg import unit
 from hopgraph.core.memory import keep_freed_memory
 from hopgraph.core.settings import EmbedderSettings, RetrievalSettings
+from hopgraph.core.subgraph_settings import PcstModeSettings
 from hopgraph.graphdb.protocols import IndexSource
 from hopgraph.retrieval.index.keeper import IndexKeeper
 from hopgraph.retrieval.index.state import IndexRecipe, IndexState
@@ -207,7 +208,7 @@ def write_report(path: Path, rows: list[dict[str, Any]], run: dict[str, Any]) ->
               and not ("error" in r and r["scale"] in scales)] + rows
     peak_vs_graph(merged)
     runs = [r for r in old["runs"] if r["command"] != run["command"]] + [run]
-    report = {"gpu_candidates": GpuSettings().candidates, "runs": runs, "rows": merged}
+    report = {"gpu_candidates": PcstModeSettings().candidates, "runs": runs, "rows": merged}
     path.write_text(json.dumps(report, indent=1) + "\n")
 
 

@@ -39,7 +39,7 @@ def memory() -> Section:
              "(first query excluded) are orders of magnitude, not timings to compare with other tables. "
              "`pcst` and `gnn` build "
              "only the subgraph induced by `graph`'s expansion candidates, so their per-query memory is bounded by "
-             "`gpu.candidates` "
+             "`retrieval.modes.pcst.candidates`/`gnn.candidates` "
              f"({r['gpu_candidates']} here), not by the corpus. "
              + ("No mode's peak is above 2x `graph`'s." if not above
                 else f"Peaks above 2x `graph`'s: {', '.join(above)}.")

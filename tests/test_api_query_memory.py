@@ -49,7 +49,8 @@ def test_a_query_over_the_memory_bound_is_a_400_and_the_server_goes_on(api_url: 
         assert r.headers["content-type"].startswith("application/problem+json")
         body = r.json()
         assert body["status"] == 400 and body["instance"] == "/query"
-        assert "retrieval.query_memory_mb" in body["detail"] and "gpu.candidates" in body["detail"], body
+        detail = body["detail"]
+        assert "retrieval.query_memory_mb" in detail and "retrieval.modes.pcst.candidates" in detail, body
         for mode in ("bm25", "graph", "dense"):  # the refusal left nothing behind: the server still answers
             after = client.post("/query", json={"text": QUESTION, "mode": mode})
             assert after.status_code == 200 and after.json()["results"], (mode, after.text)

@@ -19,7 +19,7 @@ from hopgraph.retrieval.gnn_training import WEIGHTS, train_gnn
 from hopgraph.retrieval.registry import QueryError
 from hopgraph.retrieval.retriever import Retriever
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
-from tests.conftest import settings_for
+from tests.conftest import NO_CAPS, settings_for
 from tests.paths import SHARED_DATA
 from tests.processes import cli_env
 
@@ -48,7 +48,8 @@ def hotpot(arcadedb: ServerInfo, embedder: SentenceTransformerEmbedder,
            tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Platform, Path]]:
     root = _subset(tmp_path_factory.mktemp("hotpot"))
     data = tmp_path_factory.mktemp("data")
-    s = settings_for(arcadedb, data, gpu=GpuSettings(gnn_checkpoint=data / "gnn.pt", gnn_hidden=32))
+    s = settings_for(arcadedb, data, retrieval=NO_CAPS.merged({"modes": {"gnn": {"checkpoint": data / "gnn.pt",
+                                                                                "hidden": 32}}}))
     with Platform(s, embedder=embedder) as p:
         p.ingest([root / "corpus.jsonl"])
         yield p, root
@@ -91,7 +92,7 @@ def test_gnn_trains_its_validation_loss_falls_and_mode_gnn_uses_it(hotpot: tuple
     assert [r.citation.chunk_id for r in first.results] == [r.citation.chunk_id for r in again.results]
     assert first.explain["gnn"]["entities"] and first.explain["gnn"]["triples"]
     assert "gnn" in first.timings_ms and "## Relations" in first.context
-    assert p.retriever.gpu.gnn_weight() == rep.extra["gnn_weight"] in WEIGHTS
+    assert p.retriever.gpu.gnn_weight(None) == rep.extra["gnn_weight"] in WEIGHTS
 
 
 def test_torch_ppr_backend_ranks_like_scipy(hotpot: tuple[Platform, Path]) -> None:

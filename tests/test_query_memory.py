@@ -58,13 +58,13 @@ def test_pcst_and_gnn_stay_within_a_capped_address_space() -> None:
     lines = out.stdout.splitlines()
     assert [line.split()[0] for line in lines if " ok " in line] == ["pcst", "gnn", "pcst", "gnn"]
     refused = next(line for line in lines if line.startswith("refused:"))
-    assert "retrieval.query_memory_mb" in refused and "gpu.candidates" in refused
+    assert "retrieval.query_memory_mb" in refused and "retrieval.modes.pcst.candidates" in refused
     assert next(line for line in lines if line.startswith("after:")) != "after: 0"
 
 
 def test_check_budget_names_the_setting_and_the_size() -> None:
     check_budget(10 * 2**20, 64, "a small thing")  # within the budget and the host's memory: nothing
     with pytest.raises(QueryMemoryError, match=r"about 100 MB, over retrieval.query_memory_mb \(64 MB\)"):
-        check_budget(100 * 2**20, 64, "the PCST/GNN subgraph of 9000 candidates (gpu.candidates)")
+        check_budget(100 * 2**20, 64, "the PCST/GNN subgraph of 9000 candidates (retrieval.modes.pcst.candidates)")
     with pytest.raises(ShortOfMemoryError, match="try again later"):
         check_budget(2**60, 2**50, "a huge thing")  # allowed by the budget, more than any host has

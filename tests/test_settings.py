@@ -130,14 +130,15 @@ def test_a_key_moved_under_modes_still_works_with_a_warning_naming_the_new_key(
         env: tuple[str, str], read: Callable[[Settings], bool]) -> None:
     from hopgraph.core.retrieval_settings import MOVED_KEYS
 
-    with caplog.at_level("WARNING"):
+    new = MOVED_KEYS[old][0].removesuffix(".*")
+    with caplog.at_level("WARNING"), pytest.warns(DeprecationWarning, match=f"use retrieval.{new}"):
         assert read(_strict(tmp_path, monkeypatch, toml))  # from the config file
-    assert f"retrieval.{old} is deprecated" in caplog.text and f"use retrieval.{MOVED_KEYS[old]}" in caplog.text
+    assert f"retrieval.{old} is deprecated" in caplog.text and f"use retrieval.{new}" in caplog.text
     caplog.clear()
     monkeypatch.setenv(*env)
     with caplog.at_level("WARNING"):
         assert read(_strict(tmp_path, monkeypatch, ""))  # from the environment
-    assert f"use retrieval.{MOVED_KEYS[old]}" in caplog.text
+    assert f"use retrieval.{new}" in caplog.text
 
 
 #: a value other than the default for every key of graph mode's table (each moved from ``retrieval.<key>``)
@@ -147,7 +148,8 @@ GRAPH_SAMPLES: dict[str, object] = {
     "bridge_weight": 0.5, "bridge_sources": 4, "bridge_per_source": 3, "entity_bridge_weight": 0.5,
     "entity_bridge_sources": 2, "fact_weight": 0.25, "entity_weight": 0.25, "time_weight": 0.5, "hops": 3,
     "beam": 16, "decay": 0.25,
-    "type_weights": {"*": 0.5}, "fusion": "rrf", "decompose": False, "person_scope": False}
+    "type_weights": {"*": 0.5}, "fusion": "rrf", "decompose": False, "person_scope": False,
+    "enrich_entities_per_chunk": 3, "enrich_weight": 0.25}
 
 
 def _toml(value: object) -> str:
@@ -167,7 +169,7 @@ def test_every_key_of_graph_mode_has_a_sample() -> None:
     from hopgraph.core.retrieval_settings import MOVED_KEYS, GraphModeSettings
 
     assert set(GRAPH_SAMPLES) == set(GraphModeSettings.model_fields)
-    assert all(MOVED_KEYS[k] == f"modes.graph.{k}" for k in GRAPH_SAMPLES)
+    assert all(MOVED_KEYS[k][0] == f"modes.graph.{k}" for k in GRAPH_SAMPLES)
     assert all(GraphModeSettings().model_dump()[k] != v for k, v in GRAPH_SAMPLES.items())  # each sample is news
 
 
@@ -201,9 +203,64 @@ def test_mode_tables_are_typed_checked_strictly_and_the_new_key_wins(tmp_path: P
         _strict(tmp_path, monkeypatch, "[retrieval.modes.raptor]\nkk = 3\n")
     with pytest.raises(SettingsError, match=r"'retrieval.image.kg_wieght'"):  # a moved table is checked as its new one
         _strict(tmp_path, monkeypatch, "[retrieval.image]\nkg_wieght = 0.5\n")
-    both = Settings(retrieval={"raptor_k": 3, "modes": {"raptor": {"k": 9}}})  # type: ignore[arg-type]
-    assert both.retrieval.modes.raptor.k == 9
+    with pytest.raises(ValueError, match=r"retrieval.raptor_k and its new key retrieval.modes.raptor.k are both set"):
+        Settings(retrieval={"raptor_k": 3, "modes": {"raptor": {"k": 9}}})  # type: ignore[arg-type]
     plugin = Settings(retrieval={"modes": {"echo": {"boost": 3}}})  # type: ignore[arg-type]
     assert plugin.retrieval.modes.plugin_tables() == {"echo": {"boost": 3}}
     assert _strict(tmp_path, monkeypatch, "[retrieval.modes.echo]\nboost = 3\n").retrieval.modes.plugin_tables() == {
         "echo": {"boost": 3}}  # a plug-in mode's table: checked by its model when the retriever starts
+    with pytest.raises(SettingsError, match=r"retrieval.image.kg_weight and its new key "
+                                            r"retrieval.modes.image.kg_weight are both set"):
+        _strict(tmp_path, monkeypatch, "[retrieval.image]\nkg_weight = 0.5\n[retrieval.modes.image]\nkg_weight = 0.4\n")
+
+
+#: a value other than the default for every key of ``gpu`` that moved, and where it lands now
+GPU_SAMPLES: dict[str, tuple[object, tuple[tuple[str, str], ...]]] = {
+    "candidates": (50, (("pcst", "candidates"), ("gnn", "candidates"))),
+    "similar_k": (3, (("pcst", "similar_k"), ("gnn", "similar_k"))),
+    "similar_min": (0.5, (("pcst", "similar_min"), ("gnn", "similar_min"))),
+    "pcst_topk": (4, (("pcst", "topk"),)), "pcst_topk_edges": (6, (("pcst", "topk_edges"),)),
+    "pcst_edge_cost": (0.25, (("pcst", "edge_cost"),)), "pcst_weight": (0.5, (("pcst", "weight"),)),
+    "gnn_checkpoint": (Path("/tmp/g.pt"), (("gnn", "checkpoint"),)), "gnn_weight": (0.25, (("gnn", "weight"),)),
+    "allow_stale_checkpoint": (True, (("gnn", "allow_stale_checkpoint"),)),
+    "gnn_hidden": (32, (("gnn", "hidden"),)), "gnn_heads": (4, (("gnn", "heads"),)),
+    "gnn_layers": (3, (("gnn", "layers"),)),
+}
+
+
+def test_every_moved_gpu_key_lands_in_its_mode_with_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             caplog: pytest.LogCaptureFixture) -> None:
+    from hopgraph.core.gpu_settings import GpuSettings
+    from hopgraph.core.subgraph_settings import GPU_MOVED_KEYS
+
+    assert set(GPU_SAMPLES) == set(GPU_MOVED_KEYS) and set(GpuSettings.model_fields) == {
+        "device", "ppr_backend", "mixed_precision"}  # gpu.* keeps only where the engines run
+    for old, (value, places) in GPU_SAMPLES.items():
+        caplog.clear()
+        text = f'"{value}"' if isinstance(value, Path) else str(value).lower() if isinstance(value, bool) else value
+        with caplog.at_level("WARNING"), pytest.warns(DeprecationWarning, match=f"gpu.{old} is deprecated"):
+            got = _strict(tmp_path, monkeypatch, f"[gpu]\n{old} = {text}\n")
+        for mode, key in places:
+            assert getattr(getattr(got.retrieval.modes, mode), key) == value, (old, mode, key)
+            assert f"retrieval.modes.{mode}.{key}" in caplog.text
+    monkeypatch.setenv("HOPGRAPH_GPU__PCST_TOPK", "7")  # from the environment
+    with pytest.warns(DeprecationWarning, match="use retrieval.modes.pcst.topk"):
+        assert _strict(tmp_path, monkeypatch, "").retrieval.modes.pcst.topk == 7
+    with pytest.raises(ValueError, match=r"gpu.pcst_topk and its new key retrieval.modes.pcst.topk are both set"):
+        _strict(tmp_path, monkeypatch, "[retrieval.modes.pcst]\ntopk = 9\n")
+    monkeypatch.delenv("HOPGRAPH_GPU__PCST_TOPK")
+    with pytest.warns(DeprecationWarning):  # keyword arguments too
+        assert Settings(gpu={"gnn_hidden": 16}).retrieval.modes.gnn.hidden == 16  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"gpu keys moved: pcst_topk \(now retrieval.modes.pcst.topk\)"):
+        GpuSettings(pcst_topk=3)  # type: ignore[call-arg]
+    assert Settings(retrieval={"modes": {"gnn": {"checkpoint": "/tmp/c.pt"}}}  # type: ignore[arg-type]
+                    ).gnn_checkpoint_path == Path("/tmp/c.pt")
+
+
+def test_a_key_two_modes_read_moves_to_both(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.warns(DeprecationWarning, match="use retrieval.modes.graph.enrich_weight and "
+                                                "retrieval.modes.image.enrich_weight"):
+        got = _strict(tmp_path, monkeypatch, "[retrieval]\nenrich_weight = 0.25\n").retrieval.modes
+    assert (got.graph.enrich_weight, got.image.enrich_weight) == (0.25, 0.25)
+    new = _strict(tmp_path, monkeypatch, "[retrieval.modes.image]\nenrich_weight = 0.25\n").retrieval.modes
+    assert (new.graph.enrich_weight, new.image.enrich_weight) == (0.5, 0.25)

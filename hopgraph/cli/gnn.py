@@ -24,8 +24,7 @@ def eval_settings(s: Settings, dataset: Path, n_queries: int) -> Settings:
         "index": s.index.model_copy(update={"path": s.data_dir / "eval" / slug / "index"}),
         "chunking": s.chunking.model_copy(update={"max_tokens": 256, "overlap_tokens": 32}),
         "embedder": s.embedder.model_copy(update={"cache_size": max(s.embedder.cache_size, n_queries + 64)}),
-        "gpu": s.gpu.model_copy(update={"gnn_checkpoint": s.gpu.gnn_checkpoint
-                                        or s.data_dir / "eval" / slug / "gnn.pt"}),
+        **s.with_gnn_checkpoint(s.retrieval.modes.gnn.checkpoint or s.data_dir / "eval" / slug / "gnn.pt"),
     })
 
 
@@ -63,7 +62,7 @@ def train_gnn(
         ds = load_dataset(dataset)
     s = eval_settings(load_settings(), dataset, len(ds.queries))
     path = out or s.gnn_checkpoint_path
-    g = s.gpu
+    g = s.retrieval.modes.gnn
     with reported(), Platform(s) as p:
         p.ingest([ds.corpus], progress=True)
         ids = p.corpus_ids()
@@ -79,7 +78,7 @@ def train_gnn(
                 console.print(f"epoch {e:3d}  train loss {tr:.4f}  val loss {va:.4f}")
 
             rep = train(p.retriever, ds, ids, path, TrainConfig(epochs=epochs, patience=patience, lr=lr, seed=seed),
-                        g.gnn_hidden, g.gnn_heads, g.gnn_layers, progress=step, on_epoch=epoch)
+                        g.hidden, g.heads, g.layers, progress=step, on_epoch=epoch)
     console.print(f"examples {rep.examples} ({rep.skipped_queries} queries without a gold entity among "
                   f"their candidates); best epoch {rep.best_epoch}: val loss {min(rep.val_loss):.4f} "
                   f"(untrained {rep.untrained_val_loss:.4f}), test loss {rep.test_loss:.4f}")

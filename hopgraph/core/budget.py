@@ -36,7 +36,7 @@ def check_budget(nbytes: int, budget_mb: float, what: str) -> None:
     need_mb = nbytes / 2**20
     if need_mb > budget_mb:
         raise QueryMemoryError(f"{what} would take about {need_mb:.0f} MB, over retrieval.query_memory_mb "
-                               f"({budget_mb:g} MB): lower gpu.candidates or raise retrieval.query_memory_mb")
+                               f"({budget_mb:g} MB): lower the setting it names or raise retrieval.query_memory_mb")
     free = available_bytes()
     if free is not None and nbytes > free:
         raise ShortOfMemoryError(f"{what} would take about {need_mb:.0f} MB and the host has {free / 2**20:.0f} MB "

@@ -62,7 +62,7 @@ def placed(settings: Settings, name: str | None = None) -> Settings:
             "vectors": settings.vectors.model_copy(update={"path": root / "vectors",
                                                            "prefix": f"{settings.vectors.prefix}{want}_"}),
             "index": settings.index.model_copy(update={"path": root / "index"}),
-            "gpu": settings.gpu.model_copy(update={"gnn_checkpoint": root / "gnn.pt"}),
+            **settings.with_gnn_checkpoint(root / "gnn.pt"),
         })
     out.mark_placed(want)
     return out

@@ -41,11 +41,11 @@ def _model_of(annotation: Any) -> type[BaseModel] | None:
 def _unknown(data: Mapping[str, Any], model: type[BaseModel], where: str) -> Iterator[str]:
     """Messages for every key of ``data`` (recursively) that ``model`` does not have."""
     fields = model.model_fields
-    moved: dict[str, str] = getattr(model, "MOVED_KEYS", {})
+    moved: dict[str, tuple[str, ...]] = getattr(model, "MOVED_KEYS", {})
     for key, value in data.items():
         path = f"{where}.{key}" if where else key
         if key in moved:  # read with a warning; a moved table is checked as its new one
-            target = _moved_model(model, moved[key])
+            target = _moved_model(model, moved[key][0].removesuffix(".*"))
             if target is not None and isinstance(value, Mapping):
                 yield from _unknown(value, target, path)
             continue
@@ -112,9 +112,9 @@ def _non_json_env(environ: Mapping[str, str]) -> Iterator[tuple[str, str]]:
         parts = name[len(ENV_PREFIX):].lower().split("__")
         while parts:
             part = parts.pop(0)
-            moved: dict[str, str] = getattr(model, "MOVED_KEYS", {})
+            moved: dict[str, tuple[str, ...]] = getattr(model, "MOVED_KEYS", {})
             if part in moved:  # an old key: checked as its new one
-                parts = [*moved[part].split("."), *parts]
+                parts = [*moved[part][0].removesuffix(".*").split("."), *parts]
                 continue
             field = model.model_fields.get(part) if model is not None else None
             if field is None:

@@ -1,21 +1,19 @@
 """The query-time settings: what the modes share (``RetrievalSettings``) and what each reads alone
-(``ModeSettings``: graph's, raptor's, sections' and image's tables, and plug-in modes' own). Part of the
+(``ModeSettings``: graph's, raptor's, sections', image's, pcst's and gnn's tables, and plug-in modes' own). Part of the
 settings; ``hopgraph.core.settings`` re-exports ``RetrievalSettings`` and ``ImageRetrievalSettings``."""
 
 from __future__ import annotations
 
-import json
-import logging
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from hopgraph.core.limits import TOP_K_MAX
+from hopgraph.core.moved_keys import move_keys
 from hopgraph.core.records import CO_OCCURS
 from hopgraph.core.result_settings import ConfidenceSettings, NliSettings, SectionModeSettings
-
-log = logging.getLogger(__name__)
+from hopgraph.core.subgraph_settings import GnnModeSettings, PcstModeSettings
 
 
 class ImageRetrievalSettings(BaseModel):
@@ -35,6 +33,10 @@ class ImageRetrievalSettings(BaseModel):
     cooccur_k: int = Field(default=5, ge=0, le=100, description="Co-occurrence edges per entity (degree cap).")
     expand_weight: float = Field(default=0.3, ge=0, le=1, description="Score an expanded entity inherits.")
     enrich_images: int = Field(default=3, ge=0, description="Top caption hits whose entities join the seeds.")
+    enrich_entities_per_chunk: int = Field(
+        default=5, ge=0, description="Enrichment: entities taken from each of those caption hits.")
+    enrich_weight: float = Field(
+        default=0.5, ge=0, description="Enrichment: seed weight of those entities, as a share of their hit's score.")
 
 
 class RaptorModeSettings(BaseModel):
@@ -58,6 +60,11 @@ class GraphModeSettings(BaseModel):
     enrichment: bool = Field(default=True, description="Seed entities of the first-pass top chunks too.")
     enrich_chunks: int = Field(
         default=3, ge=0, description="Enrichment: first-pass top chunks whose entities join the seeds.")
+    enrich_entities_per_chunk: int = Field(
+        default=5, ge=0, description="Enrichment: entities taken from each of those chunks.")
+    enrich_weight: float = Field(
+        default=0.5, ge=0, description="Enrichment: seed weight of those entities, as a share of their chunk's "
+        "score.")
     drop_generic: bool = Field(default=True, description="graph mode never seeds the corpus's generic concepts "
                                "(noun phrases more chunks mention than 10x the median: 'film', 'year').")
     expansion: Literal["ppr", "beam", "none"] = Field(default="ppr", description="none = 0 hops.")
@@ -132,6 +139,8 @@ class ModeSettings(BaseModel):
     raptor: RaptorModeSettings = Field(default_factory=RaptorModeSettings)
     sections: SectionModeSettings = Field(default_factory=SectionModeSettings)
     image: ImageRetrievalSettings = Field(default_factory=ImageRetrievalSettings)
+    pcst: PcstModeSettings = Field(default_factory=PcstModeSettings)
+    gnn: GnnModeSettings = Field(default_factory=GnnModeSettings)
 
     def plugin_tables(self) -> dict[str, dict[str, Any]]:
         """The tables of modes without a field here (plug-in modes), by mode name."""
@@ -145,34 +154,28 @@ def _merged(model: BaseModel, update: Mapping[str, Any]) -> Any:
     if unknown and model.model_config.get("extra") != "allow":
         moved = getattr(model, "MOVED_KEYS", {})
         raise ValueError("unknown retrieval settings: " + ", ".join(
-            f"{k} (now {moved[k]})" if k in moved else k for k in sorted(unknown)))
+            f"{k} (now {' and '.join(moved[k]).removesuffix('.*')})" if k in moved else k for k in sorted(unknown)))
     values = {k: _merged(getattr(model, k), v) if isinstance(v, Mapping) and isinstance(getattr(model, k, None),
                                                                                      BaseModel) else v
               for k, v in update.items()}
     return model.model_copy(update=values)
 
 
-def _json_of_env(value: Any) -> Any:
-    """A table or list given as JSON in the environment (``HOPGRAPH_RETRIEVAL__TYPE_WEIGHTS='{"*": 0.5}'``):
-    the settings source decodes JSON only for the fields it knows, and a moved key is no longer one of them."""
-    if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
-
-
-#: keys of ``retrieval`` that moved under ``retrieval.modes``: old key -> new key (read with a warning)
-MOVED_KEYS = {"raptor_k": "modes.raptor.k", "raptor_fusion": "modes.raptor.fusion", "sections": "modes.sections",
-              "image": "modes.image", **{k: f"modes.graph.{k}" for k in GraphModeSettings.model_fields}}
+#: keys of ``retrieval`` that moved under ``retrieval.modes``: old key -> new keys (read with a warning;
+#: ``.*``: each key of the old table)
+MOVED_KEYS: dict[str, tuple[str, ...]] = {
+    "raptor_k": ("modes.raptor.k",), "raptor_fusion": ("modes.raptor.fusion",),
+    "sections": ("modes.sections.*",), "image": ("modes.image.*",),
+    **{k: (f"modes.graph.{k}",) for k in GraphModeSettings.model_fields
+       if k not in ("enrich_entities_per_chunk", "enrich_weight")},
+    **{k: (f"modes.graph.{k}", f"modes.image.{k}") for k in ("enrich_entities_per_chunk", "enrich_weight")}}
 
 
 class RetrievalSettings(BaseModel):
     """Query-time parameters the modes share."""
 
     model_config = ConfigDict(frozen=True)
-    MOVED_KEYS: ClassVar[dict[str, str]] = MOVED_KEYS
+    MOVED_KEYS: ClassVar[dict[str, tuple[str, ...]]] = MOVED_KEYS
 
     top_k: int = Field(
         default=5, ge=1, le=TOP_K_MAX, description="Results returned per query (a request may ask for another "
@@ -181,12 +184,6 @@ class RetrievalSettings(BaseModel):
     entity_k: int = Field(default=20, ge=1, description="Entities seeded by similarity to the query.")
     min_entity_score: float = Field(
         default=0.45, ge=-1.0, le=1.0, description="Least cosine of an entity seeded by similarity to the query.")
-    enrich_entities_per_chunk: int = Field(
-        default=5, ge=0, description="Enrichment (graph's first-pass top chunks, image's top caption hits): "
-        "entities taken from each of those chunks.")
-    enrich_weight: float = Field(
-        default=0.5, ge=0, description="Enrichment: seed weight of those entities, as a share of their chunk's "
-        "score.")
     link_weight: float = Field(
         default=100.0, ge=0, description="PPR edge weight of chunk-to-chunk title links (a chunk-entity edge "
         "weighs about 1): a passage that names another document's title walks there first, like a hyperlink.")
@@ -233,8 +230,8 @@ class RetrievalSettings(BaseModel):
         "query cannot raise it.")
     modes: ModeSettings = Field(default_factory=ModeSettings, description=(
         "Settings each mode reads alone (`[retrieval.modes.<mode>]`): `graph` (read by `pcst` and `gnn` too), "
-        "`raptor`, `sections` and `image`; a plug-in mode's table is checked against its own model when the "
-        "retriever starts (`hopgraph modes` lists them)."))
+        "`raptor`, `sections`, `image`, `pcst` and `gnn`; a plug-in mode's table is checked against its own model "
+        "when the retriever starts (`hopgraph modes` lists them)."))
 
     def merged(self, update: Mapping[str, Any]) -> RetrievalSettings:
         """These settings with ``update`` applied (unchecked, like ``model_copy``); a mapping given for a table
@@ -254,24 +251,4 @@ class RetrievalSettings(BaseModel):
     @classmethod
     def _moved_keys(cls, data: Any) -> Any:
         """The keys that moved under ``modes`` still work, for one release, with a warning naming the new key."""
-        if not isinstance(data, dict) or not MOVED_KEYS.keys() & data.keys():
-            return data
-        data = dict(data)
-        modes = dict(data.get("modes") or {}) if not isinstance(data.get("modes"), BaseModel) else \
-            data["modes"].model_dump(exclude_unset=True)
-        for old, new in MOVED_KEYS.items():
-            if old not in data:
-                continue
-            value = _json_of_env(data.pop(old))
-            log.warning("setting retrieval.%s is deprecated and will be removed in the next release: use "
-                        "retrieval.%s", old, new)
-            mode, _, key = new.removeprefix("modes.").partition(".")
-            table = dict(modes.get(mode) or {})
-            if key:
-                table.setdefault(key, value)
-            else:
-                given = value.model_dump(exclude_unset=True) if isinstance(value, BaseModel) else dict(value)
-                table = {**given, **table}
-            modes[mode] = table
-        data["modes"] = modes
-        return data
+        return move_keys(data, MOVED_KEYS, "retrieval.")

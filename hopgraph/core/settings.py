@@ -14,18 +14,20 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 from hopgraph.core.answer_settings import AnswerSettings
 from hopgraph.core.backends import graph_backend
 from hopgraph.core.gpu_settings import GpuSettings
 from hopgraph.core.index_settings import IndexSettings
+from hopgraph.core.moved_keys import move_keys
 from hopgraph.core.retrieval_settings import ImageRetrievalSettings as ImageRetrievalSettings  # re-exported
 from hopgraph.core.retrieval_settings import RetrievalSettings
 from hopgraph.core.service_settings import COLLECTION_NAME, ApiSettings, SchedulerSettings
+from hopgraph.core.subgraph_settings import GPU_MOVED_KEYS
 from hopgraph.core.summary_settings import CommunitySettings, RaptorSettings
 
 
@@ -351,6 +353,13 @@ class Settings(BaseSettings):
         """Record that the store locations are ``collection``'s (``core.collections.placed`` only)."""
         self._placed_in = collection
 
+    @model_validator(mode="before")
+    @classmethod
+    def _moved_gpu_keys(cls, data: Any) -> Any:
+        """The pcst and gnn keys of ``gpu`` still work, for one release, with a warning naming the new key."""
+        moves = {f"gpu.{old}": tuple(f"retrieval.{t}" for t in new) for old, new in GPU_MOVED_KEYS.items()}
+        return move_keys(data, moves)
+
     @classmethod
     def settings_customise_sources(
         cls,
@@ -366,8 +375,14 @@ class Settings(BaseSettings):
 
     @property
     def gnn_checkpoint_path(self) -> Path:
-        """The GNN scorer file: ``gpu.gnn_checkpoint``, else ``<data_dir>/gnn.pt``."""
-        return self.gpu.gnn_checkpoint or self.data_dir / "gnn.pt"
+        """The GNN scorer file: ``retrieval.modes.gnn.checkpoint``, else ``<data_dir>/gnn.pt``."""
+        return self.retrieval.modes.gnn.checkpoint or self.data_dir / "gnn.pt"
+
+    def with_gnn_checkpoint(self, path: Path) -> dict[str, RetrievalSettings]:
+        """The ``model_copy`` update that sets ``retrieval.modes.gnn.checkpoint`` to ``path``."""
+        r = self.retrieval
+        gnn = r.modes.gnn.model_copy(update={"checkpoint": path})
+        return {"retrieval": r.model_copy(update={"modes": r.modes.model_copy(update={"gnn": gnn})})}
 
     @property
     def graph_dir(self) -> Path:

@@ -146,7 +146,7 @@ def load_checkpoint(path: Path, device: torch.device, graph_version: int | None,
     if graph_version is not None and meta.graph_version != graph_version and not allow_stale:
         raise CheckpointError(f"{path} was trained on graph version {meta.graph_version}, but the graph is now at "
                               f"version {graph_version}; retrain with `hopgraph train-gnn` (or set "
-                              "gpu.allow_stale_checkpoint)")
+                              "retrieval.modes.gnn.allow_stale_checkpoint)")
     model = RelevanceGNN(GnnConfig(**meta.config)).to(device)
     try:
         model.load_state_dict(blob["state"])

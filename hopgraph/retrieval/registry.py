@@ -5,7 +5,9 @@ list, the README table and the docs' modes page are all derived from it.
 
 Adding a mode = one module under ``retrieval/modes/`` with a class whose ``run(run, res)`` returns a
 ``ModeOutput`` (its scores, what else it found and what it says about the query: it writes nothing into
-the ``Run``), and one ``ModeEntry`` line below.
+the ``Run``), and one ``ModeEntry`` line below. A package adds one without touching hopgraph: an entry
+point in the group ``hopgraph.modes`` names its ``ModeEntry`` (or a callable returning one), loaded when the
+registry is first used; ``REGISTRY.register(entry)`` adds one at run time.
 A mode with settings of its own declares their model in ``options``: they are read from
 ``[retrieval.modes.<name>]`` (``HOPGRAPH_RETRIEVAL__MODES__<NAME>__<KEY>``): a built-in mode's table is a
 typed field of ``ModeSettings`` (``run.cfg.modes.raptor``), a plug-in mode's is read with ``Run.options``.
@@ -16,9 +18,11 @@ start-up, ``--help``) loads no model or array library.
 from __future__ import annotations
 
 import importlib
+import logging
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -34,7 +38,11 @@ if TYPE_CHECKING:
     from hopgraph.retrieval.resources import Resources
     from hopgraph.retrieval.run import Run
 
+log = logging.getLogger(__name__)
+
 TEXT, IMAGE = "text", "image"
+#: the entry-point group of plug-in modes: each names a ``ModeEntry`` or a callable returning one
+ENTRY_POINT_GROUP = "hopgraph.modes"
 
 #: settings the retriever itself reads for every mode (result count, candidate pools, reranking,
 #: diversity, NLI clusters, confidence, stage caps, context budget)
@@ -133,15 +141,68 @@ def _load(path: str) -> Any:
 class Registry:
     """Modes by name, their ablations, settings and implementations (loaded once, on first use)."""
 
-    def __init__(self, entries: Sequence[ModeEntry]) -> None:
-        self.entries = {e.name: e for e in entries}
-        self.ablations = {a: (e.name, dict(o)) for e in entries for a, o in e.ablations.items()}
+    def __init__(self, entries: Sequence[ModeEntry], plugins: str | None = None) -> None:
+        """``plugins``: the entry-point group whose modes join on first use (None: none)."""
+        self._entries: dict[str, ModeEntry] = {}
+        self._ablations: dict[str, tuple[str, dict[str, Any]]] = {}
         self._loaded: dict[str, Mode] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        self._plugins = plugins
+        for entry in entries:
+            self._add(entry, replace=False)
+
+    @property
+    def entries(self) -> dict[str, ModeEntry]:
+        """The modes by name (plug-ins included)."""
+        self._load_plugins()
+        return self._entries
+
+    @property
+    def ablations(self) -> dict[str, tuple[str, dict[str, Any]]]:
+        """The ablations by name: (mode, settings override)."""
+        self._load_plugins()
+        return self._ablations
+
+    def register(self, entry: ModeEntry, replace: bool = False) -> None:
+        """Add mode ``entry``; a name (or ablation name) already taken is refused unless ``replace``."""
+        self._load_plugins()
+        self._add(entry, replace)
+
+    def _add(self, entry: ModeEntry, replace: bool) -> None:
+        if not isinstance(entry, ModeEntry):
+            raise TypeError(f"a mode is registered as a ModeEntry, not {type(entry).__name__}")
         tables = {f"modes.{name}" for name in ModeSettings.model_fields}
-        unknown = {k for e in entries for k in e.settings} - set(RetrievalSettings.model_fields) - tables
+        unknown = set(entry.settings) - set(RetrievalSettings.model_fields) - tables
         if unknown:
-            raise ValueError(f"modes declare unknown retrieval settings: {sorted(unknown)}")
+            raise ValueError(f"mode {entry.name!r} declares unknown retrieval settings: {sorted(unknown)}")
+        with self._lock:
+            old = self._entries.get(entry.name)
+            taken = {a for a in entry.ablations if a in self._ablations and self._ablations[a][0] != entry.name}
+            if not replace and (old is not None or taken or entry.name in self._ablations):
+                clash = entry.name if old is not None or entry.name in self._ablations else sorted(taken)[0]
+                raise ValueError(f"mode {entry.name!r}: the name {clash!r} is already registered "
+                                 "(register(entry, replace=True) replaces it)")
+            if old is not None:
+                self._ablations = {a: v for a, v in self._ablations.items() if v[0] != entry.name}
+                self._loaded.pop(entry.name, None)
+            self._entries = {**self._entries, entry.name: entry}
+            self._ablations = {**self._ablations, **{a: (entry.name, dict(o)) for a, o in entry.ablations.items()}}
+
+    def _load_plugins(self) -> None:
+        """Register the modes of the entry-point group, once (a broken plug-in is an error naming it)."""
+        if self._plugins is None:
+            return
+        with self._lock:
+            group, self._plugins = self._plugins, None
+            for ep in sorted(entry_points(group=group), key=lambda e: e.name):
+                try:
+                    found = ep.load()
+                    entry = found() if callable(found) and not isinstance(found, ModeEntry) else found
+                    self._add(entry, replace=False)
+                except Exception as exc:
+                    raise ValueError(f"the mode plug-in {ep.name} = {ep.value} (entry point group {group}) "
+                                     f"cannot be registered: {exc}") from exc
+                log.debug("mode %s registered from %s", entry.name, ep.value)
 
     def view_modes(self) -> list[str]:
         """The modes a reader with access groups may use: those that answer from the index state alone."""
@@ -243,7 +304,7 @@ class Registry:
 #: (``retrieval.modes.graph``; pcst and gnn build on that pass and read the table too)
 _SEEDS = ("entity_k", "min_entity_score", "cased_names")
 _WEIGHTS = ("weights", "homogeneity_floor", "homogeneity_slope", "homogeneity_min_chunks", "homogeneity_min_share")
-_GRAPH = (*_SEEDS, "enrich_entities_per_chunk", "enrich_weight", *_WEIGHTS, "link_weight")
+_GRAPH = (*_SEEDS, *_WEIGHTS, "link_weight")
 
 
 def _graph(**override: Any) -> dict[str, Any]:
@@ -253,7 +314,7 @@ def _graph(**override: Any) -> dict[str, Any]:
 
 _BOTH = frozenset({TEXT, IMAGE})
 
-REGISTRY = Registry([
+REGISTRY = Registry(plugins=ENTRY_POINT_GROUP, entries=[
     ModeEntry("graph", "dense + BM25 first pass, entity seeds, personalized PageRank over entities and "
               "passages, fused with the chunks naming the seeds, then the documents the best ones name by title or "
               "lead to over a shared entity, and the chunks dated in the question's time cue (the default)",
@@ -311,14 +372,14 @@ REGISTRY = Registry([
               evaluated_on=frozenset({TEXT})),
     ModeEntry("pcst", "graph's candidates -> prize-collecting Steiner tree -> its chunks",
               "hopgraph.retrieval.modes.subgraph:PcstMode", settings=(*_GRAPH, "modes.graph"),
-              evaluated_on=frozenset({TEXT})),
+              options="hopgraph.core.subgraph_settings:PcstModeSettings", evaluated_on=frozenset({TEXT})),
     ModeEntry("gnn", "graph's candidates rescored by the trained GNN (hopgraph train-gnn)",
-              "hopgraph.retrieval.modes.subgraph:GnnMode", settings=(*_GRAPH, "modes.graph")),
+              "hopgraph.retrieval.modes.subgraph:GnnMode", settings=(*_GRAPH, "modes.graph"),
+              options="hopgraph.core.subgraph_settings:GnnModeSettings"),
     ModeEntry("image", "text -> images: similarity of the captions together and of the best single caption "
               "(or CLIP) fused with the entity graph",
               "hopgraph.retrieval.modes.image:ImageMode",
-              settings=(*_SEEDS, "enrich_entities_per_chunk", "enrich_weight"),
-              options="hopgraph.core.retrieval_settings:ImageRetrievalSettings",
+              settings=_SEEDS, options="hopgraph.core.retrieval_settings:ImageRetrievalSettings",
               ablations={"image-rrf": {"modes": {"image": {"fusion": "rrf"}}},
                          "image-no-expansion": {"modes": {"image": {"similar_k": 0, "cooccur_k": 0}}},
                          "image-no-kg": {"modes": {"image": {"kg_weight": 0.0}}},

@@ -1,9 +1,10 @@
 """The bridge from the retrieval snapshot to gpu/: the candidate subgraph of a query (its expansion
 candidates, exported to PyTorch Geometric), the GNN's per-entity features and training labels.
 
-Candidates: the seeds plus the entities with the most PPR mass, at most ``gpu.candidates``. Only the
-graph induced on them is exported, with the relation embeddings of its typed edges and similarity edges
-among them: a query's memory follows ``gpu.candidates``, never the size of the corpus.
+Candidates: the seeds plus the entities with the most PPR mass, at most the mode's ``candidates``
+(``retrieval.modes.pcst``/``gnn``). Only the graph induced on them is exported, with the relation
+embeddings of its typed edges and similarity edges among them: a query's memory follows ``candidates``,
+never the size of the corpus.
 Features (``gpu.gnn.FEATURES``): PPR mass (relative to the best candidate), seed weight, cosine to the
 query, specificity of ``df + 1`` (``hopgraph.core.weights``) and ``log(1 + df)``.
 """
@@ -21,6 +22,7 @@ import scipy.sparse as sp
 
 from hopgraph.core.budget import check_budget
 from hopgraph.core.gpu_settings import GpuSettings
+from hopgraph.core.subgraph_settings import SubgraphOptions
 from hopgraph.core.weights import specificity
 from hopgraph.retrieval.ppr import JointWalk
 from hopgraph.retrieval.signals import Seeds
@@ -197,34 +199,37 @@ class GpuParts:
             self._ppr = (walk, TorchPPR(walk.matrix(), self.device))
         return self._ppr[1]
 
-    def scorer(self, snap: Snapshot) -> GnnScorer:
-        """The GNN scorer of the checkpoint (loaded once per graph version; mismatches refused)."""
+    def scorer(self, snap: Snapshot, allow_stale: bool = False) -> GnnScorer:
+        """The GNN scorer of the checkpoint (loaded once per graph version; mismatches refused unless
+        ``allow_stale``: ``retrieval.modes.gnn.allow_stale_checkpoint``)."""
         from hopgraph.gpu.gnn import CheckpointError, GnnScorer, load_checkpoint
 
         if self._scorer is None or self._scorer[0] != snap.version:
             if self.checkpoint is None:
                 raise CheckpointError("no GNN checkpoint is configured (train one with `hopgraph train-gnn`)")
             model, meta = load_checkpoint(self.checkpoint, self.device, snap.version, self.embedder_name,
-                                          self.cfg.allow_stale_checkpoint)
+                                          allow_stale)
             self._scorer = (snap.version, GnnScorer(model, meta, self.device, self.cfg.mixed_precision))
         return self._scorer[1]
 
     def candidates(self, snap: Snapshot, entity_mass: np.ndarray, seeds: Seeds, sims: np.ndarray,
-                   budget_mb: float | None = None) -> Candidates:
-        """The query's candidate subgraph on the device. ``budget_mb``: a subgraph whose working set
-        would exceed it is refused (``QueryMemoryError``) before it is built."""
+                   opts: SubgraphOptions, budget_mb: float | None = None) -> Candidates:
+        """The query's candidate subgraph on the device, sized by ``opts`` (the mode's ``candidates``,
+        ``similar_k``, ``similar_min``). ``budget_mb``: a subgraph whose working set would exceed it is
+        refused (``QueryMemoryError``) before it is built."""
         import torch
 
         from hopgraph.gpu.export import ENTITY, export
 
-        nodes = candidate_nodes(snap, entity_mass, seeds, self.cfg.candidates)
+        nodes = candidate_nodes(snap, entity_mass, seeds, opts.candidates)
         found = induced(snap, nodes)
         if budget_mb is not None:
-            check_budget(subgraph_bytes(found, snap.entity_vectors.shape[1], self.cfg.similar_k), budget_mb,
-                         f"the PCST/GNN subgraph of {len(nodes)} candidates (gpu.candidates)")
+            check_budget(subgraph_bytes(found, snap.entity_vectors.shape[1], opts.similar_k), budget_mb,
+                         f"the {opts.MODE} subgraph of {len(nodes)} candidates "
+                         f"(retrieval.modes.{opts.MODE}.candidates)")
         ids = [t.relation_id for t in found.typed]
         graph = candidate_graph(snap, found, self.vectors.vectors("relationships", ids) if ids else {})
-        sub = export(graph, self.device, self.cfg.similar_k, self.cfg.similar_min).data
+        sub = export(graph, self.device, opts.similar_k, opts.similar_min).data
         sub[ENTITY].node_idx = torch.from_numpy(nodes).to(self.device)
         return Candidates(torch.from_numpy(nodes), sub, features(snap, nodes, entity_mass, seeds, sims),
                           graph.type_names)
@@ -233,10 +238,11 @@ class GpuParts:
     def checkpoint_meta(self) -> CheckpointMeta | None:
         return self._scorer[1].meta if self._scorer else None
 
-    def gnn_weight(self) -> float:
-        """``gpu.gnn_weight``, else the weight chosen on the checkpoint's validation queries, else 1."""
-        if self.cfg.gnn_weight is not None:
-            return self.cfg.gnn_weight
+    def gnn_weight(self, configured: float | None) -> float:
+        """``configured`` (``retrieval.modes.gnn.weight``), else the weight chosen on the checkpoint's validation
+        queries, else 1."""
+        if configured is not None:
+            return configured
         meta = self.checkpoint_meta
         return float(meta.metrics.get("gnn_weight", 1.0)) if meta else 1.0
 

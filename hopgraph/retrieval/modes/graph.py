@@ -71,8 +71,8 @@ def graph_pass(run: Run, res: Resources) -> GraphPass:
     t = time.perf_counter()
     gp.seeds, gp.sims = signals.seeds_of(run, trace)
     if g.enrichment and g.enrich_chunks:
-        signals.enrich(snap, gp.seeds, gp.first[: g.enrich_chunks], gp.sims, cfg.enrich_entities_per_chunk,
-                       cfg.enrich_weight)
+        signals.enrich(snap, gp.seeds, gp.first[: g.enrich_chunks], gp.sims, g.enrich_entities_per_chunk,
+                       g.enrich_weight)
     if g.drop_generic:
         dropped = signals.drop_generic(snap, gp.seeds)
         if dropped:
@@ -183,8 +183,8 @@ def fuse(run: Run, res: Resources, gp: GraphPass, extra: dict[str, dict[str, flo
     for name in named.keys() - {"dense", "bm25"}:
         pool |= set(top(named[name], cfg.candidate_k))
     sig = {name: {c: s for c, s in v.items() if c in pool} for name, v in named.items()}
-    weights = {"pcst": res.gpu.cfg.pcst_weight, "gnn": res.gpu.gnn_weight(), "facts": g.fact_weight,
-               "entities": seed_chunk_weight(run, gp),
+    weights = {"pcst": cfg.modes.pcst.weight, "gnn": res.gpu.gnn_weight(cfg.modes.gnn.weight),
+               "facts": g.fact_weight, "entities": seed_chunk_weight(run, gp),
                **first_pass_weights(cfg, state_homogeneity(run.state), run.snap.n_chunks)}
     if g.fusion == "rrf":
         fused = rrf({name: ranked(v) for name, v in sig.items()}, k=cfg.rrf_k, weights=weights)

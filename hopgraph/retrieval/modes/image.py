@@ -61,8 +61,8 @@ def fuse_with_kg(run: Run, res: Resources, index: image.ImageIndex, visual: dict
     else:  # an image query has no words: the nearest images' entities are the seeds
         seeds, sims = signals.Seeds(), np.zeros(0)
     if icfg.enrich_images:
-        signals.enrich(snap, seeds, first[: icfg.enrich_images], sims, cfg.enrich_entities_per_chunk,
-                       cfg.enrich_weight)
+        signals.enrich(snap, seeds, first[: icfg.enrich_images], sims, icfg.enrich_entities_per_chunk,
+                       icfg.enrich_weight)
     lines = signals.explain_seeds(snap, seeds, trace)
     scores = image.expand(seeds.weights, image_edges(run.state, icfg), snap.n_entities, icfg.expand_weight)
     contributing = {int(e): float(scores[e]) for e in np.flatnonzero(scores)}

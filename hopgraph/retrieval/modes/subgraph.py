@@ -27,11 +27,9 @@ if TYPE_CHECKING:
 
 def pcst_signal(run: Run, gp: GraphPass, res: Resources) -> tuple[dict[str, float], list[str]]:
     """PCST over the candidate subgraph; the tree's entities score the chunks that mention them."""
-    snap, parts = run.snap, res.gpu
-    g = parts.cfg
-    cand = parts.candidates(snap, gp.entity_mass, gp.seeds, gp.sims, run.cfg.query_memory_mb)
-    tree = pcst.extract(cand.sub, cand.relation_types, run.qvec, g.pcst_topk,
-                        g.pcst_topk_edges, g.pcst_edge_cost)
+    snap, parts, g = run.snap, res.gpu, run.cfg.modes.pcst
+    cand = parts.candidates(snap, gp.entity_mass, gp.seeds, gp.sims, g, run.cfg.query_memory_mb)
+    tree = pcst.extract(cand.sub, cand.relation_types, run.qvec, g.topk, g.topk_edges, g.edge_cost)
     triples = [f"{snap.entity_names[t.source]} {t.relation.replace('_', ' ')} {snap.entity_names[t.target]}"
                for t in sorted(tree.triples, key=lambda t: -t.weight)]
     gp.trace.explain["pcst"] = {"candidates": int(cand.nodes.numel()),
@@ -45,10 +43,10 @@ def gnn_signal(run: Run, gp: GraphPass, res: Resources) -> tuple[dict[str, float
     attended to most become the context's relations."""
     snap, parts = run.snap, res.gpu
     try:
-        scorer = parts.scorer(snap)
+        scorer = parts.scorer(snap, run.cfg.modes.gnn.allow_stale_checkpoint)
     except CheckpointError as exc:
         raise QueryError(str(exc)) from exc
-    cand = parts.candidates(snap, gp.entity_mass, gp.seeds, gp.sims, run.cfg.query_memory_mb)
+    cand = parts.candidates(snap, gp.entity_mass, gp.seeds, gp.sims, run.cfg.modes.gnn, run.cfg.query_memory_mb)
     probs, attn = scorer.score(cand.sub, torch.from_numpy(np.asarray(run.qvec, dtype=np.float32)), cand.scalars,
                                attention=True)
     probs = probs.cpu()
@@ -84,7 +82,7 @@ class GnnMode:
         no candidate entity is in one)."""
         snap = run.snap
         gp = graph_pass(run, res)
-        cand = res.gpu.candidates(snap, gp.entity_mass, gp.seeds, gp.sims)
+        cand = res.gpu.candidates(snap, gp.entity_mass, gp.seeds, gp.sims, run.cfg.modes.gnn)
         gold = [snap.chunk_index[c] for c in gold_chunk_ids if c in snap.chunk_index]
         labels = subgraph.gold_labels(snap, cand.nodes.numpy(), gold)
         if not bool(labels.any()):
