@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hopgraph.core.collections import placed
+from hopgraph.core.errors import HopgraphError
 from hopgraph.core.settings import Settings
 from hopgraph.vectors.store import COLLECTIONS, CollectionSpec
 
@@ -32,7 +33,7 @@ PACKAGE = Path(__file__).resolve().parents[1]
 EXAMPLE = "notes"
 
 
-class ScanError(ValueError):
+class ScanError(HopgraphError, ValueError):
     """A writer whose collection or payload keys the scan cannot resolve."""
 
 
