@@ -297,10 +297,12 @@ def test_models_load_once_per_actor_across_consecutive_ingests(cluster: Cluster,
             assert p.ingest([part]).documents_ingested == 6
             loads.append(engine.model_loads)
             actors.append(sorted((i["kind"], i["pid"], i["loads"]) for i in engine.actor_infos()))
-        # two parse and two embed actors (one of each per node), the same ones in every run, one model load each
-        assert [k for k, _, _ in actors[0]] == ["embed", "embed", "parse", "parse"]
-        assert actors[1] == actors[0] and actors[2] == actors[0] and {n for _, _, n in actors[0]} == {1}
-        assert loads == [4, 4, 4]
+        # one parse and one embed actor per node (an earlier test may have removed the second node), the same
+        # ones in every run, one model load each
+        n = len(engine.nodes)
+        assert [k for k, _, _ in actors[0]] == ["embed"] * n + ["parse"] * n
+        assert actors[1] == actors[0] and actors[2] == actors[0] and {c for _, _, c in actors[0]} == {1}
+        assert loads == [2 * n] * 3
         shipper = engine._aliases
         assert shipper is not None and len(shipper.chain.links) >= 3  # a base, then a delta per run
         # every entry went to the object store once, and each worker process fetched it at most once
