@@ -1,8 +1,9 @@
 """Ingestion on Ray (``ingest.engine = "ray"``) on a real two-node Ray cluster simulated on this machine,
-every node on the loopback range (127.0.0.2 and 127.0.0.3): the stores end as after a local ingest; a
-node removed mid-run has its batches retried; a driver killed mid-run is completed by a rerun; an
-unreachable cluster fails before anything is written; a server's ``POST /documents`` and scheduled
-re-ingestion run on the cluster too."""
+every node on the loopback range (127.0.0.2 and 127.0.0.3, two CPUs each): the stores end as after a
+local ingest; a node removed mid-run has its batches taken by the actors left; a driver killed mid-run is
+completed by a rerun; an unreachable cluster fails before anything is written; a server's ``POST
+/documents`` and scheduled re-ingestion run on the cluster too; the actors load their models once over
+consecutive ingests and run the threads they declare; a document spaCy cannot parse is a dead letter."""
 
 from __future__ import annotations
 
@@ -41,12 +42,13 @@ from ray.cluster_utils import Cluster  # noqa: E402
 HOTPOT = SHARED_DATA / "hotpotqa-100"
 DOCS = 18  # three parts of 6 in the model-loading test
 MODES = ("dense", "bm25", "graph", "local", "global", "hybrid", "mix")
-_NODE_ARGS: dict[str, Any] = {"num_cpus": 1, "object_store_memory": 96 * 2**20}
+_NODE_ARGS: dict[str, Any] = {"num_cpus": 2, "object_store_memory": 96 * 2**20}
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Cluster]:
-    """A head at 127.0.0.2 and a worker node at 127.0.0.3, one CPU each."""
+    """A head at 127.0.0.2 and a worker node at 127.0.0.3, two CPUs each (one parse and one embed actor
+    each: a node removed leaves one of each kind)."""
     os.environ.setdefault("RAY_DISABLE_USAGE_STATS", "1")
     c = Cluster(initialize_head=True, head_node_args={"node_ip_address": "127.0.0.2", "include_dashboard": False,
                                                        **_NODE_ARGS})
@@ -80,7 +82,8 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _settings(arcadedb: ServerInfo, data_dir: Path, address: str | None = None) -> Settings:
-    ingest = IngestSettings(doc_batch=3, engine="ray" if address else "local", ray_address=address)
+    """One embedding thread on both engines: the same float sums, so the same vectors."""
+    ingest = IngestSettings(doc_batch=3, engine="ray" if address else "local", ray_address=address, embed_threads=1)
     return settings_for(arcadedb, data_dir, ingest=ingest)
 
 
@@ -260,19 +263,24 @@ def test_tasks_are_given_no_credentials() -> None:
     assert shipped.max_document_chunks == 77 and shipped.embedder == s.embedder and shipped.extraction == s.extraction
 
 
-def test_tasks_declare_one_cpu_to_parse_and_their_threads_or_a_gpu_share_to_embed() -> None:
-    from hopgraph.ingest.ray_engine import task_options
+def test_the_plan_gives_each_kind_the_cpus_it_runs() -> None:
+    from hopgraph.ingest.ray_pools import RayUnavailableError, plan_pools
 
-    parse, embed, window = task_options(cpus=8, gpus=0, threads=2, node_cpus=4)
-    assert parse["num_cpus"] == 1 and embed["num_cpus"] == 2 and window == 16  # two batches per parsing slot
-    assert "num_gpus" not in parse and "num_gpus" not in embed
-    _, embed, window = task_options(cpus=2, gpus=0, threads=2, node_cpus=1)  # 1-CPU nodes: never more than 1
-    assert embed["num_cpus"] == 1 and window == 4
-    parse, embed, _ = task_options(cpus=8, gpus=2, threads=2, node_cpus=4)
-    assert "num_gpus" not in parse and embed["num_gpus"] == 0.5 and embed["num_cpus"] == 1  # GPU nodes embed
+    plan = plan_pools({"a": (2, 0), "b": (2, 0)}, threads=1)  # one of each kind per node
+    assert [(n.parse, n.embed) for n in plan.nodes] == [(1, 1), (1, 1)] and plan.embed_resources == {"num_cpus": 1}
+    plan = plan_pools({"a": (4, 0), "b": (4, 0)}, threads=2)  # half the CPUs embed, two threads per actor
+    assert plan.embed_actors == 2 and plan.parse_actors == 4 and plan.embed_resources == {"num_cpus": 2}
+    plan = plan_pools({"a": (1, 0), "b": (1, 0)}, threads=2)  # no node has two CPUs: one thread
+    assert plan.embed_threads == 1 and plan.embed_actors == 1 and plan.parse_actors == 1
+    plan = plan_pools({"cpu": (8, 0), "gpu": (4, 2)}, threads=2)  # GPU shares embed; every other CPU parses
+    assert [(n.parse, n.embed) for n in plan.nodes] == [(8, 0), (0, 4)]
+    assert plan.embed_resources == {"num_cpus": 1, "num_gpus": 0.5} and plan.embed_threads == 1
+    assert plan_pools({"cpu": (8, 0), "gpu": (4, 2)}, threads=2, gpu_embed=False).embed_resources == {"num_cpus": 2}
+    with pytest.raises(RayUnavailableError, match="needs two"):
+        plan_pools({"a": (1, 0)}, threads=1)
 
 
-def test_models_load_once_per_worker_across_consecutive_ingests(cluster: Cluster, arcadedb: ServerInfo,
+def test_models_load_once_per_actor_across_consecutive_ingests(cluster: Cluster, arcadedb: ServerInfo,
                                                                corpus: Path, embedder: SentenceTransformerEmbedder,
                                                                tmp_path: Path) -> None:
     lines = corpus.read_text().splitlines(keepends=True)
@@ -280,7 +288,7 @@ def test_models_load_once_per_worker_across_consecutive_ingests(cluster: Cluster
         ingestor = p._ingestor()
         engine = ingestor._ray
         assert engine is not None
-        loads = []
+        loads, actors = [], []
         for i in range(3):  # three runs of one platform (a server's uploads), new documents each time
             # an alias map that grows between runs (ids no extraction produces: the results stay the same)
             ingestor.aliases.update({f"ent_unseen_{i}_{j}": "ent_unseen" for j in range(200 if i == 0 else 5)})
@@ -288,7 +296,13 @@ def test_models_load_once_per_worker_across_consecutive_ingests(cluster: Cluster
             part.write_text("".join(lines[i * 6:(i + 1) * 6]))
             assert p.ingest([part]).documents_ingested == 6
             loads.append(engine.model_loads)
-        assert 2 <= loads[0] <= 4 and loads[1] == loads[0] and loads[2] == loads[0]  # once per worker process
+            actors.append(sorted((i["kind"], i["pid"], i["loads"]) for i in engine.actor_infos()))
+        # one parse and one embed actor per node (an earlier test may have removed the second node), the same
+        # ones in every run, one model load each
+        n = len(engine.nodes)
+        assert [k for k, _, _ in actors[0]] == ["embed"] * n + ["parse"] * n
+        assert actors[1] == actors[0] and actors[2] == actors[0] and {c for _, _, c in actors[0]} == {1}
+        assert loads == [2 * n] * 3
         shipper = engine._aliases
         assert shipper is not None and len(shipper.chain.links) >= 3  # a base, then a delta per run
         # every entry went to the object store once, and each worker process fetched it at most once

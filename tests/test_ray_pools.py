@@ -1,6 +1,7 @@
 """Parsing and embedding on Ray take different nodes: on a cluster whose one GPU node (a GPU declared to
-Ray; torch finds none here and embeds on the CPU) embeds, the CPU-only node parses too, and the vectors
-equal those of the ingest process's own embedder (a real two-node cluster on 127.0.0.4 and .5)."""
+Ray; torch finds none here and embeds on the CPU) embeds, the CPU-only node parses, each actor runs the
+threads it declares, and the vectors equal those of the ingest process's own embedder (a real two-node
+cluster on 127.0.0.4 and .5)."""
 
 from __future__ import annotations
 
@@ -48,6 +49,7 @@ def test_gpu_nodes_embed_while_every_node_parses(gpu_cluster: Cluster, embedder:
         assert engine.gpus == 1
         report = IngestReport()
         got = list(engine.prepared(batches, {}, embedder, report))
+        infos = engine.actor_infos()
     finally:
         engine.close()
     assert not ray.is_initialized()
@@ -59,3 +61,9 @@ def test_gpu_nodes_embed_while_every_node_parses(gpu_cluster: Cluster, embedder:
         texts = [c.text for c in prepared.chunks]
         assert np.allclose(prepared.embedder.embed(texts), embedder.embed(texts), atol=1e-5)
     assert {"ray_chunk", "ray_extract", "ray_embed"} <= set(report.stage_seconds)
+    # one actor of each kind (a CPU each): the embed actor on the GPU node with half its GPU and one thread
+    assert sorted((i["kind"], i["node"]) for i in infos) == [("embed", "127.0.0.5"), ("parse", "127.0.0.4")]
+    for info in infos:
+        assert info["cpus"] == info["torch_threads"] == 1 and info["loads"] == 1
+    assert {i["kind"]: i["gpus"] for i in infos} == {"embed": 0.5, "parse": 0.0}
+    assert next(i for i in infos if i["kind"] == "parse")["spacy_n_process"] == 1

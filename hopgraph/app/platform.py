@@ -299,9 +299,13 @@ class Platform:
         return self.browser.list_documents(skip=skip, limit=limit)
 
     def status(self) -> dict[str, Any]:
-        """Counts of graph items and vectors."""
+        """Counts of graph items and vectors, and the dead letters (documents whose parsing failed, not written)."""
+        from hopgraph.ingest.dead_letters import load_dead_letters
+
         vectors = {name: self.vectors.count(name) for name in COLLECTIONS}
-        return {"graph": self.graph.counts(), "graph_version": self.graph.version(), "vectors": vectors}
+        dead = [d.model_dump() for d in load_dead_letters(self.settings.data_dir)]
+        return {"graph": self.graph.counts(), "graph_version": self.graph.version(), "vectors": vectors,
+                "dead_letters": dead}
 
     def index_freshness(self) -> Freshness:
         """The version of the index state that answers queries, the graph's, and the last refresh."""

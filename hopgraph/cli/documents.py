@@ -119,6 +119,8 @@ def ingest(
         console.print(f"  [yellow]skipped[/] {escape(source)}: {escape(reason)}")
     for source, warning in report.warnings.items():
         console.print(f"  [yellow]warning[/] {escape(source)}: {escape(warning)}")
+    for dead in report.dead_letters:
+        console.print(f"  [red]dead letter[/] {escape(dead.source)}: {escape(dead.error)} (a rerun tries it again)")
     if report.skipped and not (report.documents_ingested or report.documents_unchanged):
         raise fail(BadInputError(f"nothing was ingested: all {len(report.skipped)} documents were skipped "
                                  "(reasons above)"))
@@ -231,6 +233,9 @@ def status(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     for k, v in st["vectors"].items():
         table.add_row("vectors", k, str(v))
     console.print(table)
+    for dead in st.get("dead_letters", []):
+        console.print(f"[red]dead letter[/] {escape(str(dead['source']))}: {escape(str(dead['error']))} "
+                      f"({dead['attempts']} attempt(s); the next ingest of it tries again)")
 
 
 def doctor(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:

@@ -313,6 +313,17 @@ class QueryResult(BaseModel):
         return any(n.startswith("degraded") for n in self.notes)
 
 
+class DeadLetter(BaseModel):
+    """A document whose parsing or extraction failed (after a retry where its worker died): not written,
+    so a rerun tries it again."""
+
+    source: str
+    document_id: str
+    content_hash: str = ""
+    error: str = Field(description="what failed: the exception's type and message")
+    attempts: int = Field(default=1, description="tries the run gave it")
+
+
 class IngestReport(BaseModel):
     """What an ingestion run did."""
 
@@ -345,6 +356,8 @@ class IngestReport(BaseModel):
     bound: str = Field(default="", description="the stage that bounded this run's throughput (the busiest)")
     extraction_workers: int = Field(default=0, description="spaCy worker processes this run's batches were "
                                     "parsed in (0: in the ingest process; see extraction.processes)")
+    dead_letters: list[DeadLetter] = Field(default_factory=list, description=(
+        "documents whose parsing or extraction failed; the rest of the run landed, and a rerun tries them again"))
 
 
 class Answer(BaseModel):

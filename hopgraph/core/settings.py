@@ -142,6 +142,9 @@ class EmbedderSettings(BaseModel):
         "query` then starts without torch. Documents are embedded by the model itself."))
     onnx_dir: str | None = Field(default=None, description=(
         "Where the ONNX copies live (default: `$XDG_CACHE_HOME/hopgraph/onnx`, else `~/.cache/hopgraph/onnx`)."))
+    threads: int = Field(default=0, ge=0, le=256, description=(
+        "Intra-op threads of onnxruntime: the int8 ONNX embedder's (0: one per core) and, when set, the ONNX "
+        "question embedder's (0: one). A Ray embed actor sets it to the CPUs it declares."))
 
 
 class ClipSettings(BaseModel):

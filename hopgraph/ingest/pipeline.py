@@ -32,6 +32,7 @@ from hopgraph.ingest.communities import CommunityBuilder
 from hopgraph.ingest.community_plan import CommunityReport
 from hopgraph.ingest.control import IngestCancelled, IngestControl, check_free_space, unattended
 from hopgraph.ingest.counting import count_documents
+from hopgraph.ingest.dead_letters import record_dead_letters
 from hopgraph.ingest.embedded_memo import COLLECTIONS as MEMO_COLLECTIONS
 from hopgraph.ingest.embedded_memo import EmbeddedMemo
 from hopgraph.ingest.embedding import caption_points, image_points, vector_points, with_groups
@@ -181,6 +182,7 @@ class Ingestor:
         finally:
             bar.close()
             self.end_run()  # the extraction workers leave with the run; Ray's keep their models
+        record_dead_letters(self.settings.data_dir, report.dead_letters, self.graph.document_states)
         if finish:
             self._finish(report)
         report.seconds = time.perf_counter() - t0

@@ -1,34 +1,31 @@
 """Ingestion on a Ray cluster (``ingest.engine = "ray"``): the per-document work of each write batch —
-chunking, spaCy extraction, chunk, entity-name and relation-type embedding — runs as Ray tasks; the
-ingest process stays the one ordered writer (entity resolution against the store, the graph and
-vector writes, pending → complete, communities, the change log), so the stores end as after a local
-ingest.
+chunking, spaCy extraction, chunk, entity-name and relation-type embedding — runs on two actor pools
+(``ray_pools``: parse actors and embed actors, made once per engine, each loading its model once and
+declaring exactly the CPUs and GPU share it runs with); the ingest process stays the one ordered writer
+(entity resolution against the store, the graph and vector writes, pending → complete, communities, the
+change log), so the stores end as after a local ingest.
 
-It slots in where the local extraction workers do (``Ingestor._ingest_changed``): batches go out in
-order, at most two per parsing slot in flight (backpressure: a slow writer holds the cluster back, and
-no more than that many batches are ever in memory), are taken as they finish and handed to the writer
-in order; each comes back as the same ``Prepared`` batch the local engine builds, with its
-``Extraction`` and an embedder that answers from the vectors the tasks computed (``Precomputed``: any
-text it lacks is embedded here). A batch is parsed by one task and embedded by a second
-(``ray_tasks``), which ask for different resources (``task_options``): on a cluster with GPUs the
-CPU-only nodes parse while the GPU nodes embed.
+It slots in where the local extraction workers do (``Ingestor._write_all``): the driver sends a batch to
+the parse actor with the fewest calls in flight, hands the parsed batch (by reference: it moves between
+the nodes without passing through the driver) to the least busy embed actor, and takes results as they
+finish, handing them to the writer in order. At most two batches per actor are in flight (backpressure:
+a slow writer holds the cluster back). Each comes back as the same ``Prepared`` batch the local engine
+builds, with its ``Extraction`` and an embedder that answers from the vectors the actors computed
+(``Precomputed``: any text it lacks is embedded here). Why actors and a queue of our own rather than
+Ray Data ``map_batches``: the writer must take batches in their order and at its own pace, and the
+records (chunks, extractions) are nested objects, not columns that Arrow blocks would hold.
 
-Why tasks, and not Ray Data ``map_batches`` or an actor pool: the writer must take batches in their
-order and at its own pace, and the records (chunks, extractions) are nested objects, not columns;
-Ray Data would turn them into Arrow blocks and back, and needs its own extra (pyarrow). Tasks keep
-the models loaded all the same — Ray reuses a worker process for the job's next task, and each
-process keeps its models (the engine stays connected across the runs of one ingestor, so a server's
-uploads and scheduled jobs load them once, ``model_loads``; the alias map reaches a worker process
-whole once, then as what entity resolution changed, see ``alias_sync``) — and fail over better than
-actors: a task whose worker or whole node dies is retried by Ray on any node left (``max_retries``;
-a parsed batch lost with its node is parsed again), where an actor pool would wait for its dead actor
-to be restarted on a node with room for it.
+The pools live as long as the engine: across every ingest of one ``Platform`` (a server's uploads and
+its scheduled runs), until ``close``. A document whose parsing raises is a dead letter
+(``IngestReport.dead_letters``): the rest of its batch is written, and a rerun tries it again. An actor
+that dies (its node gone) has its batches sent to the others of its pool and a replacement asked for;
+a batch whose parse actor died twice is dead-lettered whole, and a batch that fails ``_RETRIES`` times
+for lost actors or objects ends the run (``RayUnavailableError``; a rerun completes it).
 
-An embedding task embeds with as many intra-op threads as a local ingest would (``threads``:
-``ingest.embed_threads``, one per core by default; Ray starts its workers with one): the float sums of
-a matrix product depend on how many threads split it, and on hotpotqa-100 one thread instead of two
-moved 3 of 1,124 chunk vectors and 292 entity vectors by ~1e-7, which the RAPTOR tree's UMAP turned
-into other clusters (``benchmarks/ray_identity.py``).
+Embedding runs as many intra-op threads as the embed actor declares CPUs; the float sums of a matrix
+product depend on how many threads split it (on hotpotqa-100 one thread instead of two moved 3 of 1,124
+chunk vectors by ~1e-7, ``benchmarks/ray_identity.py``), so vectors equal a local ingest's bit for bit
+where ``ingest.embed_threads`` is the same on both and fits a node.
 
 Every address stays on the loopback range by default: with no address, a private Ray instance starts
 at 127.0.0.2 (Ray rewrites 127.0.0.1 to the machine's outward address; other 127.0.0.x it keeps), and a
@@ -44,17 +41,18 @@ import socket
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from hopgraph.core.errors import StoreUnavailableError
-from hopgraph.core.records import IngestReport
+from hopgraph.core.records import DeadLetter, IngestReport
 from hopgraph.core.settings import Settings
 from hopgraph.ingest.alias_sync import AliasChain, AliasShipper
 from hopgraph.ingest.batches import Prepared
 from hopgraph.ingest.local_engine import embed_threads
-from hopgraph.ingest.ray_tasks import Computed, WorkerSettings, embed_batch, parse_batch
+from hopgraph.ingest.ray_pools import Member, Pools, RayUnavailableError, node_resources, plan_pools
+from hopgraph.ingest.ray_tasks import Computed, WorkerSettings
 from hopgraph.ingest.source_text import SourceText
 from hopgraph.vectors.embedders import Embedder
 
@@ -62,19 +60,17 @@ log = logging.getLogger(__name__)
 
 #: the node IP of a private Ray instance (127.0.0.1 would be rewritten to the outward interface)
 LOOPBACK_NODE = "127.0.0.2"
-#: batches in flight per parsing slot of the cluster (the backpressure window)
-_IN_FLIGHT_PER_TASK = 2
-#: embedding tasks sharing one GPU at a time (one computes while the other's batch moves)
-_EMBEDS_PER_GPU = 2
-#: retries of a batch whose worker or node died
+#: batches in flight per actor of the pools (the backpressure window)
+_IN_FLIGHT_PER_ACTOR = 2
+#: tries of a batch whose actors or objects were lost with their node
 _RETRIES = 5
+#: parse actors a batch may see die before its documents are dead letters
+_PARSE_DEATHS = 2
 _CONNECT_TIMEOUT_S = 5.0
 #: environment the tasks run with (models ship with packages; nothing is downloaded)
 _TASK_ENV = {"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
 
-
-class RayUnavailableError(StoreUnavailableError):
-    """The Ray cluster cannot be reached, or lost a batch beyond its retries."""
+__all__ = ["LOOPBACK_NODE", "Precomputed", "RayEngine", "RayUnavailableError"]
 
 
 class Precomputed:
@@ -120,65 +116,83 @@ def _is_loopback(host: str) -> bool:
         return host == "localhost"
 
 
-def task_options(cpus: float, gpus: float, threads: int, node_cpus: float
-                 ) -> tuple[dict[str, Any], dict[str, Any], int]:
-    """The Ray options of the parsing and the embedding tasks, and how many batches are kept in flight.
-    Parsing (chunking, spaCy) declares one CPU. Embedding declares as many CPUs as the intra-op threads
-    it embeds with (so that the tasks Ray packs on a node never run more threads than it has cores), but
-    no more than the largest node has (``node_cpus``; a task asking for more would never be scheduled);
-    on a cluster with GPUs it declares one CPU and a share of a GPU instead, so it runs on the GPU nodes
-    while every node's CPUs parse. Two batches are in flight per parsing slot."""
-    threads = max(1, min(threads, int(node_cpus)))
-    parse: dict[str, Any] = {"num_cpus": 1, "max_retries": _RETRIES}
-    embed: dict[str, Any] = {"num_cpus": threads, "max_retries": _RETRIES}
-    if gpus:
-        embed.update(num_cpus=1, num_gpus=1.0 / _EMBEDS_PER_GPU, max_calls=0)
-    return parse, embed, max(1, int(cpus)) * _IN_FLIGHT_PER_TASK
+@dataclass
+class _Job:
+    """One batch on its way through the pools: the call it waits on, the actor running it, its failures."""
+
+    batch: list[SourceText]
+    stage: str = "parse"
+    ref: Any = None  # what the driver waits on: the parse's dead letters, then the embedded batch
+    parsed: Any = None  # the parsed batch (a reference the embed actor is given)
+    member: Member | None = None
+    deaths: int = 0  # parse actors that died with it
+    tries: int = 0  # actors or objects lost with it
+    done: Computed | None = None
+
+
+def _died(exc: Exception, member: Member) -> bool:
+    """Whether ``exc`` says that ``member`` itself died (not an actor its arguments came from)."""
+    actor_id = getattr(exc, "actor_id", None)
+    return actor_id is None or actor_id == member.handle._actor_id.hex()
 
 
 class RayEngine:
-    """Connects to the cluster at ``start``, sends batches out and yields them back in order."""
+    """Connects to the cluster and makes its actor pools at ``start``, sends batches out and yields them
+    back in order; ``close`` kills the pools."""
 
     def __init__(self, settings: Settings, address: str | None = None) -> None:
         self.settings = settings
         self.address = address or settings.ingest.ray_address or os.environ.get("RAY_ADDRESS") or None
         self._owned = False  # this engine called ray.init (and shuts it down)
-        self._parse: Any = None  # the two remote functions, while connected
-        self._embed: Any = None
+        self._pools: Pools | None = None  # the parse and embed actors, while connected
         self.window = 1
-        self.threads = 1  # intra-op threads of the tasks' embedders: the ingest process's (set at start)
+        self.threads = 1  # intra-op threads of each embed actor (set at start)
         self.gpus = 0.0
         self.nodes: list[str] = []  # the node IPs the cluster reported at start
         self.by_node: Counter[str] = Counter()  # batches parsed per node IP
         self.embedded_on: Counter[str] = Counter()  # batches embedded per node IP
-        self.model_loads = 0  # worker processes that loaded the models for a task of this engine
         self._aliases: AliasShipper | None = None  # the alias map as the cluster holds it (while connected)
-        self.alias_entries_fetched = 0  # alias entries the workers fetched for this engine's tasks
+        self.alias_entries_fetched = 0  # alias entries the parse actors fetched for this engine's batches
+
+    @property
+    def model_loads(self) -> int:
+        """Models the actors of this engine's pools loaded (one per actor, however many ingests they served)."""
+        return self._pools.loads if self._pools is not None else 0
+
+    def actor_infos(self) -> list[dict[str, Any]]:
+        """What each live actor says it declared to Ray and runs (``ParseActor.info``, ``EmbedActor.info``)."""
+        import ray
+
+        return list(ray.get([h.info.remote() for h in self._pools.actors()])) if self._pools is not None else []
 
     def task_settings(self) -> WorkerSettings:
-        """What every task is given: no credentials leave this process."""
+        """What every actor is given: no credentials leave this process."""
         return WorkerSettings.of(self.settings)
 
     def start(self) -> None:
-        """Connect (or start a private instance); a cluster that cannot be reached is a
-        ``RayUnavailableError`` raised before the ingest writes anything."""
+        """Connect (or start a private instance) and make the actor pools, once per engine; a cluster that
+        cannot be reached (or has no room for them) is a ``RayUnavailableError`` raised before the ingest
+        writes anything."""
         import ray
 
         os.environ.setdefault("RAY_DISABLE_USAGE_STATS", "1")
         if not ray.is_initialized():
             self._connect(ray)
-            self._aliases = None  # the references of an earlier connection are gone
+            self._aliases = self._pools = None  # the references and actors of an earlier connection are gone
         res = ray.cluster_resources()
-        cpus, self.gpus = float(res.get("CPU", 0)), float(res.get("GPU", 0))
-        alive = [n for n in ray.nodes() if n.get("Alive")]
-        self.nodes = sorted(str(n["NodeManagerAddress"]) for n in alive)
-        node_cpus = max((float(n.get("Resources", {}).get("CPU", 0)) for n in alive), default=1.0)
-        self.threads = embed_threads(self.settings.ingest.embed_threads)  # what a local ingest embeds with
-        parse, embed, self.window = task_options(cpus, self.gpus, self.threads, node_cpus)
-        self._parse, self._embed = ray.remote(**parse)(parse_batch), ray.remote(**embed)(embed_batch)
+        self.gpus = float(res.get("GPU", 0))
+        self.nodes = sorted(str(n["NodeManagerAddress"]) for n in ray.nodes() if n.get("Alive"))
+        if self._pools is None:
+            plan = plan_pools(node_resources(ray), embed_threads(self.settings.ingest.embed_threads),
+                              gpu_embed=self.settings.embedder.device != "cpu")
+            env = {k: os.environ.get(k, v) for k, v in _TASK_ENV.items()}
+            self._pools = Pools(self.task_settings(), plan, env)
+            self.threads = plan.embed_threads
+            self.window = _IN_FLIGHT_PER_ACTOR * (plan.parse_actors + plan.embed_actors)
+            log.info("Ray: %d node(s) %s; %d parse actor(s), %d embed actor(s) of %s", len(self.nodes), self.nodes,
+                     plan.parse_actors, plan.embed_actors, plan.embed_resources)
         if self._aliases is None:
             self._aliases = AliasShipper(ray.put)
-        log.info("Ray: %d node(s) %s, %g CPUs, %g GPUs", len(self.nodes), self.nodes, cpus, self.gpus)
 
     def _connect(self, ray: Any) -> None:
         env = {"env_vars": {k: os.environ.get(k, v) for k, v in _TASK_ENV.items()}}
@@ -202,88 +216,134 @@ class RayEngine:
         self._owned = True
 
     def warm_up(self) -> None:
-        """Load the models in as many worker processes as the cluster has worker CPUs (otherwise the
-        first batches do); benchmarks time ingestion, not model loading."""
-        import ray
-
-        if self._parse is None:
-            self.start()
-        settings = ray.put(self.task_settings())
-        done = ray.get([self._submit(settings, [], AliasChain(""), warm=True)
-                        for _ in range(self.window // _IN_FLIGHT_PER_TASK)])
-        self.model_loads += sum(got.loads for got in done)
-
-    def _submit(self, settings: Any, batch: list[SourceText], aliases: AliasChain, warm: bool = False) -> Any:
-        """The reference of ``batch`` embedded: its embedding task is given its parsing task's result."""
-        return self._embed.remote(settings, self._parse.remote(settings, batch, aliases, warm), self.threads, warm)
+        """Make the pools now (each actor loads its model as it starts); benchmarks time ingestion, not
+        model loading."""
+        self.start()
 
     def prepared(self, batches: Iterable[list[SourceText]], aliases: Mapping[str, str], embedder: Embedder,
                  report: IngestReport) -> Iterator[tuple[list[SourceText], Prepared | None]]:
-        """The batches, chunked, extracted and embedded on the cluster, in their order (each
-        ``Prepared`` carries its extraction and an embedder holding its vectors). Up to ``window``
-        batches are in flight for the whole run; results are taken as they finish and held in order
-        until the writer takes them (the held ones count against the window)."""
+        """The batches, chunked, extracted and embedded on the cluster, in their order (each ``Prepared``
+        carries its extraction and an embedder holding its vectors; the documents that failed to parse
+        are left out of it and added to ``report.dead_letters``). Up to ``window`` batches are in flight
+        for the whole run; results are taken as they finish and held in order until the writer takes
+        them (the held ones count against the window)."""
         import ray
 
-        if self._parse is None or self._aliases is None:
+        if self._pools is None or self._aliases is None:
             self.start()
-        assert self._aliases is not None
+        assert self._pools is not None and self._aliases is not None
+        for members in self._pools.live.values():
+            for m in members:
+                m.busy = 0
         chain = self._aliases.chain_for(aliases)
-        settings = ray.put(self.task_settings())
         todo = iter(batches)
-        flying: dict[Any, int] = {}  # in-flight task -> its sequence number
-        held: dict[int, tuple[list[SourceText], Computed | None]] = {}  # sent or finished, not yet yielded
+        jobs: dict[int, _Job] = {}
+        waiting: dict[Any, int] = {}  # the reference a job waits on -> its sequence number
         sent = taken = 0
-        while True:
-            while sent - taken < self.window:
-                batch = next(todo, None)
-                if batch is None:
-                    break
-                flying[self._submit(settings, batch, chain)] = sent
-                held[sent] = (batch, None)
-                sent += 1
-            if taken == sent:
-                return
-            while held[taken][1] is None:
-                t = time.perf_counter()
-                ready, _ = ray.wait(list(flying), num_returns=1)
-                report.stage_seconds["ray_wait"] = report.stage_seconds.get("ray_wait", 0.0) + time.perf_counter() - t
-                seq = flying.pop(ready[0])
-                held[seq] = (held[seq][0], self._got(ready[0], held[seq][0], report))
-            batch, got = held.pop(taken)
-            taken += 1
-            assert got is not None
-            if got.prepared is not None:
-                got.prepared.extraction = got.extraction
-                got.prepared.embedder = Precomputed(embedder, got.texts, got.vectors)
-            yield batch, got.prepared
+        try:
+            while True:
+                while sent - taken < self.window:
+                    batch = next(todo, None)
+                    if batch is None:
+                        break
+                    jobs[sent] = job = _Job(batch)
+                    waiting[self._parse(job, chain)] = sent
+                    sent += 1
+                if taken == sent:
+                    return
+                while jobs[taken].done is None:
+                    t = time.perf_counter()
+                    ready, _ = ray.wait(list(waiting), num_returns=1)
+                    report.stage_seconds["ray_wait"] = (report.stage_seconds.get("ray_wait", 0.0)
+                                                        + time.perf_counter() - t)
+                    seq = waiting.pop(ready[0])
+                    ref = self._advance(jobs[seq], chain, report)
+                    if ref is not None:
+                        waiting[ref] = seq
+                job = jobs.pop(taken)
+                taken += 1
+                got = job.done
+                assert got is not None
+                if got.prepared is not None:
+                    got.prepared.extraction = got.extraction
+                    got.prepared.embedder = Precomputed(embedder, got.texts, got.vectors)
+                yield job.batch, got.prepared
+        finally:
+            for ref in waiting:  # a failed or stopped run: what is still queued on the actors is dropped
+                try:
+                    ray.cancel(ref)
+                except Exception as exc:
+                    log.debug("ray.cancel: %s", exc)
 
-    def _got(self, ref: Any, batch: list[SourceText], report: IngestReport) -> Computed:
-        """A finished task's result, its stage seconds and skips added to the report."""
+    def _parse(self, job: _Job, chain: AliasChain) -> Any:
+        """Send ``job`` to the least busy parse actor; the reference of its dead letters."""
+        assert self._pools is not None
+        job.member = self._pools.pick("parse")
+        job.stage = "parse"
+        job.ref, job.parsed = job.member.handle.parse.options(num_returns=2).remote(job.batch, chain)
+        return job.ref
+
+    def _advance(self, job: _Job, chain: AliasChain, report: IngestReport) -> Any:
+        """Take the call ``job`` waited on: a parse goes on to the least busy embed actor, an embedding is
+        the job done (None); a call whose actor or objects were lost is sent again."""
         import ray
 
+        assert self._pools is not None and job.member is not None
+        member, job.member = job.member, None
+        member.busy -= 1
         try:
-            got: Computed = ray.get(ref)
+            ray.get(job.ref)
         except ray.exceptions.RayTaskError:
-            raise
+            raise  # an error in our code, not a lost node: a document's own failure is a dead letter
         except ray.exceptions.RayError as exc:
-            raise RayUnavailableError(f"the Ray cluster lost a batch of {len(batch)} document(s) after "
-                                      f"{_RETRIES} retries ({exc}); rerun to complete the ingest") from exc
+            if isinstance(exc, ray.exceptions.RayActorError) and _died(exc, member):
+                self._pools.lost(member)
+            job.tries += 1
+            job.deaths += job.stage == "parse"
+            if job.deaths >= _PARSE_DEATHS:
+                log.warning("the parse actors died twice on a batch of %d document(s): dead letters", len(job.batch))
+                job.done = Computed(None, dead=[DeadLetter(
+                    source=s.document.source, document_id=s.document.id, content_hash=s.document.content_hash,
+                    error=f"its parse actor died {job.deaths} times ({type(exc).__name__})", attempts=job.deaths)
+                    for s in job.batch])
+                self._account(job.done, report)
+                return None
+            if job.tries >= _RETRIES:
+                raise RayUnavailableError(f"the Ray cluster lost a batch of {len(job.batch)} document(s) "
+                                          f"{job.tries} times ({exc}); rerun to complete the ingest") from exc
+            return self._parse(job, chain)
+        if job.stage == "parse":
+            job.member = self._pools.pick("embed")
+            job.stage = "embed"
+            job.ref = job.member.handle.embed.remote(job.parsed)
+            return job.ref
+        job.done = ray.get(job.ref)
+        job.parsed = None
+        self._account(job.done, report)
+        return None
+
+    def _account(self, got: Computed, report: IngestReport) -> None:
+        """A finished batch's stage seconds, skips and dead letters added to the report."""
         for name, secs in got.stage_seconds.items():
             key = f"ray_{name}"
             report.stage_seconds[key] = report.stage_seconds.get(key, 0.0) + secs
         for source, reason in got.skipped.items():
             report.skipped[source] = reason
             log.warning("skipped %s: %s", source, reason)
-        self.by_node[got.node] += 1
-        self.embedded_on[got.embed_node] += 1
-        self.model_loads += got.loads
+        for dead in got.dead:
+            report.dead_letters.append(dead)
+            log.warning("dead letter %s: %s", dead.source, dead.error)
+        if got.node:
+            self.by_node[got.node] += 1
+        if got.embed_node:
+            self.embedded_on[got.embed_node] += 1
         self.alias_entries_fetched += got.alias_entries
-        return got
 
     def close(self) -> None:
-        """Disconnect (stopping the private instance) if this engine connected."""
-        self._parse = self._embed = self._aliases = None
+        """Kill the actor pools, and disconnect (stopping the private instance) if this engine connected."""
+        if self._pools is not None:
+            self._pools.close()
+        self._pools = self._aliases = None
         if self._owned:
             import ray
 

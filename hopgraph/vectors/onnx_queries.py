@@ -101,7 +101,7 @@ class _Session:
     inputs: tuple[str, ...]
 
 
-def _open(copy: Path, folder: str, layout: PlainLayout, max_length: int) -> _Session:
+def _open(copy: Path, folder: str, layout: PlainLayout, max_length: int, threads: int = 1) -> _Session:
     import onnxruntime as ort
     from tokenizers import Tokenizer
 
@@ -111,7 +111,7 @@ def _open(copy: Path, folder: str, layout: PlainLayout, max_length: int) -> _Ses
     tok.enable_padding(pad_id=pad.get("pad_id", 0), pad_type_id=pad.get("pad_type_id", 0),  # max_length
                        pad_token=pad.get("pad_token", "[PAD]"), direction=pad.get("direction", "right").lower())
     opts = ort.SessionOptions()
-    opts.intra_op_num_threads = 1  # a question at a time: one thread leaves the cores to the rest
+    opts.intra_op_num_threads = threads  # a question at a time: by default one thread leaves the cores to the rest
     opts.inter_op_num_threads = 1
     opts.log_severity_level = 3
     session = ort.InferenceSession(str(copy), opts, providers=["CPUExecutionProvider"])
@@ -124,12 +124,14 @@ class QueryEmbedder(CachedEmbedder):
     Where the copy cannot be made, every question goes to ``model``. Everything but embedding (name,
     size, token counts) is ``model``'s; it keeps its own cache of embedded questions."""
 
-    def __init__(self, model: Any, folder: str, layout: PlainLayout, copy: Path, max_length: int) -> None:
+    def __init__(self, model: Any, folder: str, layout: PlainLayout, copy: Path, max_length: int,
+                 threads: int = 1) -> None:
         super().__init__(None, model.cache_size)
         self.model = model
         self.name: str = model.name
         self.dim: int = model.dim
         self._folder, self._layout, self._copy, self._max_length = folder, layout, copy, max_length
+        self.threads = threads  # onnxruntime's intra-op threads
         self._session: Future[_Session | None] = Future()
         self._started = threading.Lock()
 
@@ -150,7 +152,8 @@ class QueryEmbedder(CachedEmbedder):
         try:
             if not self._copy.is_file():
                 self.model.load()  # loading with torch writes the copy
-            session = _open(self._copy, self._folder, self._layout, self._max_length) if self._copy.is_file() else None
+            session = (_open(self._copy, self._folder, self._layout, self._max_length, self.threads)
+                       if self._copy.is_file() else None)
             self._session.set_result(session)
         except Exception as exc:
             log.info("embedder: the ONNX copy %s cannot be used (%s); questions use the model itself", self._copy, exc)
