@@ -13,7 +13,7 @@ writer-second) and the per-document worker cost. ``--repeat R`` runs the configu
 and keeps each one's fastest run (on a shared machine the load changes between them); the load average
 is printed with the table.
 
-    python -m benchmarks.ingest_scale [--docs 300] [--batch 16] [--workers 1 2] [--repeat 1]
+    python -m benchmarks.ingest_scale [--docs 300] [--batch 16] [--workers 2 4] [--repeat 1]
 """
 
 from __future__ import annotations
@@ -83,9 +83,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--docs", type=int, default=300, help="Records of the 2wiki corpus ingested (default 300).")
     ap.add_argument("--batch", type=int, default=16, help="ingest.doc_batch (documents per write batch).")
-    ap.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="Ray worker counts to run.")
+    ap.add_argument("--workers", type=int, nargs="+", default=[2, 4],
+                    help="CPUs of the Ray instance per run (at least 2: one parse and one embed actor).")
     ap.add_argument("--repeat", type=int, default=1, help="Runs of each configuration, in turn; the fastest kept.")
     args = ap.parse_args()
+    if min(args.workers) < 2:
+        ap.error("--workers: the Ray engine needs at least 2 CPUs (one parse actor and one embed actor)")
     best: dict[str, dict[str, Any]] = {}
     with throwaway_arcadedb() as (_info, graph, tmp):
         corpus = tmp / "corpus.jsonl"
