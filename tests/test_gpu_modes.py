@@ -14,8 +14,8 @@ from hopgraph.app.platform import Platform
 from hopgraph.core.gpu_settings import GpuSettings
 from hopgraph.gpu.train import TrainConfig
 from hopgraph.graphdb.arcadedb_server import ServerInfo
-from hopgraph.retrieval.evaluation import load_dataset
-from hopgraph.retrieval.gnn_training import WEIGHTS, train_gnn
+from hopgraph.evaluation.evaluate import load_dataset
+from hopgraph.evaluation.gnn_training import WEIGHTS, train_gnn
 from hopgraph.retrieval.registry import QueryError
 from hopgraph.retrieval.retriever import Retriever
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder

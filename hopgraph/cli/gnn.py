@@ -56,8 +56,8 @@ def train_gnn(
 
     from hopgraph.app.platform import Platform
     from hopgraph.gpu.train import TrainConfig
-    from hopgraph.retrieval.evaluation import load_dataset
-    from hopgraph.retrieval.gnn_training import train_gnn as train
+    from hopgraph.evaluation.evaluate import load_dataset
+    from hopgraph.evaluation.gnn_training import train_gnn as train
 
     with reported():
         ds = load_dataset(dataset)
