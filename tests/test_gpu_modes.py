@@ -12,10 +12,10 @@ import pytest
 
 from hopgraph.app.platform import Platform
 from hopgraph.core.gpu_settings import GpuSettings
-from hopgraph.gpu.train import TrainConfig
-from hopgraph.graphdb.arcadedb_server import ServerInfo
 from hopgraph.evaluation.evaluate import load_dataset
 from hopgraph.evaluation.gnn_training import WEIGHTS, train_gnn
+from hopgraph.gpu.train import TrainConfig
+from hopgraph.graphdb.arcadedb_server import ServerInfo
 from hopgraph.retrieval.registry import QueryError
 from hopgraph.retrieval.retriever import Retriever
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder

@@ -14,8 +14,8 @@ import scipy.sparse as sp
 
 from hopgraph.app.platform import Platform
 from hopgraph.core.weights import WALK_TOLERANCE
-from hopgraph.retrieval import signals
 from hopgraph.evaluation.evaluate import evaluate, load_dataset, metrics
+from hopgraph.retrieval import signals
 from hopgraph.retrieval.fusion import rrf, weighted
 from hopgraph.retrieval.ppr import PUSH_EPS, JointWalk, pagerank, personalized_pagerank, push_pagerank
 from hopgraph.retrieval.registry import REGISTRY

@@ -55,9 +55,9 @@ def train_gnn(
     from rich.progress import Progress
 
     from hopgraph.app.platform import Platform
-    from hopgraph.gpu.train import TrainConfig
     from hopgraph.evaluation.evaluate import load_dataset
     from hopgraph.evaluation.gnn_training import train_gnn as train
+    from hopgraph.gpu.train import TrainConfig
 
     with reported():
         ds = load_dataset(dataset)

@@ -265,8 +265,8 @@ def _run_modes(s: Settings, ds: Dataset, todo: list[str], stage_caps: bool, mmr:
                saver: _ReportSaver) -> list[ModeReport]:
     """Ingest the set (reruns reuse it) and evaluate the modes of ``todo``, saving after each."""
     from hopgraph.app.platform import Platform
-    from hopgraph.retrieval.decompose import split_question
     from hopgraph.evaluation.evaluate import evaluate
+    from hopgraph.retrieval.decompose import split_question
 
     with reported(), Platform(s) as p:
         report = p.ingest([ds.corpus], progress=True)

@@ -23,12 +23,12 @@ import numpy as np
 from hopgraph.core.errors import BadInputError, HopgraphError
 from hopgraph.core.records import QueryResult
 from hopgraph.core.settings import RetrievalSettings
+from hopgraph.evaluation.report import ModeReport, error_text
+from hopgraph.evaluation.sections import load_section_qrels, ranked_sections, section_metrics
+from hopgraph.evaluation.stats import group_of
 from hopgraph.retrieval import confidence
 from hopgraph.retrieval.diversity import diversity_ratio, intra_list_diversity
-from hopgraph.evaluation.report import ModeReport, error_text
-from hopgraph.evaluation.stats import group_of
 from hopgraph.retrieval.registry import REGISTRY
-from hopgraph.evaluation.sections import load_section_qrels, ranked_sections, section_metrics
 
 #: the top of each list whose diversity is measured
 DIVERSITY_K = 5

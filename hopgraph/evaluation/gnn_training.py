@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from hopgraph.evaluation.evaluate import Dataset, metrics, ranked_documents
 from hopgraph.gpu.gnn import CheckpointMeta, GnnConfig, RelevanceGNN, save_checkpoint
 from hopgraph.gpu.train import Example, TrainConfig, evaluate_loss, seed_everything, train
-from hopgraph.evaluation.evaluate import Dataset, metrics, ranked_documents
 from hopgraph.retrieval.registry import REGISTRY
 from hopgraph.retrieval.retriever import Retriever
 from hopgraph.retrieval.run import Run
