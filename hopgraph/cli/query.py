@@ -266,7 +266,7 @@ def _run_modes(s: Settings, ds: Dataset, todo: list[str], stage_caps: bool, mmr:
     """Ingest the set (reruns reuse it) and evaluate the modes of ``todo``, saving after each."""
     from hopgraph.app.platform import Platform
     from hopgraph.evaluation.evaluate import evaluate
-    from hopgraph.retrieval.decompose import split_question
+    from hopgraph.retrieval.parts.decompose import split_question
 
     with reported(), Platform(s) as p:
         report = p.ingest([ds.corpus], progress=True)

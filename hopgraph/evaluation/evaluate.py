@@ -26,8 +26,8 @@ from hopgraph.core.settings import RetrievalSettings
 from hopgraph.evaluation.report import ModeReport, error_text
 from hopgraph.evaluation.sections import load_section_qrels, ranked_sections, section_metrics
 from hopgraph.evaluation.stats import group_of
-from hopgraph.retrieval import confidence
-from hopgraph.retrieval.diversity import diversity_ratio, intra_list_diversity
+from hopgraph.retrieval.parts import confidence
+from hopgraph.retrieval.parts.diversity import diversity_ratio, intra_list_diversity
 from hopgraph.retrieval.registry import REGISTRY
 
 #: the top of each list whose diversity is measured
