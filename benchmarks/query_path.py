@@ -58,7 +58,7 @@ class EntryCounter:
             yield self
         finally:
             sys.setprofile(None)
-            threading.setprofile(None)  # type: ignore[arg-type]
+            threading.setprofile(None)
 
     @contextmanager
     def recording(self) -> Iterator[Counter[str]]:
@@ -116,7 +116,7 @@ def main() -> None:
                                                                          heap="512m"))
         info = server.ensure_running()
         try:
-            graph = GraphSettings(uri=info.uri, password=info.password, http_port=info.http_port,  # type: ignore[arg-type]
+            graph = GraphSettings(uri=info.uri, password=info.password, http_port=info.http_port,
                                   database="querypath")
             settings = Settings(data_dir=Path(tmp) / "data", graph=graph,
                                 retrieval=RetrievalSettings(stage_cap_ms=None))
