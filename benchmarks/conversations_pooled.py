@@ -29,9 +29,9 @@ from typing import Any
 from benchmarks.common import commit, free_port
 from benchmarks.report_tables import table
 from hopgraph.core.settings import GraphSettings
+from hopgraph.evaluation.evaluate import load_dataset
+from hopgraph.evaluation.stats import BASELINES, paired_interval
 from hopgraph.graphdb.bolt.arcadedb_server import EmbeddedArcadeDB
-from hopgraph.retrieval.eval_stats import BASELINES, paired_interval
-from hopgraph.retrieval.evaluation import load_dataset
 
 METRICS = ("R@1", "R@5", "MRR@10")
 WALK = ("graph", "graph-0-hops")  # the walk's worth: the first minus the second

@@ -11,7 +11,7 @@ default), which finds the corpus ingested. A pair already measured is kept (``--
 an evaluation chunks them and batched as the project batches (``embedder.batch_size``), the models
 alternating, the fastest of ``--repeat`` runs kept. ``report``: per set and per question type, the
 second model minus the first for ``dense`` and ``graph`` (R@5 and R@2, paired bootstrap 95% intervals
-over the same queries, ``retrieval.eval_stats.paired_interval``), with the ingest and embedding
+over the same queries, ``evaluation.stats.paired_interval``), with the ingest and embedding
 costs, written to ``--out`` with the commands that produced them. ``stop``: stop the graph servers
 ``run`` started.
 
@@ -62,7 +62,7 @@ def ingest_one(dataset: Path, out: Path) -> None:
     from hopgraph.app.platform import Platform
     from hopgraph.cli.common import load_settings
     from hopgraph.cli.gnn import eval_settings
-    from hopgraph.retrieval.evaluation import load_dataset
+    from hopgraph.evaluation.evaluate import load_dataset
 
     ds = load_dataset(dataset)
     s = eval_settings(load_settings(), dataset, len(ds.queries))
@@ -166,7 +166,7 @@ def embed(args: argparse.Namespace) -> None:
 def compare(base: dict[str, Any], cand: dict[str, Any], groups: dict[str, str]) -> list[dict[str, Any]]:
     """Per question type (and ``all``): each compared mode's metrics under both models and the paired
     difference (candidate minus base, points) with its 95% bootstrap interval."""
-    from hopgraph.retrieval.eval_stats import paired_interval
+    from hopgraph.evaluation.stats import paired_interval
 
     rows = []
     for group in ["all", *sorted(set(groups.values()))]:
@@ -188,7 +188,7 @@ def compare(base: dict[str, Any], cand: dict[str, Any], groups: dict[str, str]) 
 
 def report(args: argparse.Namespace) -> None:
     """Gather what ``run`` and ``embed`` measured into one report."""
-    from hopgraph.retrieval.evaluation import load_dataset
+    from hopgraph.evaluation.evaluate import load_dataset
 
     folder = args.work / "reports"
     sets: dict[str, Any] = {}

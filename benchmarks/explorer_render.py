@@ -37,7 +37,7 @@ def main() -> None:
     from hopgraph.app.platform import Platform
     from hopgraph.cli.gnn import eval_settings
     from hopgraph.core.config import load_settings
-    from hopgraph.retrieval.evaluation import load_dataset
+    from hopgraph.evaluation.evaluate import load_dataset
     from tests.browser import DRAW_200_NODES, chromium, wait_for
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -36,7 +36,7 @@ from hopgraph.retrieval.index import persist
 from hopgraph.retrieval.index.delta import apply_delta
 from hopgraph.retrieval.index.state import IndexRecipe, IndexState
 from hopgraph.retrieval.index.tables import CHUNK_COLUMNS, Tables, strings, typed_rows, vector_dtype
-from hopgraph.retrieval.signals import Seeds, entity_similarity, ppr_scores
+from hopgraph.retrieval.parts.signals import Seeds, entity_similarity, ppr_scores
 
 DIM = 384
 PER_CHUNK = 10

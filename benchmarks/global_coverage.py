@@ -95,7 +95,7 @@ def main() -> None:
 
 def _gains(report: dict[str, Any], baseline: str) -> list[dict[str, Any]]:
     """Each mode's mean difference from ``baseline`` per metric, with its paired bootstrap 95% interval."""
-    from hopgraph.retrieval.eval_stats import paired_interval
+    from hopgraph.evaluation.stats import paired_interval
 
     if baseline not in report:
         return []

@@ -26,7 +26,7 @@ from hopgraph.gpu.export import ENTITY, EntityGraph, export
 from hopgraph.gpu.gnn import CheckpointMeta, GnnConfig, GnnScorer, RelevanceGNN
 from hopgraph.gpu.pcst import extract
 from hopgraph.gpu.ppr import TorchPPR
-from hopgraph.retrieval.ppr import personalized_pagerank
+from hopgraph.retrieval.parts.ppr import personalized_pagerank
 
 
 def synthetic(n: int, edges_per_node: int, dim: int, seed: int = 0, typed_share: float = 0.1) -> EntityGraph:
@@ -49,7 +49,7 @@ def synthetic(n: int, edges_per_node: int, dim: int, seed: int = 0, typed_share:
 
 
 def transition(g: EntityGraph) -> sp.csr_matrix:
-    """Column-stochastic transition of the symmetric weighted entity graph (retrieval.ppr's walk)."""
+    """Column-stochastic transition of the symmetric weighted entity graph (retrieval.parts.ppr's walk)."""
     s = np.concatenate([g.typed_src, g.co_src])
     t = np.concatenate([g.typed_dst, g.co_dst])
     w = np.concatenate([g.typed_weight, g.co_weight]).astype(np.float64)

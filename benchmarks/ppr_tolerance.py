@@ -14,11 +14,11 @@ import json
 import statistics
 from pathlib import Path
 
-import hopgraph.retrieval.ppr as ppr
+import hopgraph.retrieval.parts.ppr as ppr
 from hopgraph.app.platform import Platform
 from hopgraph.cli.gnn import eval_settings
 from hopgraph.core.config import load_settings
-from hopgraph.retrieval.parts import split_question
+from hopgraph.retrieval.parts.decompose import split_question
 
 
 def main() -> None:

@@ -38,8 +38,8 @@ from benchmarks.paths import SHARED_DATA
 from hopgraph.app.doctor import diagnose
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import GraphSettings, RetrievalSettings, Settings
+from hopgraph.evaluation.evaluate import load_dataset
 from hopgraph.graphdb.bolt.arcadedb_server import EmbeddedArcadeDB
-from hopgraph.retrieval.evaluation import load_dataset
 from hopgraph.retrieval.registry import REGISTRY, TEXT
 
 REPO = Path(__file__).resolve().parents[1]

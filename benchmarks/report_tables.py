@@ -81,7 +81,7 @@ def paired_gain(report: dict[str, Any], mode: str, base: str, name: str, ids: Se
                 base_report: dict[str, Any] | None = None) -> str:
     """The paired bootstrap gain of ``mode`` over ``base`` (of ``base_report``, else of the same report) on
     the queries ``ids`` (from per-query metrics)."""
-    from hopgraph.retrieval.eval_stats import paired_interval
+    from hopgraph.evaluation.stats import paired_interval
 
     mine = {q["id"]: q["metrics"][name] for q in report["queries"][mode]}
     theirs = {q["id"]: q["metrics"][name] for q in (base_report or report)["queries"][base]}

@@ -22,7 +22,7 @@ from hopgraph.core.errors import ConflictError
 from hopgraph.core.records import Citation
 from hopgraph.core.settings import LlmSettings, Settings
 from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
-from hopgraph.retrieval.answer_prompt import check_citations, cited_labels, messages, sentences
+from hopgraph.retrieval.parts.answer_prompt import check_citations, cited_labels, messages, sentences
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.api_server import KEYS, READ_KEY, running_api
 from tests.conftest import settings_for

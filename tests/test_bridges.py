@@ -1,4 +1,4 @@
-"""Bridges (retrieval.bridges): the documents the best documents name by title follow them, in the
+"""Bridges (retrieval.parts.bridges): the documents the best documents name by title follow them, in the
 order a passage names them; a capitalized title written in lower case is a phrase, not a link."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from hopgraph.app.platform import Platform
-from hopgraph.retrieval import bridges
-from hopgraph.retrieval.signals import titles_in_query
+from hopgraph.retrieval.parts import bridges
+from hopgraph.retrieval.parts.signals import titles_in_query
 from tests.corpus import chunk_of
 
 PASSAGES = {

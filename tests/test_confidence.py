@@ -13,7 +13,7 @@ import pytest
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import QueryResult
 from hopgraph.core.result_settings import ConfidenceSettings
-from hopgraph.retrieval.confidence import distribution, entropy, selective_curve, top_p
+from hopgraph.retrieval.parts.confidence import distribution, entropy, selective_curve, top_p
 
 
 def test_a_standout_result_is_sure_and_alike_scores_are_not() -> None:

@@ -16,8 +16,8 @@ from hopgraph.core.records import ChatContext, Chunk
 from hopgraph.core.settings import ExtractionSettings, Settings
 from hopgraph.core.time_cues import TimeCue
 from hopgraph.ingest.conversations import chat_contexts, sessions
-from hopgraph.retrieval.chat_time import ChatTimes
-from hopgraph.retrieval.session_links import session_links
+from hopgraph.retrieval.modes.graph import ChatTimes
+from hopgraph.retrieval.parts.session_links import session_links
 
 CHAT = """Time: 1:56 pm on 8 May, 2023
 Caroline: I went to a support group yesterday and it was so powerful.
@@ -179,7 +179,7 @@ def test_chat_context_is_stored_with_the_chunk(platform: Platform, tmp_path: Pat
 
 
 def test_fact_verbs_match_a_question_word_with_a_short_ending() -> None:
-    from hopgraph.retrieval.facts import verb_matches
+    from hopgraph.retrieval.modes.graph import verb_matches
 
     words = {"what", "has", "melanie", "painted"}
     assert verb_matches("paint", words)
@@ -190,7 +190,7 @@ def test_fact_verbs_match_a_question_word_with_a_short_ending() -> None:
 def test_typed_relations_by_source_leave_co_occurrences_out() -> None:
     import numpy as np
 
-    from hopgraph.retrieval.facts import TypedOut
+    from hopgraph.retrieval.modes.graph import TypedOut
 
     names = np.array(["co_occurs", "paint", "go_to"], dtype=object)
     out = TypedOut.of(np.array([0, 0, 2, 0]), np.array([1, 2, 0, 3]), np.array([1, 0, 2, 2]), names, 4)

@@ -1,5 +1,5 @@
 """Questions with several parts, split without an LLM (``retrieval.modes.graph.decompose``), and the corpus
-homogeneity that moves first-pass weight from dense to BM25 (``retrieval.first_pass``)."""
+homogeneity that moves first-pass weight from dense to BM25 (``retrieval.parts.first_pass``)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import pytest
 
 from hopgraph.core.settings import RetrievalSettings
 from hopgraph.core.text import with_handles_split
-from hopgraph.retrieval.decompose import split_question
-from hopgraph.retrieval.first_pass import first_pass_scales, first_pass_weights, homogeneity
-from hopgraph.retrieval.keyword import KeywordIndex
+from hopgraph.retrieval.parts.decompose import split_question
+from hopgraph.retrieval.parts.first_pass import first_pass_scales, first_pass_weights, homogeneity
+from hopgraph.retrieval.parts.keyword import KeywordIndex
 
 
 @pytest.mark.parametrize("question, parts", [

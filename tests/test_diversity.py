@@ -10,7 +10,7 @@ import pytest
 
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import RetrievalSettings
-from hopgraph.retrieval.diversity import diversity_ratio, intra_list_diversity, mmr
+from hopgraph.retrieval.parts.diversity import diversity_ratio, intra_list_diversity, mmr
 
 VECS = {"a": np.array([1.0, 0.0]), "a2": np.array([0.99, 0.14]), "b": np.array([0.0, 1.0])}
 

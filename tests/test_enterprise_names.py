@@ -1,7 +1,7 @@
 """Extraction on tickets and company notes: identifiers are entities of their own type, hyphenated names
 stay whole, a given name before a recognized surname joins it, a misread sentence is no entity, and a
 word a query writes in lower case is never a name it gives (``ingest.identifiers``, ``ingest.extraction``,
-``retrieval.signals.common_words``)."""
+``retrieval.parts.signals.common_words``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hopgraph.core.settings import ExtractionSettings
 from hopgraph.core.text import WORD
 from hopgraph.ingest.extraction import SpacyExtractor
 from hopgraph.ingest.identifiers import identifiers, is_identifier
-from hopgraph.retrieval.signals import common_words
+from hopgraph.retrieval.parts.signals import common_words
 
 NOTE = ("Imogen Calder-Ruiz fixed the e-mail delivery bug in INC-2402 after Keymint v2.3 shipped. "
         "Teodor Vasquez-Lind and Vasquez-Lind reviewed CVE-2024-3094 on 2024-03-29.")

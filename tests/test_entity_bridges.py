@@ -1,4 +1,4 @@
-"""Entity bridges (retrieval.entity_bridges): in a corpus without titles, the best passage leads on to
+"""Entity bridges (retrieval.parts.entity_bridges): in a corpus without titles, the best passage leads on to
 the passage that shares a named entity with it and is most similar to the question; hubs lead less."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from hopgraph.app.platform import Platform
-from hopgraph.retrieval import entity_bridges
+from hopgraph.retrieval.parts import entity_bridges
 from tests.corpus import chunk_of
 
 #: untitled passages: the river names the country, the falls passage names it too and is about a waterfall;

@@ -1,4 +1,4 @@
-"""Unit tests of the evaluation report as a file (``retrieval.eval_report``): a failed mode in the report
+"""Unit tests of the evaluation report as a file (``evaluation.report``): a failed mode in the report
 and its HTML page, the merge of a resumed run, the choice of the modes left to run, the refusal to
 resume another run's report, and the atomic write."""
 
@@ -12,8 +12,8 @@ import pytest
 
 from hopgraph.app.eval_html import report_html
 from hopgraph.core.errors import BadInputError
-from hopgraph.retrieval import eval_report as er
-from hopgraph.retrieval.eval_report import ModeReport, check_resumable, report_data, reports_from, run_identity
+from hopgraph.evaluation import report as er
+from hopgraph.evaluation.report import ModeReport, check_resumable, report_data, reports_from, run_identity
 from hopgraph.retrieval.registry import QueryError
 
 QUERIES = {"q1": "Who founded the Vexmoor Observatory?", "q2": "Which physicist won two Nobel Prizes?"}

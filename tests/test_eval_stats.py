@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from hopgraph.retrieval.eval_stats import best_baseline, by_group, gains, group_of, paired_interval
+from hopgraph.evaluation.stats import best_baseline, by_group, gains, group_of, paired_interval
 
 
 @dataclass

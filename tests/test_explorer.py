@@ -23,7 +23,7 @@ from hopgraph.app.eval_html import report_html
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import Citation, RetrievedChunk
 from hopgraph.core.service_settings import ApiSettings
-from hopgraph.retrieval.explain_graph import query_subgraph
+from hopgraph.retrieval.parts.explain_graph import query_subgraph
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.api_server import ADMIN_KEY, KEYS, READ_KEY, running_api, wait_job
 from tests.browser import (

@@ -31,7 +31,7 @@ from hopgraph.gpu.pcst import extract, fold, g_retriever_pcst
 from hopgraph.gpu.ppr import TorchPPR, k_hop, sparse_tensor
 from hopgraph.gpu.train import Example, TrainConfig, train
 from hopgraph.gpu.verbalize import ranked_triples
-from hopgraph.retrieval.ppr import personalized_pagerank
+from hopgraph.retrieval.parts.ppr import personalized_pagerank
 
 CPU = torch.device("cpu")
 DEVICE = resolve(os.environ.get("HOPGRAPH_GPU__DEVICE", "auto"))

@@ -12,10 +12,10 @@ import pytest
 
 from hopgraph.app.platform import Platform
 from hopgraph.core.gpu_settings import GpuSettings
+from hopgraph.evaluation.evaluate import load_dataset
+from hopgraph.evaluation.gnn_training import WEIGHTS, train_gnn
 from hopgraph.gpu.train import TrainConfig
 from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
-from hopgraph.retrieval.evaluation import load_dataset
-from hopgraph.retrieval.gnn_training import WEIGHTS, train_gnn
 from hopgraph.retrieval.registry import QueryError
 from hopgraph.retrieval.retriever import Retriever
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
@@ -92,7 +92,9 @@ def test_gnn_trains_its_validation_loss_falls_and_mode_gnn_uses_it(hotpot: tuple
     assert [r.citation.chunk_id for r in first.results] == [r.citation.chunk_id for r in again.results]
     assert first.explain["gnn"]["entities"] and first.explain["gnn"]["triples"]
     assert "gnn" in first.timings_ms and "## Relations" in first.context
-    assert p.retriever.gpu.gnn_weight(None) == rep.extra["gnn_weight"] in WEIGHTS
+    from hopgraph.retrieval.modes.subgraph import gpu_parts  # torch: loaded where a gnn mode runs
+
+    assert gpu_parts(p.retriever.res).gnn_weight(None) == rep.extra["gnn_weight"] in WEIGHTS
 
 
 def test_torch_ppr_backend_ranks_like_scipy(hotpot: tuple[Platform, Path]) -> None:

@@ -19,7 +19,7 @@ from hopgraph.gpu.graph_classifier import ClassifierConfig
 from hopgraph.ingest.graph_docs import graph_extraction, graph_text, node_entity_id, parse_graph
 from hopgraph.ingest.source_text import SourceText
 from hopgraph.ingest.sources import read_jsonl
-from hopgraph.retrieval import doc_graph
+from hopgraph.retrieval.parts import doc_graph
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.fake_llm import fake_llm_server
 from tests.paths import SHARED_DATA

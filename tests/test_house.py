@@ -21,6 +21,7 @@ from hopgraph.core.settings import RetrievalSettings
 from hopgraph.graphdb.records import RelationRef, RemovalFacts
 from hopgraph.ingest.graph_edits import merge_edits, plan_removal
 from hopgraph.retrieval.registry import REGISTRY, ModeEntry, ModeOptions, ModeOutput, QueryError, Registry
+from tests.mode_imports import MODES, mode_folders, mode_internal_imports
 from tests.paths import REPO_ROOT
 from tests.processes import cli_env
 from tests.run_writes import run_writes
@@ -133,13 +134,48 @@ def test_modes_answer_only_through_their_output() -> None:
         if path.name != "retriever.py" and (found := run_writes(path.read_text(encoding="utf-8"), also)):
             writes[str(path.relative_to(REPO_ROOT))] = found
     assert not writes, f"writes into a Run outside the retriever: {writes}"
-    for path in sorted((REPO_ROOT / "retrieval" / "modes").glob("*.py")):
+    for path in sorted((REPO_ROOT / "retrieval" / "modes").rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef) and node.name.endswith("Mode"):
                 for fn in node.body:
                     if isinstance(fn, ast.FunctionDef) and fn.name in ("run", "run_image"):
                         assert ast.unparse(fn.returns or ast.Constant(None)) == "ModeOutput", (path.name, node.name)
+
+
+def test_mode_internal_imports_are_found() -> None:
+    """The check below sees every way to reach into a mode's folder from outside it, and none of its own."""
+    source = (f"import {MODES}.graph.facts\nfrom {MODES}.graph import facts, GraphMode\n"
+              f"def f():\n    from {MODES}.image.expansion import expand\n"
+              f"from ..graph.chat_time import ChatTimes\nE = ModeEntry('x', 's', '{MODES}.image.expansion:expand')\n"
+              f"CODE = 'import json; from {MODES}.graph.facts import verb_matches'\n"
+              f"from {MODES}.graph import GraphMode\nfrom {MODES} import graph\nfrom .candidates import Induced\n"
+              f"R = '{MODES}.graph:GraphMode'\n")
+    subs = {"graph": {"facts", "chat_time"}, "subgraph": {"candidates"}, "image": {"expansion"}}
+    found = mode_internal_imports(source, "subgraph", f"{MODES}.subgraph", subs)
+    assert sorted(int(w.split(":")[0]) for w in found) == [1, 2, 4, 5, 6, 7], found
+    assert mode_internal_imports(source.replace(".graph", ".subgraph"), "graph", f"{MODES}.graph", subs)
+
+
+def test_no_module_imports_a_mode_s_internals() -> None:
+    """A mode is a folder, ``retrieval/modes/<mode>/``: outside it, code (tests and benchmarks included, imports
+    in functions and in code run from text too) reaches the mode through its package's public face,
+    ``hopgraph.retrieval.modes.<mode>``, as the registry's "module:Class" strings do."""
+    modes_dir = REPO_ROOT / "hopgraph" / "retrieval" / "modes"
+    subs = mode_folders(modes_dir)
+    assert {"graph", "subgraph", "image", "baseline"} <= set(subs) and "facts" in subs["graph"]
+    found = {}
+    for root in ("hopgraph", "tests", "benchmarks", "docs"):
+        for path in sorted((REPO_ROOT / root).rglob("*.py")):
+            rel = path.relative_to(REPO_ROOT)
+            owner = rel.parts[3] if rel.parts[:3] == ("hopgraph", "retrieval", "modes") and len(rel.parts) > 4 else None
+            if hits := mode_internal_imports(path.read_text(encoding="utf-8"), owner, ".".join(rel.parent.parts),
+                                             subs):
+                found[str(rel)] = hits
+    assert not found, f"imports of a mode's internals from outside its folder: {found}"
+    for entry in REGISTRY.entries.values():
+        module = entry.impl.partition(":")[0]
+        assert module.rpartition(".")[0] == MODES and (modes_dir / module.rpartition(".")[2]).is_dir(), entry.impl
 
 
 def test_the_retriever_imports_no_concrete_mode() -> None:
@@ -378,6 +414,6 @@ def test_the_retriever_has_no_mode_specific_methods() -> None:
     from hopgraph.retrieval.retriever import Retriever
 
     public = {name for name in vars(Retriever) if not name.startswith("_")}
-    assert public == {"query", "state", "snapshot", "embedder", "gpu"}
+    assert public == {"query", "state", "snapshot", "embedder"}  # no mode's parts (pcst, gnn: theirs)
     with pytest.raises(QueryError, match="does not answer queries by image"):
         REGISTRY.image_queries("graph")

@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from hopgraph.app.platform import Platform
-from hopgraph.retrieval.image import EntityEdges, expand, similarity_matrix, top_k_rows
+from hopgraph.retrieval.modes.image import EntityEdges, expand, similarity_matrix, top_k_rows
 from tests.paths import SHARED_DATA
 
 FLICKR = SHARED_DATA / "flickr8k-captions"

@@ -12,14 +12,14 @@ import pytest
 
 from hopgraph.core import memory
 from hopgraph.core.linalg import unit
-from hopgraph.retrieval import keyword as keyword_module
-from hopgraph.retrieval import ppr as ppr_module
 from hopgraph.retrieval.index import persist
 from hopgraph.retrieval.index import tables as tables_module
 from hopgraph.retrieval.index.keeper import IndexKeeper
 from hopgraph.retrieval.index.state import IndexRecipe, IndexState
 from hopgraph.retrieval.index.tables import fetch_all
-from hopgraph.retrieval.signals import entity_similarity
+from hopgraph.retrieval.parts import keyword as keyword_module
+from hopgraph.retrieval.parts import ppr as ppr_module
+from hopgraph.retrieval.parts.signals import entity_similarity
 from hopgraph.testing import MemoryGraphStore
 from tests.test_index_state import DIM, NAMES, EntityVectors, _eid, assert_same, delete, put
 

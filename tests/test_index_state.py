@@ -22,7 +22,7 @@ from hopgraph.retrieval.index.keeper import IndexKeeper
 from hopgraph.retrieval.index.lookups import NameIndex
 from hopgraph.retrieval.index.state import IndexRecipe, IndexState
 from hopgraph.retrieval.index.tables import Tables, edge_rows, fetch_all, strings
-from hopgraph.retrieval.signals import Seeds, ppr_scores
+from hopgraph.retrieval.parts.signals import Seeds, ppr_scores
 from hopgraph.testing import MemoryGraphStore
 
 NAMES = ["Ada Lovelace", "Charles Babbage", "London", "Analytical Engine", "Royal Society", "Byron", "Paris",

@@ -14,7 +14,7 @@ import Stemmer
 
 from hopgraph.retrieval.index.delta import row_changes
 from hopgraph.retrieval.index.tables import strings
-from hopgraph.retrieval.keyword import KeywordIndex
+from hopgraph.retrieval.parts.keyword import KeywordIndex
 
 WORDS = ["graph", "retrieval", "entity", "relation", "community", "chunk", "vector", "keyword", "london", "paris",
          "ada", "lovelace", "engine", "analytical", "society", "byron", "poem", "mathematics", "machine", "the",

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from hopgraph.app.platform import Platform
 from hopgraph.core.result_settings import NliSettings
-from hopgraph.retrieval.nli_clusters import NliScorer, cluster, edges
+from hopgraph.retrieval.parts.nli_clusters import NliScorer, cluster, edges
 from hopgraph.vectors.packaged_models import EmbedderError, resolve_model_path
 
 CFG = NliSettings(e_min=0.5, margin=0.1, tau=0.3, max_size=3)

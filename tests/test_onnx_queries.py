@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from hopgraph.gpu.presence import cuda_possible
-from hopgraph.retrieval.signals import entity_similarity, widened_product
+from hopgraph.retrieval.parts.signals import entity_similarity, widened_product
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from hopgraph.vectors.onnx_queries import QueryEmbedder, copy_path
 from tests.processes import cli_env
@@ -117,7 +117,7 @@ def test_load_torch_for_half_precision_entity_vectors_only(dtype: str, imported:
     """A long-lived process without the embedding model (the MCP server) loads torch at its warm-up where
     the state holds float16 entity vectors, so that their products are torch's; float32 ones keep numpy."""
     code = ("import sys; from types import SimpleNamespace; import numpy as np\n"
-            "from hopgraph.retrieval.signals import load_torch_for\n"
+            "from hopgraph.retrieval.parts.signals import load_torch_for\n"
             "assert 'torch' not in sys.modules\n"
             f"load_torch_for(SimpleNamespace(n_entities=3, entity_vectors=np.zeros((3, 4), dtype=np.{dtype})))\n"
             "print('torch' in sys.modules)")

@@ -14,7 +14,7 @@ import pytest
 
 from hopgraph.app.platform import Platform
 from hopgraph.core.settings import EmbedderSettings, IngestSettings, Settings
-from hopgraph.graphdb.arcadedb_server import ServerInfo
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
 from hopgraph.ingest.ray_engine import RayEngine
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from tests.paths import SHARED_DATA

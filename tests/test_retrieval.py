@@ -14,12 +14,12 @@ import scipy.sparse as sp
 
 from hopgraph.app.platform import Platform
 from hopgraph.core.weights import WALK_TOLERANCE
-from hopgraph.retrieval import signals
-from hopgraph.retrieval.evaluation import evaluate, load_dataset, metrics
-from hopgraph.retrieval.fusion import rrf, weighted
-from hopgraph.retrieval.ppr import PUSH_EPS, JointWalk, pagerank, personalized_pagerank, push_pagerank
+from hopgraph.evaluation.evaluate import evaluate, load_dataset, metrics
+from hopgraph.retrieval.parts import signals
+from hopgraph.retrieval.parts.fusion import rrf, weighted
+from hopgraph.retrieval.parts.ppr import PUSH_EPS, JointWalk, pagerank, personalized_pagerank, push_pagerank
+from hopgraph.retrieval.parts.rerank import CrossEncoderReranker, MaxSimReranker
 from hopgraph.retrieval.registry import REGISTRY
-from hopgraph.retrieval.rerank import CrossEncoderReranker, MaxSimReranker
 from hopgraph.vectors.embedders import SentenceTransformerEmbedder
 from hopgraph.vectors.packaged_models import resolve_model_path
 
@@ -94,7 +94,7 @@ def test_link_weight_of_the_query_settings_is_used(loaded: Platform) -> None:
 
 
 def test_titles_named_in_the_query_seed_their_passages(loaded: Platform) -> None:
-    from hopgraph.retrieval.signals import titles_in_query
+    from hopgraph.retrieval.parts.signals import titles_in_query
 
     snap = loaded.retriever.snapshot()
     ids = loaded.corpus_ids()
@@ -277,7 +277,7 @@ def test_rerankers(embedder: SentenceTransformerEmbedder, tmp_path: Path) -> Non
 
 
 def test_top_is_the_head_of_the_full_ranking() -> None:
-    from hopgraph.retrieval.fusion import ranked, top
+    from hopgraph.retrieval.parts.fusion import ranked, top
 
     rng = np.random.default_rng(7)
     for size in (0, 1, 5, 300):

@@ -30,7 +30,7 @@ def test_wheel_holds_one_top_level_package_with_its_data(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     tops = {name.split("/")[0] for name in names}
     assert tops == {"hopgraph", wheel.name.split("-py3")[0] + ".dist-info"}, tops
-    for needed in ("hopgraph/ingest/pipeline.py", "hopgraph/retrieval/modes/graph.py", "hopgraph/api/app.py",
+    for needed in ("hopgraph/ingest/pipeline.py", "hopgraph/retrieval/modes/graph/__init__.py", "hopgraph/api/app.py",
                    "hopgraph/migrations/0001_constraints.cypher", "hopgraph/api/explorer_assets/explorer.js",
                    "hopgraph/sample/"):
         assert any(name.startswith(needed) for name in names), needed

@@ -95,7 +95,7 @@ class LocalAccess:
         try:
             self._platform.question_embedder.warm()
             self._opened.get()  # the stores and the index state
-            from hopgraph.retrieval.signals import load_torch_for
+            from hopgraph.retrieval.parts.signals import load_torch_for
 
             load_torch_for(self._platform.retriever.snapshot())
         except Exception as exc:  # the first tool call reports it as its error

@@ -13,7 +13,7 @@ from hopgraph.core.errors import ConflictError
 from hopgraph.core.records import Answer, QueryFilters, QueryResult
 from hopgraph.core.settings import LlmSettings, RetrievalSettings
 from hopgraph.ingest.llm_client import ChatClient
-from hopgraph.retrieval.answer_prompt import check_citations, context_labels, messages
+from hopgraph.retrieval.parts.answer_prompt import check_citations, context_labels, messages
 
 #: what retrieval an answer needs: (question, mode, top_k, retrieval settings, filters, reader) -> result
 Retrieve = Callable[[str, str, int, RetrievalSettings, QueryFilters | None, frozenset[str] | None], QueryResult]

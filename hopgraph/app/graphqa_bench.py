@@ -27,7 +27,7 @@ from hopgraph.core.records import document_id
 from hopgraph.gpu.device import resolve
 from hopgraph.gpu.graph_classifier import ClassifierConfig, GraphExample, edge_attention, predict, train_classifier
 from hopgraph.ingest.llm_client import ChatClient
-from hopgraph.retrieval import doc_graph
+from hopgraph.retrieval.parts import doc_graph
 
 _WORDS = re.compile(r"\w+")
 

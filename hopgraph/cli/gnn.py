@@ -54,9 +54,9 @@ def train_gnn(
     from rich.progress import Progress
 
     from hopgraph.app.platform import Platform
+    from hopgraph.evaluation.evaluate import load_dataset
+    from hopgraph.evaluation.gnn_training import train_gnn as train
     from hopgraph.gpu.train import TrainConfig
-    from hopgraph.retrieval.evaluation import load_dataset
-    from hopgraph.retrieval.gnn_training import train_gnn as train
 
     with reported():
         ds = load_dataset(dataset)

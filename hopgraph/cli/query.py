@@ -21,13 +21,13 @@ from hopgraph.cli.gnn import eval_settings, holdout_queries
 from hopgraph.core.errors import BadInputError, NotFoundError
 from hopgraph.core.limits import QUERY_TEXT_MAX, TOP_K_MAX, check_query_text
 from hopgraph.core.records import QueryResult
-from hopgraph.retrieval import eval_report
-from hopgraph.retrieval.eval_report import ModeReport
+from hopgraph.evaluation import report as eval_report
+from hopgraph.evaluation.report import ModeReport
 from hopgraph.retrieval.registry import REGISTRY
 
 if TYPE_CHECKING:
     from hopgraph.core.settings import Settings
-    from hopgraph.retrieval.evaluation import Dataset
+    from hopgraph.evaluation.evaluate import Dataset
     from hopgraph.vectors.embedders import Embedder
 
 
@@ -131,7 +131,7 @@ def _print_result(result: QueryResult, explain: bool, context: bool) -> None:
 def _print_stats(reps: list[Any], groups: dict[str, str], images: bool) -> dict[str, Any]:
     """Print each mode's gain over the best baseline (95% bootstrap interval) and, when the queries
     carry a type, R@5 per type; return both for the JSON report."""
-    from hopgraph.retrieval.eval_stats import by_group, gains
+    from hopgraph.evaluation.stats import by_group, gains
 
     found = [] if images else gains(reps)
     if found:
@@ -177,7 +177,7 @@ def eval_cmd(
     for every mode, the BM25/dense/RRF baselines and the ablations of graph mode, in one run. The report
     is saved after every mode; a mode that fails is recorded with its error and the others go on (exit
     code 1 at the end)."""
-    from hopgraph.retrieval.evaluation import is_image_corpus, load_dataset
+    from hopgraph.evaluation.evaluate import is_image_corpus, load_dataset
 
     with reported():
         ds = load_dataset(dataset)
@@ -265,8 +265,8 @@ def _run_modes(s: Settings, ds: Dataset, todo: list[str], stage_caps: bool, mmr:
                saver: _ReportSaver) -> list[ModeReport]:
     """Ingest the set (reruns reuse it) and evaluate the modes of ``todo``, saving after each."""
     from hopgraph.app.platform import Platform
-    from hopgraph.retrieval.decompose import split_question
-    from hopgraph.retrieval.evaluation import evaluate
+    from hopgraph.evaluation.evaluate import evaluate
+    from hopgraph.retrieval.parts.decompose import split_question
 
     with reported(), Platform(s) as p:
         report = p.ingest([ds.corpus], progress=True)

@@ -272,7 +272,7 @@ class RetrievedChunk(BaseModel):
     section: str | None = Field(default=None, description="The section it stands for (mode sections): its "
                                 "headings from the top, or its paragraph.")
     confidence: float | None = Field(default=None, description="Its probability under the score-entropy "
-                                     "distribution (retrieval.confidence).")
+                                     "distribution (retrieval.parts.confidence).")
 
 
 class QueryFilters(BaseModel):
@@ -303,7 +303,7 @@ class QueryResult(BaseModel):
     graph_version: int = Field(default=0, description="The graph's committed version as last seen (a server "
                                "refreshes its state in the background: this may be ahead of index_version).")
     confidence: float | None = Field(default=None, description="1 - the normalized entropy of the top scores "
-                                     "(retrieval.confidence): near 1 when one result stands out.")
+                                     "(retrieval.parts.confidence): near 1 when one result stands out.")
     extras: dict[str, Any] = Field(default_factory=dict, description="The mode's own output, by name (`hopgraph "
                                    "modes` says which modes have any).")
 

@@ -1,7 +1,7 @@
 """Settings of what is made of a query's top results (kept apart to keep settings.py readable): NLI
 clustering (``retrieval.nli``: pairs scored by an NLI cross-encoder, an edge where one entails the other
 clearly enough, groups as cliques or BFS clusters of that graph) and confidence by score entropy
-(``retrieval.confidence``)."""
+(``retrieval.parts.confidence``)."""
 
 from __future__ import annotations
 

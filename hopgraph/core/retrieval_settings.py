@@ -199,7 +199,7 @@ class RetrievalSettings(BaseModel):
         "modes); hybrid: the weight of the knowledge graph's list in mode mix's reciprocal-rank fusion.")
     homogeneity_floor: float = Field(
         default=0.1, ge=0, le=1, description="Graph modes: a corpus whose chunks are on average more alike than "
-        "this (mean cosine of a sample) gives part of the dense weight to BM25 (``retrieval.first_pass``).")
+        "this (mean cosine of a sample) gives part of the dense weight to BM25 (``retrieval.parts.first_pass``).")
     homogeneity_slope: float = Field(
         default=3.0, ge=0, description="Share of the dense weight moved to BM25 per unit of homogeneity above "
         "homogeneity_floor (0 = the configured weights everywhere, and no seed chunks in graph mode).")

@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # PyTorch Geometric (seconds to import) is imported where a m
     from torch_geometric.data import HeteroData
     from torch_geometric.nn import GATv2Conv
 
-#: scalar features per candidate entity, in this order (see retrieval.subgraph.features)
+#: scalar features per candidate entity, in this order (see retrieval.modes.subgraph.candidates.features)
 FEATURES = ("ppr", "seed", "similarity", "specificity", "log_df")
 
 #: edges of a subgraph from which ``GnnScorer`` runs bf16 autocast (when asked to). Below, inference is

@@ -2,7 +2,7 @@
 
 Several queries run at once: the personalization is an ``(n, B)`` matrix and every iteration is one
 sparse-dense product ``P @ X``, so the transition matrix is read once per iteration for the whole
-batch. The walk is the one of ``retrieval.ppr`` (restart at the seeds with probability
+batch. The walk is the one of ``retrieval.parts.ppr`` (restart at the seeds with probability
 ``1 - damping``; the mass of dangling nodes returns to the seeds).
 """
 

@@ -1,7 +1,7 @@
 """Training of the GNN scorer: focal loss, AdamW, early stopping on a held-out split, seeded.
 
 An ``Example`` is one query's candidate subgraph with its scalar features and labels (1 for
-entities mentioned in the query's gold passages); retrieval builds them (``retrieval.subgraph``).
+entities mentioned in the query's gold passages); retrieval builds them (``retrieval.modes.subgraph``).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from hopgraph.core.records import DeadLetter
-from hopgraph.graphdb.store import COMPLETE, DocumentState
+from hopgraph.graphdb.records import COMPLETE, DocumentState
 
 log = logging.getLogger(__name__)
 

@@ -3,11 +3,13 @@ behaviours the retriever applies for it, the ablations it offers and the corpora
 runs it on. The CLI help and ``hopgraph modes``, the API schema's enum, ``hopgraph eval``'s default
 list, the README table and the docs' modes page are all derived from it.
 
-Adding a mode = one module under ``retrieval/modes/`` with a class whose ``run(run, res)`` returns a
-``ModeOutput`` (its scores, what else it found and what it says about the query: it writes nothing into
-the ``Run``), and one ``ModeEntry`` line below. A package adds one without touching hopgraph: an entry
-point in the group ``hopgraph.modes`` names its ``ModeEntry`` (or a callable returning one), loaded when the
-registry is first used; ``REGISTRY.register(entry)`` adds one at run time.
+Adding a mode = one package ``retrieval/modes/<mode>/`` (its class, its own helpers and explain view; the
+parts modes share are in ``retrieval/parts/``) whose class's ``run(run, res)`` returns a ``ModeOutput`` (its
+scores, what else it found and what it says about the query: it writes nothing into the ``Run``), and one
+``ModeEntry`` line below. ``impl`` names the class on the package's public face ("hopgraph.retrieval.modes.<mode>:
+Class"): nothing outside a mode's folder imports its submodules. A package adds one without touching hopgraph: an
+entry point in the group ``hopgraph.modes`` names its ``ModeEntry`` (or a callable returning one), loaded when
+the registry is first used; ``REGISTRY.register(entry)`` adds one at run time.
 A mode with settings of its own declares their model in ``options``: they are read from
 ``[retrieval.modes.<name>]`` (``HOPGRAPH_RETRIEVAL__MODES__<NAME>__<KEY>``): a built-in mode's table is a
 typed field of ``ModeSettings`` (``run.cfg.modes.raptor``), a plug-in mode's is read with ``Run.options``.

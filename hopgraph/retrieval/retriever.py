@@ -18,15 +18,15 @@ from hopgraph.core.gpu_settings import GpuSettings
 from hopgraph.core.records import MODEL_LOAD, Citation, QueryFilters, QueryResult, RetrievedChunk
 from hopgraph.core.settings import RetrievalSettings
 from hopgraph.graphdb.protocols import IndexSource
-from hopgraph.retrieval import confidence, subgraph
-from hopgraph.retrieval.context import build_context
-from hopgraph.retrieval.diversity import mmr
-from hopgraph.retrieval.explain_graph import query_subgraph
-from hopgraph.retrieval.fusion import normalize, ranked, top
 from hopgraph.retrieval.index.keeper import IndexKeeper
 from hopgraph.retrieval.index.state import IndexRecipe, IndexState
 from hopgraph.retrieval.index.view import view_of
-from hopgraph.retrieval.nli_clusters import cluster
+from hopgraph.retrieval.parts import confidence
+from hopgraph.retrieval.parts.context import build_context
+from hopgraph.retrieval.parts.diversity import mmr
+from hopgraph.retrieval.parts.explain_graph import query_subgraph
+from hopgraph.retrieval.parts.fusion import normalize, ranked, top
+from hopgraph.retrieval.parts.nli_clusters import cluster
 from hopgraph.retrieval.registry import INDEX_SETTINGS, REGISTRY, QueryError
 from hopgraph.retrieval.resources import Resources
 from hopgraph.retrieval.run import Run
@@ -50,11 +50,9 @@ class Retriever:
                  keeper: IndexKeeper | None = None, clip: ClipEmbedder | None = None,
                  gpu: GpuSettings | None = None, gnn_checkpoint: Path | None = None) -> None:
         REGISTRY.check_options(cfg)
-        gcfg = gpu or GpuSettings()
-        parts = subgraph.GpuParts(gcfg, vectors, embedder.name, gnn_checkpoint)
         self.cfg = cfg
         self.keeper = keeper or IndexKeeper(graph, vectors, recipe_of(cfg), embedder.dim)
-        self.res = Resources(graph, vectors, embedder, self.keeper, parts, clip)
+        self.res = Resources(graph, vectors, embedder, self.keeper, gpu or GpuSettings(), gnn_checkpoint, clip)
 
     def state(self) -> IndexState:
         """The index state queries are answered from now."""
@@ -67,10 +65,6 @@ class Retriever:
     @property
     def embedder(self) -> Embedder:
         return self.res.embedder
-
-    @property
-    def gpu(self) -> subgraph.GpuParts:
-        return self.res.gpu
 
     def _settings(self, cfg: RetrievalSettings | None) -> RetrievalSettings:
         """The query's settings; an override of an index setting is refused, not silently ignored."""

@@ -26,7 +26,7 @@ from hopgraph.core.errors import HopgraphError
 from hopgraph.core.service_settings import ApiSettings
 
 if TYPE_CHECKING:
-    from hopgraph.retrieval.entity_lookup import NameMatch
+    from hopgraph.retrieval.parts.entity_lookup import NameMatch
 
 router = APIRouter(tags=["graph"])
 
@@ -45,7 +45,7 @@ def find_entities(p: WholeGraphPlatform, name: str = Query(min_length=1, max_len
 def entity_matches(platform: Platform, name: str, match: NameMatch = "normalized", limit: int = 20
                    ) -> list[EntityMatch]:
     """Entities named ``name`` in the served index state, most mentioned first (``GET /entities``)."""
-    from hopgraph.retrieval.entity_lookup import find_entities as lookup
+    from hopgraph.retrieval.parts.entity_lookup import find_entities as lookup
 
     served = platform.retriever.state()
     snap = served.snapshot

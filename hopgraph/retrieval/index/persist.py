@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from hopgraph.retrieval.index.tables import CHUNK_COLUMNS, Tables, shared, strings
-from hopgraph.retrieval.keyword import KeywordIndex
+from hopgraph.retrieval.parts.keyword import KeywordIndex
 
 log = logging.getLogger(__name__)
 FORMAT = 7  # 2: chunk vectors; 3: edge types as codes, ids of typed edges only; 4: BM25 splits handles;

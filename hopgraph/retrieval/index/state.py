@@ -19,9 +19,9 @@ import scipy.sparse as sp
 from hopgraph.retrieval.index.build import build
 from hopgraph.retrieval.index.delta import Patch, row_changes
 from hopgraph.retrieval.index.tables import Tables
-from hopgraph.retrieval.keyword import KeywordIndex
-from hopgraph.retrieval.ppr import JointWalk, pushes_by_default
-from hopgraph.retrieval.session_links import session_links
+from hopgraph.retrieval.parts.keyword import KeywordIndex
+from hopgraph.retrieval.parts.ppr import JointWalk, pushes_by_default
+from hopgraph.retrieval.parts.session_links import session_links
 from hopgraph.retrieval.snapshot import Snapshot
 
 T = TypeVar("T")
@@ -152,7 +152,7 @@ class IndexState:
 
     def walk(self, link_weight: float, session_weight: float = 0.0) -> JointWalk:
         """The PPR walk for a link weight (the configured one is made with the state) and a weight of
-        the session links of conversations (``retrieval.session_links``; 0: none)."""
+        the session links of conversations (``retrieval.parts.session_links``; 0: none)."""
         if session_weight > 0:
             extra = self.memo("session-links", lambda: session_links(self.tables.chunks["chat"].tolist(),
                                                                      self.snapshot.chunk_docs))

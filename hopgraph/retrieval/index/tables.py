@@ -26,7 +26,7 @@ from hopgraph.vectors.store import VectorStore
 CHUNK_COLUMNS = ("text", "document_id", "source", "title", "corpus_id", "kind", "uri", "chat", "groups")
 _FROM_METADATA = ("corpus_id", "groups")
 #: entity vectors of a graph with more entities are held as float16: half the memory (1M entities:
-#: 0.73 GB, not 1.46 GB), cosines within 1e-4 of float32's (``retrieval.signals.entity_similarity``)
+#: 0.73 GB, not 1.46 GB), cosines within 1e-4 of float32's (``retrieval.parts.signals.entity_similarity``)
 HALF_ABOVE = 262_144
 #: the edge type whose ids are not kept (nothing at query time names a co-occurrence; most edges are one)
 

@@ -1,5 +1,5 @@
-"""The bridge from the retrieval snapshot to gpu/: the candidate subgraph of a query (its expansion
-candidates, exported to PyTorch Geometric), the GNN's per-entity features and training labels.
+"""The pcst and gnn modes' bridge from the retrieval snapshot to gpu/: the candidate subgraph of a query (its
+expansion candidates, exported to PyTorch Geometric), the GNN's per-entity features and training labels.
 
 Candidates: the seeds plus the entities with the most PPR mass, at most the mode's ``candidates``
 (``retrieval.modes.pcst``/``gnn``). Only the graph induced on them is exported, with the relation
@@ -24,8 +24,7 @@ from hopgraph.core.budget import check_budget
 from hopgraph.core.gpu_settings import GpuSettings
 from hopgraph.core.subgraph_settings import SubgraphOptions
 from hopgraph.core.weights import specificity
-from hopgraph.retrieval.ppr import JointWalk
-from hopgraph.retrieval.signals import Seeds
+from hopgraph.retrieval.parts.signals import Seeds
 from hopgraph.retrieval.snapshot import Snapshot
 from hopgraph.vectors.store import VectorStore
 
@@ -35,7 +34,6 @@ if TYPE_CHECKING:  # torch (1 s) and PyTorch Geometric (2 s) are imported when a
 
     from hopgraph.gpu.export import EntityGraph
     from hopgraph.gpu.gnn import CheckpointMeta, GnnScorer
-    from hopgraph.gpu.ppr import TorchPPR
 
 log = logging.getLogger(__name__)
 
@@ -160,8 +158,8 @@ def gold_labels(snap: Snapshot, nodes: np.ndarray, gold_chunks: list[int]) -> to
 
 
 class GpuParts:
-    """What the pcst and gnn modes (and torch PPR) keep between queries: the PPR engine of the current
-    snapshot and the GNN scorer, on the configured device."""
+    """What the pcst and gnn modes keep between queries (built by their first query): the device and the
+    GNN scorer."""
 
     def __init__(self, cfg: GpuSettings, vectors: VectorStore, embedder_name: str, checkpoint: Path | None
                  ) -> None:
@@ -170,7 +168,6 @@ class GpuParts:
         self.embedder_name = embedder_name
         self.checkpoint = checkpoint
         self._device: torch.device | None = None
-        self._ppr: tuple[JointWalk, TorchPPR] | None = None
         self._scorer: tuple[int, GnnScorer] | None = None
 
     @property
@@ -181,23 +178,6 @@ class GpuParts:
 
             self._device = resolve(self.cfg.device)
         return self._device
-
-    def ppr_engine(self, walk: JointWalk) -> TorchPPR | None:
-        """The torch PPR engine when ``gpu.ppr_backend`` asks for it (auto: on cuda)."""
-        backend = self.cfg.ppr_backend
-        if backend == "auto" and self.cfg.device == "auto":
-            from hopgraph.gpu.presence import cuda_possible
-
-            if not cuda_possible():  # no torch import for a cold process on a CPU-only machine
-                return None
-        if backend == "scipy" or (backend == "auto" and self.device.type != "cuda"):
-            return None
-        if self._ppr is None or self._ppr[0] is not walk:
-            # keyed by the walk (one per graph version and link weight, a per-query setting)
-            from hopgraph.gpu.ppr import TorchPPR
-
-            self._ppr = (walk, TorchPPR(walk.matrix(), self.device))
-        return self._ppr[1]
 
     def scorer(self, snap: Snapshot, allow_stale: bool = False) -> GnnScorer:
         """The GNN scorer of the checkpoint (loaded once per graph version; mismatches refused unless

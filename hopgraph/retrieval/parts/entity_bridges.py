@@ -3,7 +3,7 @@
 "What is the name of the waterfall in the country where the Bubye River is found?" The best passage
 (on the Bubye River) says it is in Zimbabwe; the answer is in a passage on Victoria Falls that also
 mentions Zimbabwe and names neither the river nor a title the first passage names, so neither title
-bridges (``retrieval.bridges``) nor similarity alone rank it. A reader follows the entity: of the
+bridges (``retrieval.parts.bridges``) nor similarity alone rank it. A reader follows the entity: of the
 passages that mention what the best passage mentions, they read the one closest to the question.
 
 Here each of the ``sources`` best documents passes ``weight`` times its score to one chunk: of the
@@ -23,8 +23,8 @@ from collections.abc import Collection
 import numpy as np
 
 from hopgraph.core.records import CONCEPT
-from hopgraph.retrieval.bridges import Bridged, source_chunks
-from hopgraph.retrieval.fusion import ranked
+from hopgraph.retrieval.parts.bridges import Bridged, source_chunks
+from hopgraph.retrieval.parts.fusion import ranked
 from hopgraph.retrieval.snapshot import Snapshot
 
 #: a candidate this similar to its source is a copy of it (the same passage ingested twice), which

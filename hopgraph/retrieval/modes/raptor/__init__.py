@@ -14,11 +14,11 @@ from __future__ import annotations
 import time
 
 from hopgraph.core.linalg import unit
-from hopgraph.retrieval.fusion import ranked, rrf
+from hopgraph.retrieval.parts.fusion import ranked, rrf
+from hopgraph.retrieval.parts.signals import dense_of
 from hopgraph.retrieval.registry import ModeOutput, QueryError
 from hopgraph.retrieval.resources import Resources
 from hopgraph.retrieval.run import Run
-from hopgraph.retrieval.signals import dense_of
 from hopgraph.retrieval.trace import Trace
 
 NO_TREE = ("mode raptor needs the RAPTOR tree, which this store does not have yet: run `hopgraph tree` "

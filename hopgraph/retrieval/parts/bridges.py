@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hopgraph.retrieval.fusion import ranked
 from hopgraph.retrieval.index.links import titles_in
+from hopgraph.retrieval.parts.fusion import ranked
 from hopgraph.retrieval.snapshot import Snapshot
 
 

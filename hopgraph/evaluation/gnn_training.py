@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from hopgraph.evaluation.evaluate import Dataset, metrics, ranked_documents
 from hopgraph.gpu.gnn import CheckpointMeta, GnnConfig, RelevanceGNN, save_checkpoint
 from hopgraph.gpu.train import Example, TrainConfig, evaluate_loss, seed_everything, train
-from hopgraph.retrieval.evaluation import Dataset, metrics, ranked_documents
+from hopgraph.retrieval.modes.subgraph import gpu_parts
 from hopgraph.retrieval.registry import REGISTRY
 from hopgraph.retrieval.retriever import Retriever
 from hopgraph.retrieval.run import Run
@@ -58,7 +59,7 @@ def weight_sweep(retriever: Retriever, ds: Dataset, corpus_ids: dict[str, str], 
     """R@2 / R@5 of mode gnn on ``queries`` for each weight in ``WEIGHTS`` (and graph mode, as "0")."""
     res = retriever.res
     trained = Retriever(res.graph, res.vectors, res.embedder, retriever.cfg, keeper=retriever.keeper, clip=res.clip,
-                        gpu=res.gpu.cfg, gnn_checkpoint=path)  # the same stores and index state, this GNN
+                        gpu=res.gpu, gnn_checkpoint=path)  # the same stores and index state, this GNN
     out: dict[str, dict[str, float]] = {}
     for w in (0.0, *WEIGHTS):
         cfg = trained.cfg.model_copy(update={"weights": {**trained.cfg.weights, "gnn": w}})
@@ -97,7 +98,7 @@ def train_gnn(retriever: Retriever, ds: Dataset, corpus_ids: dict[str, str], out
                 examples[name].append(ex)
             if progress:
                 progress(name, i + 1, len(ids))
-    device = retriever.gpu.device
+    device = gpu_parts(retriever.res).device
     snap = retriever.snapshot()
     pool = examples["train"] or examples["val"] or examples["test"]
     if not pool:
@@ -124,7 +125,7 @@ def train_gnn(retriever: Retriever, ds: Dataset, corpus_ids: dict[str, str], out
     meta.metrics["val_sweep"] = sweep
     meta.metrics["gnn_weight"] = max(WEIGHTS, key=lambda w: (sweep[str(w)]["R@5"], sweep[str(w)]["R@2"], -w))
     save_checkpoint(out, result.model, meta)
-    retriever.gpu.forget_scorer()
+    gpu_parts(retriever.res).forget_scorer()
     return TrainingReport(out, {k: len(v) for k, v in examples.items()}, result.train_loss, result.val_loss,
                           result.best_epoch, test_loss, untrained, skipped,
                           extra={"gnn_weight": meta.metrics["gnn_weight"], "val_sweep": sweep})

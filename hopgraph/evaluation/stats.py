@@ -16,7 +16,7 @@ GAIN_METRICS = ("R@2", "R@5")
 
 
 class Report(Protocol):
-    """What these statistics read of a mode's evaluation (``retrieval.eval_report.ModeReport``)."""
+    """What these statistics read of a mode's evaluation (``evaluation.report.ModeReport``)."""
 
     mode: str
     metrics: dict[str, float]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from hopgraph.retrieval.fusion import ranked, rrf
+from hopgraph.retrieval.parts.fusion import ranked, rrf
+from hopgraph.retrieval.parts.signals import bm25_of, dense_of
 from hopgraph.retrieval.registry import ModeOutput
 from hopgraph.retrieval.resources import Resources
 from hopgraph.retrieval.run import Run
-from hopgraph.retrieval.signals import bm25_of, dense_of
 from hopgraph.retrieval.trace import Trace
 
 

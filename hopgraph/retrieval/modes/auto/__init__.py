@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from hopgraph.retrieval import signals
+from hopgraph.retrieval.parts import signals
 from hopgraph.retrieval.registry import REGISTRY, ModeOutput
 from hopgraph.retrieval.resources import Resources
 from hopgraph.retrieval.run import Run

@@ -21,7 +21,7 @@ import scipy.sparse as sp
 
 from hopgraph.core.settings import ImageRetrievalSettings
 from hopgraph.core.weights import caption_specificity
-from hopgraph.retrieval.fusion import ranked, rrf, weighted
+from hopgraph.retrieval.parts.fusion import ranked, rrf, weighted
 from hopgraph.retrieval.snapshot import Snapshot
 
 

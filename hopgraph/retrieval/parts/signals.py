@@ -17,8 +17,8 @@ from hopgraph.core.records import CO_OCCURS, CONCEPT, IDENTIFIER
 from hopgraph.core.text import WORD, ngrams, normalize_name, with_handles_split
 from hopgraph.core.weights import corpus_share_damping, seed_specificity
 from hopgraph.retrieval.index.links import titles_in
-from hopgraph.retrieval.keyword import KeywordIndex
-from hopgraph.retrieval.ppr import JointWalk, pagerank
+from hopgraph.retrieval.parts.keyword import KeywordIndex
+from hopgraph.retrieval.parts.ppr import JointWalk, pagerank
 from hopgraph.retrieval.snapshot import Snapshot
 from hopgraph.vectors.store import Filter, VectorStore
 
@@ -202,7 +202,7 @@ def ppr_scores(snap: Snapshot, walk: JointWalk, seeds: Seeds, chunk_seeds: dict[
                ) -> tuple[dict[str, float], np.ndarray]:
     """HippoRAG-style PPR from entity seeds (times specificity) and chunk seeds: chunk scores = mass,
     and the entities' mass (the expansion candidates of the pcst and gnn modes). ``engine`` runs it
-    in torch (gpu/) instead of scipy; ``solver`` picks the scipy one (``retrieval.ppr.pagerank``)."""
+    in torch (gpu/) instead of scipy; ``solver`` picks the scipy one (``retrieval.parts.ppr.pagerank``)."""
     n_e = snap.n_entities
     p = np.zeros(n_e + snap.n_chunks)
     for e, w in seeds.weights.items():

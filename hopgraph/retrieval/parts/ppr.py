@@ -77,7 +77,7 @@ class JointWalk:
     def __init__(self, snap: Snapshot, mention_weight: float = 1.0, link_weight: float = 1.0,
                  extra_links: sp.csr_matrix | None = None) -> None:
         """``extra_links``: chunk-to-chunk edges added to the title links times ``link_weight`` (the
-        session links of conversations, ``retrieval.session_links``, already weighted)."""
+        session links of conversations, ``retrieval.parts.session_links``, already weighted)."""
         self.n_entities = snap.n_entities
         links = snap.links
         if extra_links is not None and extra_links.nnz:

@@ -2,8 +2,8 @@
 first pass's entities), expansion over the snapshot (personalized PageRank over entities and
 passages, beam search, or none; on a chat log kept to the chunks of the persons a question names),
 fused with the first pass and with the chunks scored by the seeds they name (``entity_weight``), then
-bridges: the documents the best documents name by title follow them (``retrieval.bridges``), and so
-does the chunk the best document leads to over a shared entity (``retrieval.entity_bridges``).
+bridges: the documents the best documents name by title follow them (``retrieval.parts.bridges``), and so
+does the chunk the best document leads to over a shared entity (``retrieval.parts.entity_bridges``).
 ``pcst`` and ``gnn`` build on its pass."""
 
 from __future__ import annotations
@@ -15,19 +15,23 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hopgraph.core.records import PERSON
-from hopgraph.retrieval import bridges, signals
-from hopgraph.retrieval.chat_time import time_boost
-from hopgraph.retrieval.entity_bridges import entity_bridge
-from hopgraph.retrieval.explain_paths import expansion_paths
-from hopgraph.retrieval.facts import fact_chunks
-from hopgraph.retrieval.first_pass import first_pass_scales, first_pass_weights, state_homogeneity
-from hopgraph.retrieval.fusion import ranked, rrf, top, weighted
-from hopgraph.retrieval.parts import part_scores
+from hopgraph.retrieval.modes.graph.chat_time import ChatTimes, time_boost
+from hopgraph.retrieval.modes.graph.explain_paths import expansion_paths
+from hopgraph.retrieval.modes.graph.facts import TypedOut, fact_chunks, verb_matches
+from hopgraph.retrieval.modes.graph.question_parts import part_scores
+from hopgraph.retrieval.modes.graph.torch_ppr import PprEngines
+from hopgraph.retrieval.parts import bridges, signals
+from hopgraph.retrieval.parts.entity_bridges import entity_bridge
+from hopgraph.retrieval.parts.first_pass import first_pass_scales, first_pass_weights, state_homogeneity
+from hopgraph.retrieval.parts.fusion import ranked, rrf, top, weighted
+from hopgraph.retrieval.parts.signals import NAMED, Seeds
 from hopgraph.retrieval.registry import ModeOutput
 from hopgraph.retrieval.resources import Resources
 from hopgraph.retrieval.run import Run
-from hopgraph.retrieval.signals import NAMED, Seeds
 from hopgraph.retrieval.trace import Trace
+
+__all__ = ["CandidateSignal", "ChatTimes", "GraphMode", "GraphPass", "TypedOut", "graph_pass", "on_candidates",
+           "verb_matches"]
 
 
 @dataclass
@@ -83,7 +87,7 @@ def graph_pass(run: Run, res: Resources) -> GraphPass:
     t = time.perf_counter()
     if g.expansion == "ppr":
         walk = res.walk(run.state, cfg.link_weight, g.session_link_weight)
-        engine = res.gpu.ppr_engine(walk)
+        engine = res.kept("graph.torch_ppr", lambda: PprEngines(res.gpu)).engine(walk)
         graph, gp.entity_mass = signals.ppr_scores(snap, walk, gp.seeds, passage_seeds(run, d, trace),
                                                    g.passage_weight, g.damping, engine, g.ppr_solver)
     elif g.expansion == "beam":
@@ -167,8 +171,11 @@ def passage_seeds(run: Run, dense_scores: dict[str, float], trace: Trace) -> dic
     return seeds
 
 
-def fuse(run: Run, res: Resources, gp: GraphPass, extra: dict[str, dict[str, float]]) -> dict[str, float]:
-    """Fuse the first pass, the graph signal and ``extra`` signals over their candidate pool."""
+def fuse(run: Run, gp: GraphPass, extra: dict[str, dict[str, float]] | None = None,
+         extra_weights: dict[str, float] | None = None) -> dict[str, float]:
+    """Fuse the first pass, the graph signal and ``extra`` signals (weighted by ``extra_weights``) over their
+    candidate pool."""
+    extra = extra or {}
     cfg, g = run.cfg, run.cfg.modes.graph
     if gp.graph is None:  # degraded before expansion
         return rrf({"dense": ranked(gp.dense), "bm25": ranked(gp.bm25)}, k=cfg.rrf_k)
@@ -183,8 +190,8 @@ def fuse(run: Run, res: Resources, gp: GraphPass, extra: dict[str, dict[str, flo
     for name in named.keys() - {"dense", "bm25"}:
         pool |= set(top(named[name], cfg.candidate_k))
     sig = {name: {c: s for c, s in v.items() if c in pool} for name, v in named.items()}
-    weights = {"pcst": cfg.modes.pcst.weight, "gnn": res.gpu.gnn_weight(cfg.modes.gnn.weight),
-               "facts": g.fact_weight, "entities": seed_chunk_weight(run, gp),
+    weights = {**(extra_weights or {}), "facts": g.fact_weight,
+               "entities": seed_chunk_weight(run, gp),
                **first_pass_weights(cfg, state_homogeneity(run.state), run.snap.n_chunks)}
     if g.fusion == "rrf":
         fused = rrf({name: ranked(v) for name, v in sig.items()}, k=cfg.rrf_k, weights=weights)
@@ -228,20 +235,22 @@ def with_bridges(run: Run, gp: GraphPass, fused: dict[str, float]) -> dict[str, 
 CandidateSignal = Callable[[Run, GraphPass, Resources], tuple[dict[str, float], list[str]]]
 
 
-def on_candidates(run: Run, res: Resources, name: str, signal: CandidateSignal) -> ModeOutput:
-    """graph's pass, then ``signal`` over its expansion candidates, fused with graph's signals."""
+def on_candidates(run: Run, res: Resources, name: str, signal: CandidateSignal,
+                  weight: Callable[[], float]) -> ModeOutput:
+    """graph's pass, then ``signal`` over its expansion candidates, fused with graph's signals at ``weight()``
+    (asked after the signal ran)."""
     gp = graph_pass(run, res)
     if gp.graph is None:
-        return gp.output(fuse(run, res, gp, {}))
+        return gp.output(fuse(run, gp))
     t = time.perf_counter()
     out, triples = signal(run, gp, res)
     if gp.trace.over_cap(run.cfg.stage_cap_ms, name, t, "graph"):
-        return gp.output(fuse(run, res, gp, {}), triples)
+        return gp.output(fuse(run, gp), triples)
     gp.trace.signal(name, out)
-    return gp.output(fuse(run, res, gp, {name: out}), triples)
+    return gp.output(fuse(run, gp, {name: out}, {name: weight()}), triples)
 
 
 class GraphMode:
     def run(self, run: Run, res: Resources) -> ModeOutput:
         gp = graph_pass(run, res)
-        return gp.output(fuse(run, res, gp, {}))
+        return gp.output(fuse(run, gp))

@@ -1,16 +1,16 @@
 """The ``parts`` signal: a question with several parts (``retrieval.modes.graph.decompose``) is searched part by part
 (dense + BM25, fused by reciprocal rank, leaning to BM25 where the first pass does: see
-``retrieval.first_pass``), and each chunk scores its best part's normalized score, so the passages of
+``retrieval.parts.first_pass``), and each chunk scores its best part's normalized score, so the passages of
 every side of "did X happen before Y?" reach the fused top."""
 
 from __future__ import annotations
 
 import time
 
-from hopgraph.retrieval import signals
-from hopgraph.retrieval.decompose import split_question
-from hopgraph.retrieval.first_pass import first_pass_scales, state_homogeneity
-from hopgraph.retrieval.fusion import normalize, ranked, rrf
+from hopgraph.retrieval.parts import signals
+from hopgraph.retrieval.parts.decompose import split_question
+from hopgraph.retrieval.parts.first_pass import first_pass_scales, state_homogeneity
+from hopgraph.retrieval.parts.fusion import normalize, ranked, rrf
 from hopgraph.retrieval.resources import Resources
 from hopgraph.retrieval.run import Run
 from hopgraph.retrieval.trace import Trace

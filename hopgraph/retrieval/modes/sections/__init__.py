@@ -5,7 +5,7 @@
    the best ``sections.documents`` remain.
 2. Their sections are ranked by their vectors (the mean of their chunks'), or by the configured
    reranker over their text when ``rerank`` is on.
-3. The top ``sections.top_m`` scores become the confidence distribution (``retrieval.confidence``,
+3. The top ``sections.top_m`` scores become the confidence distribution (``retrieval.parts.confidence``,
    turned on for this mode by its registry flag): each result carries its probability, the query its
    entropy, and the top-p and abstention cuts apply.
 
@@ -20,12 +20,12 @@ import time
 from typing import Any
 
 from hopgraph.core.linalg import unit
-from hopgraph.retrieval.fusion import normalize, ranked
 from hopgraph.retrieval.index.state import IndexState
+from hopgraph.retrieval.parts.fusion import normalize, ranked
+from hopgraph.retrieval.parts.signals import dense_of
 from hopgraph.retrieval.registry import ModeOutput, QueryError
 from hopgraph.retrieval.resources import Resources
 from hopgraph.retrieval.run import Run
-from hopgraph.retrieval.signals import dense_of
 from hopgraph.retrieval.trace import Trace
 
 NO_SECTIONS = ("this store has no section vectors yet: run any ingest (it writes the vectors of sections "

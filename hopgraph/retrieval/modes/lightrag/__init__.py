@@ -7,9 +7,9 @@ import time
 
 import numpy as np
 
-from hopgraph.retrieval import signals
-from hopgraph.retrieval.first_pass import first_pass_weights, state_homogeneity
-from hopgraph.retrieval.fusion import ranked, rrf, weighted
+from hopgraph.retrieval.parts import signals
+from hopgraph.retrieval.parts.first_pass import first_pass_weights, state_homogeneity
+from hopgraph.retrieval.parts.fusion import ranked, rrf, weighted
 from hopgraph.retrieval.registry import ModeOutput
 from hopgraph.retrieval.resources import Resources
 from hopgraph.retrieval.run import Run
@@ -91,7 +91,7 @@ class HybridMode:
 
 class MixMode:
     """LightRAG's mix: the knowledge graph's chunks (hybrid) beside the chunk search, here graph mode's first
-    pass (dense and BM25 by their weights, adapted to the corpus: ``retrieval.first_pass``), fused as
+    pass (dense and BM25 by their weights, adapted to the corpus: ``retrieval.parts.first_pass``), fused as
     normalized scores with the graph's list at ``weights["hybrid"]``."""
 
     def run(self, run: Run, res: Resources) -> ModeOutput:

@@ -1,6 +1,6 @@
 """Mode ``image`` (text -> images) and image queries (image -> images, needs CLIP): a visual score
 (the captions embedded together, the best-matching single caption, CLIP) fused with a score from the
-entity graph (see ``retrieval.image``; settings ``retrieval.modes.image``)."""
+entity graph (see ``retrieval.modes.image.expansion``; settings ``retrieval.modes.image``)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,17 @@ import time
 import numpy as np
 
 from hopgraph.core.settings import ImageRetrievalSettings
-from hopgraph.retrieval import image, signals
-from hopgraph.retrieval.fusion import ranked
 from hopgraph.retrieval.index.state import IndexState
+from hopgraph.retrieval.modes.image import expansion as image
+from hopgraph.retrieval.modes.image.expansion import EntityEdges, expand, similarity_matrix, top_k_rows
+from hopgraph.retrieval.parts import signals
+from hopgraph.retrieval.parts.fusion import ranked
 from hopgraph.retrieval.registry import ModeOutput
 from hopgraph.retrieval.resources import Resources
 from hopgraph.retrieval.run import Run
 from hopgraph.retrieval.trace import Trace
+
+__all__ = ["EntityEdges", "ImageMode", "expand", "similarity_matrix", "top_k_rows"]
 
 #: caption hits searched per candidate image (Flickr-style images have about five captions)
 CAPTIONS_PER_IMAGE = 4

@@ -3,7 +3,7 @@
 Every corpus record is one document (passages stay whole as chunks when they are short). Every
 mode, the BM25 / dense / RRF baselines and the ablations of ``graph`` run in the same process on
 the same index; the report has R@2, R@5, R@10, nDCG@10, MRR@10 and latency p50/p95 per mode, and
-the ranked documents of every query; ``retrieval.eval_stats`` adds the gains over the best baseline
+the ranked documents of every query; ``evaluation.stats`` adds the gains over the best baseline
 with bootstrap intervals, and the figures per question type.
 """
 
@@ -23,12 +23,12 @@ import numpy as np
 from hopgraph.core.errors import BadInputError, HopgraphError
 from hopgraph.core.records import QueryResult
 from hopgraph.core.settings import RetrievalSettings
-from hopgraph.retrieval import confidence
-from hopgraph.retrieval.diversity import diversity_ratio, intra_list_diversity
-from hopgraph.retrieval.eval_report import ModeReport, error_text
-from hopgraph.retrieval.eval_stats import group_of
+from hopgraph.evaluation.report import ModeReport, error_text
+from hopgraph.evaluation.sections import load_section_qrels, ranked_sections, section_metrics
+from hopgraph.evaluation.stats import group_of
+from hopgraph.retrieval.parts import confidence
+from hopgraph.retrieval.parts.diversity import diversity_ratio, intra_list_diversity
 from hopgraph.retrieval.registry import REGISTRY
-from hopgraph.retrieval.section_eval import load_section_qrels, ranked_sections, section_metrics
 
 #: the top of each list whose diversity is measured
 DIVERSITY_K = 5
