@@ -407,10 +407,8 @@ def _reach_throughs(path: str, source: str, store_methods: dict[str, set[str]]) 
     for node in ast.walk(ast.parse(source, path)):
         if isinstance(node, ast.Attribute):
             base, attr = node.value, node.attr
-            if attr in _INTERNALS:
-                found.append(f"{path}:{node.lineno} .{attr}")
-            elif (attr.startswith("_") and not attr.startswith("__")
-                  and not (isinstance(base, ast.Name) and base.id in ("self", "cls"))):
+            private = attr.startswith("_") and not attr.startswith("__")
+            if attr in _INTERNALS or (private and not (isinstance(base, ast.Name) and base.id in ("self", "cls"))):
                 found.append(f"{path}:{node.lineno} .{attr}")
             elif isinstance(base, ast.Attribute) and attr in store_methods.get(base.attr, ()):
                 found.append(f"{path}:{node.lineno} .{base.attr}.{attr}")
@@ -457,6 +455,28 @@ def test_front_ends_reach_the_stores_only_through_the_platform() -> None:
         found += _reach_throughs(f.relative_to(REPO_ROOT).as_posix(), f.read_text(encoding="utf-8"), methods)
     assert len(files) > 40 and found == [], "use the platform's roles and operations (hopgraph.app.platform):\n" + \
         "\n".join(found)
+
+
+def test_each_post_step_takes_its_own_role() -> None:
+    """Every post-ingest step and condition is typed with what it uses (a protocol of ``ingest.post_steps``),
+    never the whole ``Host``; where it uses the graph, its ``graph`` is one role (or a composition of two),
+    never the steps' union ``StepGraph`` nor the pipeline's ``IngestGraph``."""
+    import typing
+
+    from hopgraph.ingest import post_steps
+
+    wide = {"Host", "StepGraph", "IngestGraph", "GraphStore", "GraphBackend"}
+    for step in post_steps.POST_STEPS:
+        for fn in (step.run, step.when):
+            if fn.__name__ == "<lambda>":  # the default condition: always
+                continue
+            taken = typing.get_type_hints(fn)["ing"]
+            assert taken.__name__ not in wide, (step.name, fn.__name__, taken)
+            graph = getattr(taken, "graph", None)
+            if graph is not None:
+                role = typing.get_type_hints(graph.fget)["return"]
+                parts = [c for c in role.__mro__ if c not in (role, typing.Protocol, typing.Generic, object)]
+                assert role.__name__ not in wide and len(parts) <= 2, (step.name, fn.__name__, role)
 
 
 def test_the_retriever_has_no_mode_specific_methods() -> None:
