@@ -93,8 +93,7 @@ class LocalAccess:
         """Open everything and load the embedder before the first call needs them (a failure is left for
         that call to report)."""
         try:
-            self._platform.warm(questions_only=True)  # the stores, the index state, the question embedder
-            self._opened.get()
+            self._opened.warm()  # the question embedder, the stores, the index state and its libraries
         except Exception as exc:  # the first tool call reports it as its error
             log.warning("warm-up failed: %s", exc)
 
