@@ -75,7 +75,7 @@ def starts(settings: Settings, qs: list[str]) -> None:
     shutil.rmtree(index, ignore_errors=True)
     for label in ("start without a persisted state (full build)", "restart (persisted state)"):
         with Platform(settings) as p:
-            _ = p.embedder, p.graph, p.vectors
+            _ = p.embedder, p.admin, p.vectors
             t = time.perf_counter()
             state = p.retriever.keeper.refresh()
             ready = time.perf_counter() - t

@@ -63,7 +63,7 @@ def run(corpus: Path, embedder: str, limit: int | None) -> None:
             report = p.ingest([work])
             wall = time.perf_counter() - t
             st = p.status()
-            texts = [c["text"] for c in p.graph.snapshot_chunks()]
+            texts = [c["text"] for c in p.index_source.snapshot_chunks()]
             rates = []
             for _ in range(BASELINE_RUNS):  # the baseline: what a plain vector index must do with the same chunks
                 cache = getattr(p.embedder, "_cache", None)

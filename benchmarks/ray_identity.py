@@ -97,9 +97,9 @@ def ingest_cli(corpus: Path, data_dir: Path, graph: GraphSettings, ray_address: 
 
 
 def _ids(p: Platform) -> dict[str, list[str]]:
-    ids = {label: sorted(str(r["id"]) for r in p.graph.export_nodes(label))
+    ids = {label: sorted(str(r["id"]) for r in p.browser.export_nodes(label))
            for label in ("Document", "Chunk", "Entity")}
-    ids["RELATED"] = sorted(str(r["id"]) for r in p.graph.export_edges("RELATED"))
+    ids["RELATED"] = sorted(str(r["id"]) for r in p.browser.export_edges("RELATED"))
     for collection in p.status()["vectors"]:
         ids[f"vectors:{collection}"] = sorted(p.vectors.export(collection)[0])
     return ids

@@ -102,7 +102,7 @@ def test_the_view_keeps_the_readable_rows_and_what_only_they_support(platform: P
     # each relation, typed or not, weighs its supporting chunks the reader may read; one with none is gone
     kept = set(view.chunk_ids.tolist())
     weights = {(e.source, e.target, e.type): sum(c in kept for c in e.chunk_ids)
-               for e in platform.graph.snapshot_edges()}
+               for e in platform._store.snapshot_edges()}
     assert weights and any(w == 0 for w in weights.values()) and any(t != CO_OCCURS for _, _, t in weights)
     names = view.edge_type_names[view.edge_type].tolist()
     got = {(view.entity_ids[s], view.entity_ids[d], n): w

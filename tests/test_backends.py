@@ -53,7 +53,7 @@ def test_a_backend_registered_by_name_is_chosen_by_settings_alone(memory2: list[
                         vectors=VectorSettings(backend="memory"))
     with Platform(settings, embedder=HashEmbedder()) as p:
         report = p.ingest_records(RECORDS, collection="people")
-        assert report.documents_ingested == 2 and len(memory2) == 1 and p.graph is memory2[0]
+        assert report.documents_ingested == 2 and len(memory2) == 1 and p._store is memory2[0]
         assert memory2[0].counts()["Document"] == 2 and memory2[0].counts()["Chunk"] >= 2
         result = p.query("Who worked at Bletchley Park?", mode="bm25", top_k=1)
         assert [r.citation.source for r in result.results] == ["people#alan"]
@@ -95,7 +95,7 @@ def test_hopgraph_testing_runs_a_platform_with_no_server(tmp_path: Path) -> None
     assert (settings.graph.backend, settings.vectors.backend) == ("memory", "memory")
     assert Settings(graph={"backend": "memory"}).graph.backend == "memory"
     with Platform(settings, embedder=HashEmbedder()) as p:
-        assert isinstance(p.graph, MemoryGraphStore) and p.status()["graph_version"] == 0
+        assert isinstance(p._store, MemoryGraphStore) and p.status()["graph_version"] == 0
         assert p.query("Analytical Engine", mode="bm25").results == []  # an empty store answers nothing
         with pytest.raises(ConflictError, match="runs no Cypher"):
             p.console.explore("MATCH (n) RETURN n")

@@ -194,8 +194,8 @@ def test_a_slack_export_folder_is_ingested(arcadedb: ServerInfo, embedder: Sente
     with Platform(settings, embedder=embedder) as platform:
         report = platform.ingest([export])
         assert report.documents_ingested == 2 and not report.warnings
-        ids = [d.id for d in platform.graph.documents_under(str(export.resolve()))]
-        chunks = platform.graph.snapshot_chunks(ids)
+        ids = [d.id for d in platform._store.documents_under(str(export.resolve()))]
+        chunks = platform._store.snapshot_chunks(ids)
     titles = {c["title"] for c in chunks}
     assert titles == {"general", "random"} and all("slack" in str(c["metadata"]) for c in chunks)
     text = "\n".join(c["text"] for c in chunks)

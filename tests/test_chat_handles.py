@@ -29,8 +29,8 @@ def _chats(tmp_path: Path) -> Path:
 def test_a_handle_in_a_turn_joins_the_person(settings: Settings, embedder: object, tmp_path: Path) -> None:
     with Platform(settings, embedder=embedder) as p:  # type: ignore[arg-type]
         report = p.ingest([_chats(tmp_path)])
-        names = {r["name"]: r["aliases"] for r in p.graph.read(ENTITIES)}
-        chunks = p.graph.read(HAILEY)[0]["n"]
+        names = {r["name"]: r["aliases"] for r in p._store.read(ENTITIES)}
+        chunks = p._store.read(HAILEY)[0]["n"]
     assert report.entities_merged >= 1
     assert "HaileyJohnson" not in names and "HaileyJohnson" in (names["Hailey Johnson"] or [])
     assert chunks == 2  # the turn that names her by her handle, and her own turn
@@ -44,17 +44,17 @@ def test_a_store_from_before_the_rule_is_merged_by_the_next_ingest(settings: Set
         p.ingest([folder])
 
         def write(statement: str) -> None:
-            p.graph._write(lambda tx: tx.run(statement).consume())  # type: ignore[attr-defined]
+            p._store._write(lambda tx: tx.run(statement).consume())  # type: ignore[attr-defined]
 
         write("MATCH (e:Entity) SET e.resolved = true")  # as an older version's resolution left them
     with Platform(settings, embedder=embedder) as p:  # type: ignore[arg-type]
         again = p.ingest([folder])  # nothing marked: the handle stays
-        kept = {r["name"] for r in p.graph.read(ENTITIES)}
+        kept = {r["name"] for r in p._store.read(ENTITIES)}
         for statement in next(m for m in discover(packaged()) if m.name == "chat_handles").statements:
-            p.graph._write(lambda tx, s=statement: tx.run(s).consume())  # type: ignore[attr-defined]
+            p._store._write(lambda tx, s=statement: tx.run(s).consume())  # type: ignore[attr-defined]
         report = p.ingest([folder])
-        names = {r["name"]: r["aliases"] for r in p.graph.read(ENTITIES)}
-        chunks = p.graph.read(HAILEY)[0]["n"]
+        names = {r["name"]: r["aliases"] for r in p._store.read(ENTITIES)}
+        chunks = p._store.read(HAILEY)[0]["n"]
     assert again.entities_merged == 0 and "HaileyJohnson" in kept
     assert report.documents_ingested == 0 and report.entities_merged >= 1
     assert "HaileyJohnson" not in names and "HaileyJohnson" in (names["Hailey Johnson"] or []) and chunks == 2

@@ -67,21 +67,21 @@ def test_a_store_from_before_a_dating_rule_is_redated_by_the_next_ingest(
         p.ingest([folder])
 
         def write(statement: str, **params: object) -> None:
-            p.graph._write(lambda tx: tx.run(statement, params).consume())  # type: ignore[attr-defined]
+            p._store._write(lambda tx: tx.run(statement, params).consume())  # type: ignore[attr-defined]
 
         # the store as an older version left it: the turn's "on the 15th" undated, then the migration
         write("MATCH (c:Chunk) WHERE c.chat_json CONTAINS '2023-08-17' SET c.chat_json = $old",
               old=STALE.model_dump_json())
-        p.graph.commit(documents=[d.id for d in p.documents()])  # the served state reads it
+        p._store.commit(documents=[d.id for d in p.documents()])  # the served state reads it
         for statement in next(m for m in discover(packaged()) if m.name == "chat_dates").statements:
             write(statement)
-        marked = p.graph.read("MATCH (d:Document) WHERE d.chats_dated = false RETURN d.id AS id")
+        marked = p._store.read("MATCH (d:Document) WHERE d.chats_dated = false RETURN d.id AS id")
         before = p.query(question, mode="graph", top_k=2, explain=True)
 
         report = p.ingest([folder])  # nothing changed on disk: no document is ingested again
         chats = [json.loads(c) for c in p.retriever.state().tables.chunks["chat"].tolist() if c]
         after = p.query(question, mode="graph", top_k=2, explain=True)
-        left = p.graph.read("MATCH (d:Document) WHERE d.chats_dated = false RETURN d.id AS id")
+        left = p._store.read("MATCH (d:Document) WHERE d.chats_dated = false RETURN d.id AS id")
 
     assert len(marked) == 2 and before.explain["time_cue"]["matched"] == 0
     assert report.documents_ingested == 0 and report.documents_unchanged == 2 and report.redated_chunks == 1

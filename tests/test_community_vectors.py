@@ -49,11 +49,11 @@ def test_ingest_writes_the_community_vectors_its_settings_ask_for(
     cfg = settings_for(arcadedb, tmp_path / "data", communities=CommunitySettings(vectors=mode))  # type: ignore[arg-type]
     with Platform(cfg, embedder=embedder) as p:  # type: ignore[arg-type]
         p.ingest([root])
-        ids = sorted(p.graph.community_ids())
+        ids = sorted(p._store.community_ids())
         assert ids
-        members = p.graph.community_members(ids)
+        members = p._store.community_members(ids)
         comms = [Community(id=i, level=0, member_ids=sorted(members[i])) for i in ids]
-        CommunityBuilder(p.graph, p.vectors, embedder, cfg.communities).describe(p.graph.topology(), comms)
+        CommunityBuilder(p._store, p.vectors, embedder, cfg.communities).describe(p._store.topology(), comms)
         stored = p.vectors.vectors("communities", ids)
         if mode == "text":
             want = embedder.embed([embed_text(c, cfg.communities.embed_chars) for c in comms])

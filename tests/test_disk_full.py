@@ -51,9 +51,9 @@ def test_a_full_disk_stops_the_ingest_cleanly_and_a_rerun_completes(
         filler.write_bytes(b"\0" * (free - 120_000_000))  # 120 MB left: under the 200 MB floor
         with pytest.raises(DiskFullError, match=r"MB free in .*nothing of the current batch was written"):
             p.ingest_records(records, collection="hp")
-        states = p.graph.read("MATCH (d:Document) RETURN d.status AS s, count(d) AS n")
+        states = p._store.read("MATCH (d:Document) RETURN d.status AS s, count(d) AS n")
         assert states == [{"s": "complete", "n": 20}]  # nothing half-written
-        assert p.vectors.count("chunks") == p.graph.read("MATCH (c:Chunk) RETURN count(c) AS n")[0]["n"]
+        assert p.vectors.count("chunks") == p._store.read("MATCH (c:Chunk) RETURN count(c) AS n")[0]["n"]
     filler.unlink()
     with Platform(s, embedder=embedder) as p:
         report = p.ingest_records(records, collection="hp")

@@ -59,7 +59,7 @@ def test_voted_types_are_the_changed_majorities_of_each_entity() -> None:
 
 
 def _veloria(p: Platform) -> str:
-    rows = p.graph.read("MATCH (e:Entity) WHERE toLower(e.name) = 'veloria' RETURN e.type AS type")
+    rows = p._store.read("MATCH (e:Entity) WHERE toLower(e.name) = 'veloria' RETURN e.type AS type")
     assert len(rows) == 1
     return str(rows[0]["type"])
 
@@ -95,27 +95,27 @@ def test_the_vote_reads_only_what_changed_when_communities_are_off(
         "resolution": settings.resolution.model_copy(update={"enabled": False})})
     with Platform(settings, embedder=embedder) as p:
         voted: list[list[str]] = []
-        vote = p.graph.label_votes
+        vote = p._store.label_votes
 
         def recording(ids: Sequence[str]) -> list[LabelVote]:  # the real read, its input noted
             voted.append(list(ids))
             return vote(ids)
 
-        p.graph.label_votes = recording  # type: ignore[method-assign]
+        p._store.label_votes = recording  # type: ignore[method-assign]
         first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
         _write(first, ["river", "falls"])
         p.ingest([first])
-        everyone = {r["id"] for r in p.graph.read("MATCH (e:Entity) RETURN e.id AS id")}
-        assert set(voted[-1]) == everyone and p.graph.untyped_entities() == []
+        everyone = {r["id"] for r in p._store.read("MATCH (e:Entity) RETURN e.id AS id")}
+        assert set(voted[-1]) == everyone and p._store.untyped_entities() == []
         assert _veloria(p) == "GPE"  # one GPE and one NORP vote: a tie goes alphabetically
-        assert p.graph.unclustered_entities()  # the community marks stay for a later community update
+        assert p._store.unclustered_entities()  # the community marks stay for a later community update
         _write(second, ["exports"])
         p.ingest([second])
-        added = {r["id"] for r in p.graph.read(
+        added = {r["id"] for r in p._store.read(
             "MATCH (:Document {id: $d})-[:HAS_CHUNK]->(:Chunk)-[:MENTIONS]->(e:Entity) RETURN DISTINCT e.id AS id",
             {"d": next(d.id for d in p.documents() if d.source.endswith("#exports"))})}
         assert set(voted[-1]) == added  # the new document's entities, not the first file's again
-        assert len(added) < len(everyone) and p.graph.untyped_entities() == []
+        assert len(added) < len(everyone) and p._store.untyped_entities() == []
         assert _veloria(p) == "NORP"  # re-voted: its mentions changed (GPE 1, NORP 2)
 
 
@@ -143,22 +143,22 @@ def test_a_run_killed_while_committing_new_types_is_completed_by_the_rerun(
         _write(first, ["river"])
         p.ingest([first])
         assert _served_type(p) == ("GPE", "GPE")
-        commit = p.graph.commit
+        commit = p._store.commit
 
         def dies_on_types(*args: object, **kwargs: object) -> int:
             if kwargs.get("types"):
                 raise Killed
             return commit(*args, **kwargs)  # type: ignore[arg-type]
 
-        p.graph.commit = dies_on_types  # type: ignore[method-assign]
+        p._store.commit = dies_on_types  # type: ignore[method-assign]
         _write(rest, ["falls", "exports"])
         try:
             p.ingest([rest])
             raise AssertionError("the run should have died committing the types")
         except Killed:
             pass
-        assert _veloria(p) == "GPE" and p.graph.untyped_entities()  # nothing of the vote committed
-        p.graph.commit = commit  # type: ignore[method-assign]
+        assert _veloria(p) == "GPE" and p._store.untyped_entities()  # nothing of the vote committed
+        p._store.commit = commit  # type: ignore[method-assign]
         p.ingest([first, rest])  # the rerun: every document is unchanged, the vote is still pending
-        assert _veloria(p) == "NORP" and p.graph.untyped_entities() == []
+        assert _veloria(p) == "NORP" and p._store.untyped_entities() == []
         assert _served_type(p) == ("NORP", "NORP")

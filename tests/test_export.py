@@ -16,9 +16,9 @@ from tests.paths import REPO_ROOT
 def test_every_format_holds_the_whole_graph(platform: Platform, tmp_path: Path) -> None:
     platform.ingest([REPO_ROOT / "hopgraph" / "sample"])
     platform.update_tree()  # summaries and sections are part of the graph too
-    counts = platform.graph.counts()
+    counts = platform._store.counts()
 
-    report = export_graph(platform.graph, "jsonl", tmp_path / "g.jsonl")
+    report = export_graph(platform._store, "jsonl", tmp_path / "g.jsonl")
     lines = [json.loads(x) for x in (tmp_path / "g.jsonl").read_text().splitlines()]
     nodes = {r["id"]: r for r in lines if r["kind"] == "node"}
     edges = [r for r in lines if r["kind"] == "edge"]
@@ -31,12 +31,12 @@ def test_every_format_holds_the_whole_graph(platform: Platform, tmp_path: Path) 
     assert all(e["source"] in nodes and e["target"] in nodes for e in edges)  # no dangling edge
     assert any(e["type"] == "RELATED" and e["properties"].get("description") for e in edges)
 
-    export_graph(platform.graph, "graphml", tmp_path / "g.graphml")
+    export_graph(platform._store, "graphml", tmp_path / "g.graphml")
     g = nx.read_graphml(tmp_path / "g.graphml", force_multigraph=True)
     assert g.number_of_nodes() == len(nodes) and g.number_of_edges() == len(edges)
 
     folder = tmp_path / "neo4j"
-    export_graph(platform.graph, "neo4j-csv", folder)
+    export_graph(platform._store, "neo4j-csv", folder)
     with (folder / "Entity.csv").open(newline="") as f:
         header, *rows = list(csv.reader(f))
     assert header[0] == "id:ID" and header[-1] == ":LABEL" and len(rows) == counts["Entity"]

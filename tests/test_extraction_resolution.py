@@ -91,7 +91,7 @@ def _merges_variants(platform: Platform, tmp_path: Path) -> None:
     (tmp_path / "carol.txt").write_text(text[:60_000], encoding="utf-8")
     report = platform.ingest([tmp_path / "carol.txt"])
     assert report.entities_merged >= 2
-    g = platform.graph
+    g = platform._store
     by_name = {r["name"]: r for r in g.read("MATCH (e:Entity) RETURN e.name AS name, e.aliases AS aliases, e.id AS id")}
     assert "Scrooge" not in by_name and "Scrooge" in (by_name["Ebenezer Scrooge"]["aliases"] or [])
     assert "Marley" not in by_name and "Marley" in (by_name["Jacob Marley"]["aliases"] or [])
@@ -101,7 +101,7 @@ def _merges_variants(platform: Platform, tmp_path: Path) -> None:
     n = g.read("MATCH (:Chunk)-[m:MENTIONS]->(e:Entity {name: 'Ebenezer Scrooge'}) RETURN count(m) AS n")[0]["n"]
     assert n > 20
     assert g.read("MATCH (e:Entity) WHERE NOT (e)<-[:MENTIONS]-() RETURN count(e) AS n")[0]["n"] == 0
-    assert platform.vectors.count("entities") == platform.graph.counts()["Entity"]
+    assert platform.vectors.count("entities") == platform._store.counts()["Entity"]
     # the relations moved to a canonical entity were embedded again with both their (current) ends
     moved = [r for r in g.relations_of_entities([by_name["Ebenezer Scrooge"]["id"]]) if r.type != CO_OCCURS]
     assert len(moved) >= 3

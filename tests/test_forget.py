@@ -23,8 +23,8 @@ def _strings(value: Any) -> list[str]:
 
 def _quotes(p: Platform, needle: str) -> list[str]:
     """Every string property of every node and relationship, and every vector payload, holding ``needle``."""
-    found = [s for r in p.graph.read("MATCH (n) RETURN properties(n) AS p") for s in _strings(r["p"])]
-    found += [s for r in p.graph.read("MATCH ()-[x]->() RETURN properties(x) AS p") for s in _strings(r["p"])]
+    found = [s for r in p._store.read("MATCH (n) RETURN properties(n) AS p") for s in _strings(r["p"])]
+    found += [s for r in p._store.read("MATCH ()-[x]->() RETURN properties(x) AS p") for s in _strings(r["p"])]
     for name in COLLECTIONS:
         offset = None
         while True:
@@ -48,8 +48,8 @@ def test_deleted_text_is_gone_from_every_property_summary_and_payload(platform: 
     doc = next(d.id for d in platform.documents() if d.source and d.source.endswith("a_first.txt"))
     assert platform.delete(doc)
     assert _quotes(platform, needle) == []
-    babbage = platform.graph.read("MATCH (e:Entity) WHERE e.name = 'Charles Babbage' RETURN e.description AS d")
+    babbage = platform._store.read("MATCH (e:Entity) WHERE e.name = 'Charles Babbage' RETURN e.description AS d")
     assert babbage and "Charles Babbage" in babbage[0]["d"] and "Difference Engine" in babbage[0]["d"]
-    stale = platform.graph.read("MATCH (n) WHERE n.stale_description = true OR n.stale_summary = true "
+    stale = platform._store.read("MATCH (n) WHERE n.stale_description = true OR n.stale_summary = true "
                                 "RETURN count(n) AS n")
     assert stale[0]["n"] == 0

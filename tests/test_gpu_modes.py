@@ -68,7 +68,7 @@ def test_pcst_mode_returns_a_subgraph_its_triples_and_cited_chunks(hotpot: tuple
 
 def test_gnn_mode_without_a_checkpoint_is_a_clear_error(hotpot: tuple[Platform, Path]) -> None:
     p, _ = hotpot
-    r = Retriever(p.graph, p.vectors, p.embedder, p.settings.retrieval, gpu=p.settings.gpu,
+    r = Retriever(p._store, p.vectors, p.embedder, p.settings.retrieval, gpu=p.settings.gpu,
                   gnn_checkpoint=Path(p.settings.data_dir) / "absent.pt")
     with pytest.raises(QueryError, match="train-gnn"):
         r.query("Who founded the magazine?", mode="gnn")
@@ -99,9 +99,9 @@ def test_gnn_trains_its_validation_loss_falls_and_mode_gnn_uses_it(hotpot: tuple
 
 def test_torch_ppr_backend_ranks_like_scipy(hotpot: tuple[Platform, Path]) -> None:
     p, root = hotpot
-    torch_r = Retriever(p.graph, p.vectors, p.embedder, p.settings.retrieval,
+    torch_r = Retriever(p._store, p.vectors, p.embedder, p.settings.retrieval,
                         gpu=GpuSettings(ppr_backend="torch", device="cpu"))
-    scipy_r = Retriever(p.graph, p.vectors, p.embedder, p.settings.retrieval,
+    scipy_r = Retriever(p._store, p.vectors, p.embedder, p.settings.retrieval,
                         gpu=GpuSettings(ppr_backend="scipy"))
     for q in list(load_dataset(root).queries.values())[:5]:
         a = [r.citation.chunk_id for r in torch_r.query(q, mode="graph", top_k=5).results]

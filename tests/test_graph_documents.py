@@ -87,7 +87,7 @@ def test_ingest_reingest_delete_like_any_document(platform: Platform, tmp_path: 
     assert hits.results[0].citation.document_id == scene
     assert platform.delete(scene)
     assert platform.browser.document_graph(scene) == ([], [])
-    counts = platform.graph.counts()
+    counts = platform._store.counts()
     assert counts["Entity"] == 4 + 5  # scene2's four nodes and the argument's five concepts remain
 
 

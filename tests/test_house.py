@@ -371,10 +371,10 @@ def test_extractors_are_made_in_one_place_and_never_told_apart_by_class() -> Non
 #: the names of the whole graph store (``graphdb.protocols``): every role at once
 _STORE_UNIONS = {"GraphStore", "GraphBackend"}
 #: where the unions may be named: the graph package (they are defined there, the registry and the factory
-#: open one), the in-memory store (it is one), and the platform's opener (``Platform.graph`` holds the opened
-#: store and hands each caller its role: ``admin``, ``browser``, ``console``, the ingestor's roles)
+#: open one), the in-memory store (it is one), and the platform's opener (``Platform._store`` holds the opened
+#: store; ``app.platform_roles`` hands each caller its role: ``admin``, ``browser``, ``console``, ...)
 _UNION_HOMES = ("hopgraph/graphdb/", "hopgraph/testing/")
-_UNION_ALLOWED = {"hopgraph/app/platform.py"}
+_UNION_ALLOWED = {"hopgraph/app/platform.py", "hopgraph/app/platform_roles.py"}
 
 
 def _union_names(path: str, source: str) -> list[str]:
@@ -406,6 +406,111 @@ def test_callers_take_roles_not_the_whole_graph_store() -> None:
             found += _union_names(path, f.read_text(encoding="utf-8"))
     assert len(files) > 100 and found == [], "take the role protocols you use (graphdb.protocols):\n" + \
         "\n".join(found)
+
+
+#: the front ends: they reach the stores and the retriever only through ``hopgraph.app.platform.Platform``
+_FRONT_ENDS = ("hopgraph/api", "hopgraph/cli", "hopgraph/integrations")
+#: the packages behind the platform, and the modules of theirs a front end may import: types, records and
+#: registries, and tools that open no store (why each, below)
+_BEHIND = ("hopgraph.retrieval", "hopgraph.graphdb", "hopgraph.vectors", "hopgraph.ingest")
+_FRONT_IMPORTS = {
+    "hopgraph.retrieval.registry",  # the mode table: names, options, help (feeds the CLI, the API enum, MCP)
+    "hopgraph.graphdb.protocols", "hopgraph.graphdb.records",  # the role protocols and the graph's record types
+    "hopgraph.ingest.control", "hopgraph.ingest.caller",  # the handles passed into ``Platform.ingest``
+    "hopgraph.ingest.scheduler",  # the timer that calls ``Platform.reingest`` back; its run-log keys
+    "hopgraph.ingest.file_access", "hopgraph.ingest.sources",  # the upload sidecar's name; which files an ingest reads
+    "hopgraph.graphdb.bolt.arcadedb_server",  # the embedded engine's process (``hopgraph db``): no store
+}
+#: attributes that are the platform's internals, whatever object they are read from
+_INTERNALS = {"retriever", "keeper"}
+
+
+def _store_methods() -> dict[str, set[str]]:
+    """``graph`` / ``vectors`` -> the public methods of the whole graph store and of the vector store."""
+    from hopgraph.graphdb.protocols import GraphBackend
+    from hopgraph.vectors.store import VectorStore
+
+    return {attr: {n for n in dir(proto) if not n.startswith("_") and callable(getattr(proto, n))}
+            for attr, proto in (("graph", GraphBackend), ("vectors", VectorStore))}
+
+
+def _reach_throughs(path: str, source: str, store_methods: dict[str, set[str]]) -> list[str]:
+    """``path:line what`` for each use past the facade in ``source`` (see
+    ``test_front_ends_reach_the_stores_only_through_the_platform``)."""
+    found = []
+    for node in ast.walk(ast.parse(source, path)):
+        if isinstance(node, ast.Attribute):
+            base, attr = node.value, node.attr
+            private = attr.startswith("_") and not attr.startswith("__")
+            if attr in _INTERNALS or (private and not (isinstance(base, ast.Name) and base.id in ("self", "cls"))):
+                found.append(f"{path}:{node.lineno} .{attr}")
+            elif isinstance(base, ast.Attribute) and attr in store_methods.get(base.attr, ()):
+                found.append(f"{path}:{node.lineno} .{base.attr}.{attr}")
+        modules: list[str] = []
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            modules = [node.module]
+            if node.module in _BEHIND:  # ``from hopgraph.retrieval import signals``
+                modules = [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            modules = [a.name for a in node.names]
+        found += [f"{path}:{node.lineno} import {m}" for m in modules
+                  if m.startswith(tuple(f"{b}." for b in _BEHIND)) and m not in _FRONT_IMPORTS]
+    return found
+
+
+def test_front_ends_reach_the_stores_only_through_the_platform() -> None:
+    """The API, the CLI, the MCP server and the integrations (``hopgraph/api``, ``hopgraph/cli``,
+    ``hopgraph/integrations``) use the platform's roles and operations, nothing behind them. Checked by use,
+    over the AST of every module there, whatever a value is named:
+
+    - no attribute ``retriever`` or ``keeper`` is read (the retriever and its index keeper);
+    - no private attribute (``x._name``, dunders aside) is read from anything but ``self``/``cls``
+      (``platform._store``, the whole graph store, included);
+    - no method of the whole graph store (``GraphBackend``) is called through an attribute ``graph``, nor a
+      method of ``VectorStore`` through an attribute ``vectors`` (``p.graph.chunk_sections()``,
+      ``p.vectors.count(...)``; ``settings.graph.backend`` is no method);
+    - no module of ``hopgraph.retrieval``, ``hopgraph.graphdb``, ``hopgraph.vectors`` or ``hopgraph.ingest``
+      is imported (``import``, ``from ... import``, inside functions too), except those of ``_FRONT_IMPORTS``:
+      types, records, registries and tools that open no store. A role's protocol comes from
+      ``graphdb.protocols``; records of results come from ``hopgraph.core``."""
+    methods = _store_methods()
+    today = ("from hopgraph.retrieval.signals import load_torch_for\n"
+             "from hopgraph.retrieval import registry, decompose\nimport hopgraph.vectors.embedders\n"
+             "from hopgraph.retrieval.registry import REGISTRY\nfrom hopgraph.graphdb.protocols import GraphAdmin\n"
+             "keeper = platform.retriever.keeper\nplatform.graph.chunk_sections()\np.vectors.count('chunks')\n"
+             "p._store.counts()\nself._platform.warm()\ns.graph.backend\np.browser.entity('e')\n")
+    assert _reach_throughs("a.py", today, methods) == [
+        "a.py:1 import hopgraph.retrieval.signals", "a.py:2 import hopgraph.retrieval.decompose",
+        "a.py:3 import hopgraph.vectors.embedders", "a.py:6 .keeper", "a.py:6 .retriever",
+        "a.py:7 .graph.chunk_sections", "a.py:8 .vectors.count", "a.py:9 ._store"]
+    files = [f for root in _FRONT_ENDS for f in sorted((REPO_ROOT / root).rglob("*.py"))]
+    found = []
+    for f in files:
+        found += _reach_throughs(f.relative_to(REPO_ROOT).as_posix(), f.read_text(encoding="utf-8"), methods)
+    assert len(files) > 40 and found == [], "use the platform's roles and operations (hopgraph.app.platform):\n" + \
+        "\n".join(found)
+
+
+def test_each_post_step_takes_its_own_role() -> None:
+    """Every post-ingest step and condition is typed with what it uses (a protocol of ``ingest.post_steps``),
+    never the whole ``Host``; where it uses the graph, its ``graph`` is one role (or a composition of two),
+    never the steps' union ``StepGraph`` nor the pipeline's ``IngestGraph``."""
+    import typing
+
+    from hopgraph.ingest import post_steps
+
+    wide = {"Host", "StepGraph", "IngestGraph", "GraphStore", "GraphBackend"}
+    for step in post_steps.POST_STEPS:
+        for fn in (step.run, step.when):
+            if fn.__name__ == "<lambda>":  # the default condition: always
+                continue
+            taken = typing.get_type_hints(fn)["ing"]
+            assert taken.__name__ not in wide, (step.name, fn.__name__, taken)
+            graph = getattr(taken, "graph", None)
+            if graph is not None:
+                role = typing.get_type_hints(graph.fget)["return"]
+                parts = [c for c in role.__mro__ if c not in (role, typing.Protocol, typing.Generic, object)]
+                assert role.__name__ not in wide and len(parts) <= 2, (step.name, fn.__name__, role)
 
 
 def test_the_retriever_has_no_mode_specific_methods() -> None:

@@ -119,7 +119,7 @@ def test_older_image_documents_get_caption_vectors(platform: Platform, tmp_path:
     platform.ingest([path])
     # what migration 0009 leaves for an image document ingested before caption vectors existed
     platform.vectors.delete_where("captions", {"document_id": [d.id for d in platform.documents()]})
-    platform.graph.read("MATCH (d:Document) SET d.captions_embedded = false RETURN count(d) AS n")
-    assert platform.vectors.count("captions") == 0 and len(platform.graph.uncaptioned_images()) == 1
+    platform._store.read("MATCH (d:Document) SET d.captions_embedded = false RETURN count(d) AS n")
+    assert platform.vectors.count("captions") == 0 and len(platform._store.uncaptioned_images()) == 1
     platform.ingest([path])  # nothing changed: the ingest's finish writes the missing vectors
-    assert platform.vectors.count("captions") == 2 and platform.graph.uncaptioned_images() == {}
+    assert platform.vectors.count("captions") == 2 and platform._store.uncaptioned_images() == {}

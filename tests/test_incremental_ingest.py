@@ -36,9 +36,9 @@ def _graph(p: Platform) -> dict[str, Any]:
         return {k: sorted(v) if isinstance(v, list) else v for k, v in props.items() if k not in HISTORY}
 
     skip = ["Community", "GraphMeta", "GraphChange", "Migration", "IngestRun", "Alias"]
-    nodes = {(r["label"], r["p"].get("id")): clean(r["p"]) for r in p.graph.read(
+    nodes = {(r["label"], r["p"].get("id")): clean(r["p"]) for r in p._store.read(
         "MATCH (n) RETURN labels(n)[0] AS label, properties(n) AS p") if r["label"] not in skip}
-    edges = sorted((r["a"], r["t"], r["b"], json.dumps(clean(r["p"]), sort_keys=True)) for r in p.graph.read(
+    edges = sorted((r["a"], r["t"], r["b"], json.dumps(clean(r["p"]), sort_keys=True)) for r in p._store.read(
         "MATCH (a)-[x]->(b) WHERE type(x) <> 'IN_COMMUNITY' AND type(x) <> 'PARENT' "
         "RETURN a.id AS a, type(x) AS t, b.id AS b, properties(x) AS p"))
     return {"nodes": nodes, "edges": edges}
@@ -64,14 +64,14 @@ def _modularity(p: Platform) -> tuple[float, float]:
     partitions over the weighted entity graph that Leiden clusters."""
     typed = p.settings.communities.typed_weight
     g = nx.Graph()
-    for r in p.graph.read("MATCH (a:Entity)-[r:RELATED]->(b:Entity) RETURN a.id AS a, b.id AS b, "
+    for r in p._store.read("MATCH (a:Entity)-[r:RELATED]->(b:Entity) RETURN a.id AS a, b.id AS b, "
                           "r.type AS t, r.weight AS w"):
         if r["a"] != r["b"]:
             w = float(r["w"] or 1) * (1.0 if r["t"] == CO_OCCURS else typed)
             g.add_edge(r["a"], r["b"], weight=g.get_edge_data(r["a"], r["b"], {"weight": 0})["weight"] + w)
     deepest: dict[str, tuple[int, str]] = {}
     top: dict[str, str] = {}
-    for r in p.graph.read("MATCH (e:Entity)-[:IN_COMMUNITY]->(c:Community) RETURN e.id AS e, c.id AS c, "
+    for r in p._store.read("MATCH (e:Entity)-[:IN_COMMUNITY]->(c:Community) RETURN e.id AS e, c.id AS c, "
                           "c.level AS level"):
         if r["e"] not in deepest or r["level"] > deepest[r["e"]][0]:
             deepest[r["e"]] = (r["level"], r["c"])
@@ -100,7 +100,7 @@ def test_an_incremental_reingest_equals_a_fresh_ingest_of_the_changed_corpus(
     with Platform(settings_for(arcadedb, tmp_path / "inc", resolution=NO_MERGES, extraction=extraction),
                   embedder=embedder) as inc:
         inc.ingest([corpus])
-        communities_before = inc.graph.counts()["Community"]
+        communities_before = inc._store.counts()["Community"]
         recs = [json.loads(x) for x in lines[:160]]
         for i in (5, 50, 120):  # edited
             recs[i]["text"] += " It was later restored by the Vexmoor Trust of Kelderwick."
@@ -111,9 +111,9 @@ def test_an_incremental_reingest_equals_a_fresh_ingest_of_the_changed_corpus(
         assert report.documents_ingested == 6 and report.documents_deleted == 2
         assert any("communities updated around" in r.message for r in caplog.records)  # not re-clustered
         inc_graph, inc_vectors, inc_q = _graph(inc), _vectors(inc), _modularity(inc)
-        assert inc.vectors.count("communities") == inc.graph.counts()["Community"]
-        assert inc.graph.unclustered_entities() == [] and inc.graph.stale_summaries() == set()
-        assert inc.graph.counts()["Community"] > 0.8 * communities_before
+        assert inc.vectors.count("communities") == inc._store.counts()["Community"]
+        assert inc._store.unclustered_entities() == [] and inc._store.stale_summaries() == set()
+        assert inc._store.counts()["Community"] > 0.8 * communities_before
     with Platform(settings_for(arcadedb, tmp_path / "fresh", resolution=NO_MERGES, extraction=extraction),
                   embedder=embedder) as fresh:
         fresh.ingest([corpus])
@@ -149,9 +149,9 @@ def test_an_update_killed_midway_is_completed_by_the_rerun(
         with pytest.raises(KeyboardInterrupt):
             p.ingest([corpus])
         monkeypatch.setattr(BoltGraphStore, "edit_memberships", real)
-        assert p.graph.unclustered_entities()  # the marks survive the kill
+        assert p._store.unclustered_entities()  # the marks survive the kill
         p.ingest([corpus])  # nothing left to ingest: the run's end redoes the community update
-        g = p.graph
+        g = p._store
         assert g.unclustered_entities() == [] and not g.communities_stale()
         sizes = {r["id"]: (r["size"], r["n"]) for r in g.read(
             "MATCH (c:Community) OPTIONAL MATCH (e:Entity)-[:IN_COMMUNITY]->(c) "

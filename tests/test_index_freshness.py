@@ -31,9 +31,9 @@ def _same_as_fresh(p: Platform) -> None:
     """The served state equals one built from scratch now, and every mode ranks identically."""
     served = p.retriever.keeper.current()
     recipe = recipe_of(p.settings.retrieval)
-    assert_same(served, IndexState.of(fetch_all(p.graph, p.vectors, p.embedder.dim), recipe))
-    fresh = Retriever(p.graph, p.vectors, p.embedder, p.settings.retrieval,
-                      keeper=IndexKeeper(p.graph, p.vectors, recipe, p.embedder.dim))
+    assert_same(served, IndexState.of(fetch_all(p._store, p.vectors, p.embedder.dim), recipe))
+    fresh = Retriever(p._store, p.vectors, p.embedder, p.settings.retrieval,
+                      keeper=IndexKeeper(p._store, p.vectors, recipe, p.embedder.dim))
     assert _rankings(p.retriever) == _rankings(fresh)
 
 
@@ -45,7 +45,7 @@ def test_changes_are_served_by_deltas_that_rank_as_a_fresh_build(
         first = p.query(QUESTIONS[0], mode="graph")
         keeper = p.retriever.keeper
         assert keeper.freshness().last_refresh_kind == "rebuild"
-        assert first.index_version == first.graph_version == p.graph.version() > 0
+        assert first.index_version == first.graph_version == p._store.version() > 0
 
         (corpus / "einstein.txt").write_text(
             "Albert Einstein visited the Vexmoor Observatory with Zorblax Quintana in 1921 and admired the brass "
@@ -53,7 +53,7 @@ def test_changes_are_served_by_deltas_that_rank_as_a_fresh_build(
         p.ingest([corpus])
         assert keeper.freshness().last_refresh_kind == "delta"  # refreshed by the ingest, not by the query
         after = p.query("Who visited the Vexmoor Observatory in 1921?", mode="graph", top_k=3)
-        assert after.index_version == p.graph.version() > first.index_version
+        assert after.index_version == p._store.version() > first.index_version
         assert "Einstein" in after.results[0].text
         _same_as_fresh(p)
 
@@ -80,7 +80,7 @@ def test_a_polling_keeper_serves_the_old_state_until_the_new_one_is_ready(
     keeper.start_polling(0.1)
     # a write the platform is not told about (as another replica's would be): only the poller sees it
     platform._ingestor().ingest_paths([corpus / "vexmoor.txt"])
-    target = platform.graph.version()
+    target = platform._store.version()
     deadline = time.monotonic() + 300  # a guard against a hang, however busy the machine
     while (res := platform.query("Who founded the Vexmoor Observatory?", top_k=1)).index_version != target:
         assert v1 <= res.index_version < target  # an older state answers meanwhile

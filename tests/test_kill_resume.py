@@ -82,9 +82,9 @@ def test_killed_ingest_resumes_without_duplicates(arcadedb: ServerInfo, tmp_path
         interrupted = _counts(p)
         assert interrupted["Document"] < DOCS
         # the shard the killed process left opens; recovery leaves no vector of an unfinished document
-        left = p.graph.unfinished_documents()
+        left = p._store.unfinished_documents()
         assert p.recover() == len([d for d in left if d.status == "pending"])
-        done_ids = {d["id"] for d in p.graph.read("MATCH (d:Document {status: 'complete'}) RETURN d.id AS id")}
+        done_ids = {d["id"] for d in p._store.read("MATCH (d:Document {status: 'complete'}) RETURN d.id AS id")}
         offset, owners = None, set()
         while True:
             page, offset = p.vectors.scroll("chunks", limit=500, offset=offset)
@@ -96,8 +96,8 @@ def test_killed_ingest_resumes_without_duplicates(arcadedb: ServerInfo, tmp_path
         assert report.documents_unchanged >= complete  # finished documents are not redone
         assert report.documents_ingested + report.documents_unchanged == DOCS
         resumed = _counts(p)
-        assert not p.graph.unfinished_documents()
-        dupes = p.graph.read("MATCH (c:Chunk) WITH c.id AS id, count(*) AS n WHERE n > 1 RETURN count(id) AS d")
+        assert not p._store.unfinished_documents()
+        dupes = p._store.read("MATCH (c:Chunk) WITH c.id AS id, count(*) AS n WHERE n > 1 RETURN count(id) AS d")
         assert dupes[0]["d"] == 0
 
     with Platform(settings_for(arcadedb, tmp_path / "fresh"), embedder=embedder) as fresh:
@@ -163,7 +163,7 @@ def test_a_killed_graph_server_is_restarted_and_a_rerun_completes(stage: str, tm
         with Platform(s, embedder=embedder) as p:  # restarts the server, then the rerun completes
             p.ingest([corpus])
             resumed = _counts(p)
-            dupes = p.graph.read("MATCH (c:Chunk) WITH c.id AS id, count(*) AS n WHERE n > 1 RETURN count(id) AS d")
+            dupes = p._store.read("MATCH (c:Chunk) WITH c.id AS id, count(*) AS n WHERE n > 1 RETURN count(id) AS d")
             assert dupes[0]["d"] == 0 and [c for c in diagnose(p) if not c.ok] == []
     finally:
         server.stop()

@@ -81,15 +81,15 @@ def test_llm_ingest_builds_the_graph_and_a_rerun_costs_no_request(
         assert report.documents_ingested == 1 and report.entities > 5 and report.relations > 3
         assert len(llm.requests) == 2 * chunks  # extraction + one gleaning round per chunk
         assert sum(m[-1]["content"].startswith("MANY entities") for m in llm.requests) == chunks
-        rows = p.graph.read("MATCH (e:Entity) WHERE e.name = 'Scrooge' RETURN e.type AS type, "
+        rows = p._store.read("MATCH (e:Entity) WHERE e.name = 'Scrooge' RETURN e.type AS type, "
                                 "e.description AS d")
         assert len(rows) == 1 and rows[0]["type"] == "PERSON" and len(rows[0]["d"]) > 40
-        rels = p.graph.read("MATCH (:Entity)-[r:RELATED]->(:Entity) RETURN r.type AS t, r.description AS d")
+        rels = p._store.read("MATCH (:Entity)-[r:RELATED]->(:Entity) RETURN r.type AS t, r.description AS d")
         assert rels and all(r["t"] == "related" and r["d"] for r in rels)
         res = p.query("Who was Scrooge's partner?", mode="local", top_k=3)
         assert res.results
         # a re-ingest of the deleted document is answered from the response cache
-        doc = p.graph.list_documents(limit=10)[0].id
+        doc = p._store.list_documents(limit=10)[0].id
         assert p.delete(doc)
         before = len(llm.requests)
         again = p.ingest([_excerpt(tmp_path)])
@@ -127,13 +127,13 @@ def test_malformed_answers_fail_clearly_and_a_rerun_completes_without_duplicates
     with Platform(s, embedder=embedder) as p:
         with pytest.raises(LlmOutputError, match=r"chunk chk_\w+: the LLM answer has no"):
             p.ingest([path])
-        assert p.graph.counts().get("Entity", 0) == 0
+        assert p._store.counts().get("Entity", 0) == 0
         llm.malformed_next = 0
         report = p.ingest([path])
         assert report.documents_ingested == 1
-        names = [r["n"] for r in p.graph.read("MATCH (e:Entity) RETURN e.name AS n")]
+        names = [r["n"] for r in p._store.read("MATCH (e:Entity) RETURN e.name AS n")]
         assert len(names) == len(set(names)) and "Scrooge" in names
-        docs = p.graph.list_documents(limit=10)
+        docs = p._store.list_documents(limit=10)
         assert len(docs) == 1 and docs[0].status == "complete"
 
 
@@ -155,7 +155,7 @@ def test_llm_community_reports_replace_the_extractive_summaries(
     s = _settings(arcadedb, tmp_path, server[1], reports=True, gleaning=0, max_concurrency=3)
     with Platform(s, embedder=embedder) as p:
         p.ingest([_excerpt(tmp_path, 6000)])
-        rows = p.graph.read("MATCH (c:Community) RETURN c.title AS t, c.summary AS s")
+        rows = p._store.read("MATCH (c:Community) RETURN c.title AS t, c.summary AS s")
         assert rows and all(r["t"] in titles and len(r["s"]) > 100 for r in rows)
         asked = sum("# Report Structure" in m[-1]["content"] for m in llm.requests)
         assert asked == len(rows)
@@ -179,6 +179,6 @@ def test_a_rejected_community_report_keeps_the_extractive_summary(
         finally:
             llm.answer = original  # type: ignore[method-assign]
         assert report.documents_ingested == 1
-        rows = p.graph.read("MATCH (c:Community) RETURN c.summary AS s")
+        rows = p._store.read("MATCH (c:Community) RETURN c.summary AS s")
         assert rows and all(r["s"].startswith("Key entities:") for r in rows)
         assert sum("# Report Structure" in m[-1]["content"] for m in llm.requests) == len(rows)  # asked, rejected

@@ -85,11 +85,11 @@ def test_an_entity_removed_by_the_batch_before_is_embedded_again(arcadedb: Serve
              {"id": "b", "text": "Zorblax Quintana painted the frozen harbour of Kelderwick in the winter of 1901."}]
     with Platform(s) as p:
         p.ingest_records(first)
-        rows = p.graph.read("MATCH (e:Entity) WHERE e.name = 'Zorblax Quintana' RETURN e.id AS id")
+        rows = p._store.read("MATCH (e:Entity) WHERE e.name = 'Zorblax Quintana' RETURN e.id AS id")
         assert len(rows) == 1
         report = p.ingest_records(again)
         assert report.documents_ingested == 2 and report.stage_threads["embed"] >= 1 and report.bound
-        rows = p.graph.read("MATCH (e:Entity) WHERE e.name = 'Zorblax Quintana' RETURN e.id AS id")
+        rows = p._store.read("MATCH (e:Entity) WHERE e.name = 'Zorblax Quintana' RETURN e.id AS id")
         assert len(rows) == 1
         assert rows[0]["id"] in p.vectors.vectors("entities", [rows[0]["id"]])
 

@@ -134,7 +134,7 @@ def test_a_registered_name_opens_the_snapshot_by_settings_alone(registered: str,
     plain = open_graph_store(settings.model_copy(update={"graph": GraphSettings(backend=registered, uri=str(path))}))
     assert plain.counts() == opened.counts()  # a path works as well as a file: URI
     with Platform(settings, embedder=HashEmbedder()) as p:  # status reads the GraphAdmin role only
-        assert isinstance(p.graph, NetworkxSource) and p.status()["graph"] == opened.counts()
+        assert isinstance(p._store, NetworkxSource) and p.status()["graph"] == opened.counts()
         assert p.status()["graph_version"] == memory.version()
     with pytest.raises(BadInputError, match=r"graph\.uri"):
         open_graph_store(Settings(data_dir=tmp_path, graph=GraphSettings(backend=registered)))
@@ -151,7 +151,7 @@ def _ranking(retriever: Retriever | Platform, query: str, mode: str) -> tuple[li
 def test_the_retrieval_index_ranks_as_over_the_store_it_was_copied_from(tmp_path: Path) -> None:
     with Platform(memory_settings(tmp_path, retrieval=NO_CAPS), embedder=HashEmbedder()) as p:
         p.ingest_records(RECORDS, collection="people")
-        copy = NetworkxSource.copy_of(p.graph)
+        copy = NetworkxSource.copy_of(p._store)
         path = tmp_path / "graph.json"
         copy.save(path)
         over_copy = Retriever(NetworkxSource.load(path), p.vectors, p.question_embedder, p.settings.retrieval)

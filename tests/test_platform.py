@@ -80,13 +80,13 @@ def test_delete_cleans_graph_and_vectors(platform: Platform, tmp_path: Path) -> 
     corpus = _corpus(tmp_path / "corpus")
     platform.ingest([corpus])
     before = _counts(platform)
-    docs = {d.source: d.id for d in platform.graph.list_documents()}
+    docs = {d.source: d.id for d in platform._store.list_documents()}
     turing = docs[str((corpus / "turing.txt").resolve())]
     assert platform.delete(turing)
     assert not platform.delete(turing)  # already gone
     after = _counts(platform)
     assert after["Document"] == before["Document"] - 1
-    g = platform.graph
+    g = platform._store
     assert g.read("MATCH (e:Entity) WHERE NOT (e)<-[:MENTIONS]-() RETURN count(e) AS n")[0]["n"] == 0
     assert g.read("MATCH (c:Chunk) WHERE NOT (c)<-[:HAS_CHUNK]-() RETURN count(c) AS n")[0]["n"] == 0
     names = {r["n"] for r in g.read("MATCH (e:Entity) RETURN e.name AS n")}
@@ -112,7 +112,7 @@ def test_changed_file_reingest_equals_fresh_ingest(platform: Platform, tmp_path:
     report = platform.ingest([corpus])
     assert report.documents_ingested == 1 and report.documents_unchanged == 3
     changed = _counts(platform)
-    names = {r["n"] for r in platform.graph.read("MATCH (e:Entity) RETURN e.name AS n")}
+    names = {r["n"] for r in platform._store.read("MATCH (e:Entity) RETURN e.name AS n")}
     assert "Bletchley Park" not in names
     fresh_settings = settings_for(arcadedb, tmp_path / "fresh")  # type: ignore[arg-type]
     with Platform(fresh_settings, embedder=embedder) as fresh:  # type: ignore[arg-type]
@@ -151,11 +151,11 @@ def test_recurring_entities_are_embedded_once_and_again_after_deletion(
         monkeypatch.setattr(pipeline, "vector_points", spy)
         p.ingest([corpus])
         assert len(written) == len(set(written)) == _counts(p)["Entity"]
-        docs = {d.source: d.id for d in p.graph.list_documents()}
+        docs = {d.source: d.id for d in p._store.list_documents()}
         p.delete(docs[str((corpus / "turing.txt").resolve())])
         written.clear()
         p.ingest([corpus])  # turing.txt comes back
-        assert any(p.graph.read("MATCH (e:Entity {id: $i}) RETURN e.name AS n", {"i": i})[0]["n"]
+        assert any(p._store.read("MATCH (e:Entity {id: $i}) RETURN e.name AS n", {"i": i})[0]["n"]
                    == "Bletchley Park" for i in written)
         counts = _counts(p)
         assert counts["vec_entities"] == counts["Entity"] and counts["vec_relationships"] > 0

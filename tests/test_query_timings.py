@@ -51,7 +51,7 @@ def test_model_loading_is_timed_apart_from_the_query(platform: Platform, tmp_pat
     shift = [0.0]
     real = time.perf_counter
     monkeypatch.setattr(time, "perf_counter", lambda: real() + shift[0])
-    cold = Retriever(platform.graph, platform.vectors, ColdEmbedder(platform.embedder, shift),
+    cold = Retriever(platform._store, platform.vectors, ColdEmbedder(platform.embedder, shift),
                      platform.settings.retrieval)
     res = cold.query("Who founded the Vexmoor Observatory?", mode="graph")
     assert res.results and res.timings_ms[MODEL_LOAD] >= LOAD_S * 1000

@@ -147,7 +147,7 @@ def test_extractive_summary_takes_central_sentences_once_within_the_limits() -> 
 
 def _tree(p: Platform) -> dict[str, Any]:
     """Branches (root id -> leaves), every summary's children, and the summary vectors' payloads."""
-    nodes = {r["id"]: r for r in p.graph.read(
+    nodes = {r["id"]: r for r in p._store.read(
         "MATCH (s:Summary) OPTIONAL MATCH (s)-[:SUMMARIZES]->(c) RETURN s.id AS id, s.branch AS branch, "
         "s.level AS level, s.root AS root, s.leaves AS leaves, collect(c.id) AS children")}
     payloads, offset = {}, None
@@ -176,7 +176,7 @@ def test_tree_is_built_kept_where_untouched_and_free_of_deleted_chunks(
     with Platform(settings_for(arcadedb, tmp_path / "data", raptor=TREE), embedder=embedder) as p:
         report = p.ingest([corpus])
         tree = _tree(p)
-        chunks = set(p.graph.chunk_ids())
+        chunks = set(p._store.chunk_ids())
         assert len(tree["branches"]) >= 3 and report.summaries == len(tree["nodes"]) == len(tree["payloads"])
         leaves = [c for ls in tree["branches"].values() for c in ls]
         assert sorted(leaves) == sorted(chunks)  # every chunk in exactly one branch
@@ -197,8 +197,8 @@ def test_tree_is_built_kept_where_untouched_and_free_of_deleted_chunks(
         p.ingest([corpus])
         assert "delete_where" in writes and "upsert" not in writes[writes.index("delete_where"):]
         after = _tree(p)
-        gone = chunks - set(p.graph.chunk_ids())
-        assert gone and sorted(c for ls in after["branches"].values() for c in ls) == sorted(p.graph.chunk_ids())
+        gone = chunks - set(p._store.chunk_ids())
+        assert gone and sorted(c for ls in after["branches"].values() for c in ls) == sorted(p._store.chunk_ids())
         before_b, after_b = _by_branch(tree), _by_branch(after)
         touched = {b for b, ls in tree["branches"].items() if gone & set(ls)}
         kept = set(before_b) & set(after_b)
@@ -207,7 +207,7 @@ def test_tree_is_built_kept_where_untouched_and_free_of_deleted_chunks(
         for b in set(after_b) - kept:  # rebuilt ones equal a fresh build of their chunks
             ids = after["branches"][b]
             vecs = p.vectors.vectors("chunks", ids)
-            texts = p.graph.chunk_texts(ids)
+            texts = p._store.chunk_texts(ids)
             fresh = p._ingestor().tree.build_branch(ids, np.stack([vecs[c] for c in ids]), [texts[c] for c in ids])
             assert {n.id: n.children for n in fresh.nodes} == after_b[b]
 
@@ -215,10 +215,10 @@ def test_tree_is_built_kept_where_untouched_and_free_of_deleted_chunks(
         # update that writes; then delete a document: no summary, root or vector keeps one of its chunks
         p.vectors.upsert("summaries", [VectorPoint("sum1_orphan", np.ones(384, dtype=np.float32),
                                                    {"branch": "br_orphan", "level": 1, "chunks": []})])
-        before = set(p.graph.chunk_ids())
+        before = set(p._store.chunk_ids())
         victim = sorted(d.id for d in p.documents(limit=1000))[40]
         assert p.delete_documents([victim]) == 1
-        removed = before - set(p.graph.chunk_ids())
+        removed = before - set(p._store.chunk_ids())
         final = _tree(p)
         assert removed
         for n in final["nodes"].values():
@@ -249,10 +249,10 @@ def test_mode_raptor_without_a_tree_says_how_to_build_one(platform: Platform, tm
     # a deleted one leaves it
     (tmp_path / "b.txt").write_text("Zorblax Quintana paid for the telescope with a salt mine.")
     platform.ingest([tmp_path / "b.txt"])
-    leaves = sorted(c for b in platform.graph.tree_branches() for c in b.leaves)
-    assert leaves == sorted(platform.graph.chunk_ids()) and len(leaves) == 2
+    leaves = sorted(c for b in platform._store.tree_branches() for c in b.leaves)
+    assert leaves == sorted(platform._store.chunk_ids()) and len(leaves) == 2
     platform.delete_documents([d.id for d in platform.documents() if d.source and d.source.endswith("a.txt")])
-    assert sorted(c for b in platform.graph.tree_branches() for c in b.leaves) == platform.graph.chunk_ids()
+    assert sorted(c for b in platform._store.tree_branches() for c in b.leaves) == platform._store.chunk_ids()
 
 
 def test_llm_tree_summaries_and_a_failed_request_keeps_the_extractive_one(
@@ -267,7 +267,7 @@ def test_llm_tree_summaries_and_a_failed_request_keeps_the_extractive_one(
         fake.fail_next.extend([400])  # not transient: that one summary stays extractive
         with Platform(s, embedder=embedder) as p:
             p.ingest([tmp_path / f"d{i:02}.txt" for i in range(len(texts))])
-            rows = p.graph.read("MATCH (s:Summary) RETURN s.text AS text")
+            rows = p._store.read("MATCH (s:Summary) RETURN s.text AS text")
     asked = [m for m in fake.requests if m[-1]["content"].startswith("Write a summary of the following")]
     written = [r["text"] for r in rows if r["text"].startswith("In short: ")]
     assert len(rows) >= 3 and len(asked) == len(rows)

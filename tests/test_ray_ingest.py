@@ -94,12 +94,12 @@ def _settings(arcadedb: ServerInfo, data_dir: Path, address: str | None = None) 
 def _state(p: Platform) -> dict[str, Any]:
     """Graph and vector counts, the ids of every graph item and vector, and whether doctor is clean."""
     st = p.status()
-    ids = {label: sorted(r["id"] for r in p.graph.read(f"MATCH (n:{label}) RETURN n.id AS id"))
+    ids = {label: sorted(r["id"] for r in p._store.read(f"MATCH (n:{label}) RETURN n.id AS id"))
            for label in ("Document", "Chunk", "Entity")}
-    ids["RELATED"] = sorted(r["id"] for r in p.graph.read("MATCH ()-[r:RELATED]->() RETURN r.id AS id"))
+    ids["RELATED"] = sorted(r["id"] for r in p._store.read("MATCH ()-[r:RELATED]->() RETURN r.id AS id"))
     for collection in ("chunks", "entities", "relationships", "sections"):
         ids[f"vec_{collection}"] = sorted(p.vectors.export(collection)[0])
-    dupes = p.graph.read("MATCH (c:Chunk) WITH c.id AS id, count(*) AS n WHERE n > 1 RETURN count(id) AS d")
+    dupes = p._store.read("MATCH (c:Chunk) WITH c.id AS id, count(*) AS n WHERE n > 1 RETURN count(id) AS d")
     return {"counts": {**st["graph"], **{f"vec_{k}": v for k, v in st["vectors"].items()}}, "ids": ids,
             "doctor": [c.name for c in diagnose(p) if not c.ok], "dupes": dupes[0]["d"]}
 

@@ -66,8 +66,8 @@ def test_ingest_writes_composed_relationship_vectors(arcadedb: ServerInfo, embed
                        ingest=IngestSettings(doc_batch=doc_batch))
     with Platform(cfg, embedder=embedder) as p:  # type: ignore[arg-type]
         p.ingest([root])
-        ids = [i for i, _, _ in p.graph.snapshot_entities()]
-        typed = [r for r in p.graph.relations_of_entities(ids) if r.type != CO_OCCURS]
+        ids = [i for i, _, _ in p._store.snapshot_entities()]
+        typed = [r for r in p._store.relations_of_entities(ids) if r.type != CO_OCCURS]
         assert len(typed) >= 2
         have = p.vectors.vectors("relationships", [r.id for r in typed])
         ends = p.vectors.vectors("entities", sorted({e for r in typed for e in (r.source_id, r.target_id)}))

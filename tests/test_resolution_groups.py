@@ -42,8 +42,8 @@ def test_later_ingests_apply_the_aliases_of_public_merges_alone() -> None:
 
 
 def _bolt(p: Platform) -> BoltGraphStore:
-    assert isinstance(p.graph, BoltGraphStore)
-    return p.graph
+    assert isinstance(p._store, BoltGraphStore)
+    return p._store
 
 
 def _write(tmp_path: Path, name: str, text: str) -> Path:
@@ -64,7 +64,7 @@ def test_a_hidden_longer_name_neither_takes_nor_blocks_a_public_short_one(
         report = p.ingest([public])
         names = {r["name"] for r in _bolt(p).read(ENTITIES)}
         aliases = _bolt(p).read(ALIASES)
-        applied = p.graph.aliases()
+        applied = p._store.aliases()
     assert report.entities_merged == 1
     assert {"Bob Cratchit", "Tim Cratchit"} <= names and "Cratchit" not in names
     assert aliases == [{"name": "Cratchit", "groups": ""}]

@@ -39,19 +39,19 @@ def test_glob_source_runs_incrementally_and_is_recorded(platform: Platform, tmp_
     (root / "sub" / "b.md").unlink()
     third = platform.reingest(source)
     assert third.report["documents_deleted"] == 1 and third.status == "succeeded"
-    sources = {d.source for d in platform.graph.list_documents()}
+    sources = {d.source for d in platform._store.list_documents()}
     assert sources == {str(root / "a.md")}
     quiet = [platform.reingest(source) for _ in range(3)]  # runs that change nothing add no record
-    runs = platform.graph.ingest_runs(source="notes")
+    runs = platform._store.ingest_runs(source="notes")
     assert [r.id for r in runs] == [unchanged_id("notes"), third.id, first.id]
     assert runs[0].started_at == quiet[-1].started_at and runs[0].status == "unchanged"
     assert runs[0].report[UNCHANGED_RUNS] == 3  # the quiet runs since the last change, counted
     assert all(r.duration_s is not None for r in runs)
-    stamped = platform.graph.read("MATCH (r:IngestRun {id: $id}) RETURN r.started AS s", {"id": first.id})
+    stamped = platform._store.read("MATCH (r:IngestRun {id: $id}) RETURN r.started AS s", {"id": first.id})
     assert stamped[0]["s"] == iso_time(first.started_at) and stamped[0]["s"].endswith("+00:00")
     (root / "a.md").write_text("# Alpha\nAda Lovelace wrote the first published algorithm.")
-    latest = run_source(platform._ingestor(), platform.graph, source, keep=2)  # history kept to 2 runs
-    assert [r.id for r in platform.graph.ingest_runs(source="notes")] == [latest.id, third.id]
+    latest = run_source(platform._ingestor(), platform._store, source, keep=2)  # history kept to 2 runs
+    assert [r.id for r in platform._store.ingest_runs(source="notes")] == [latest.id, third.id]
 
 
 def test_bad_files_are_reported_and_a_failing_run_is_recorded(platform: Platform, tmp_path: Path,
@@ -72,7 +72,7 @@ def test_bad_files_are_reported_and_a_failing_run_is_recorded(platform: Platform
     monkeypatch.setattr(type(platform._ingestor()), "ingest_paths", disk_full)
     run = platform.reingest(source)
     assert run.status == "failed" and "No space left" in (run.error or "")
-    assert platform.graph.ingest_runs(source="src")[0].status == "failed"
+    assert platform._store.ingest_runs(source="src")[0].status == "failed"
 
 
 def test_a_schedule_never_overlaps_itself() -> None:
@@ -156,9 +156,9 @@ def test_a_source_whose_path_disappeared_keeps_its_documents_and_warns(platform:
         second = jobs.wait(jobs.submit("reingest", "gone", work, spec=spec).id, timeout=300)
     warning = f"path missing: {folder}, {notes}"
     assert second is not None and second.warning == warning and second.result["documents_deleted"] == 0
-    assert {d.source for d in platform.graph.list_documents()} == {str(folder / "a.md"), str(notes / "b.md")}
+    assert {d.source for d in platform._store.list_documents()} == {str(folder / "a.md"), str(notes / "b.md")}
     assert warning in caplog.text
-    run = platform.graph.ingest_runs(source="gone")[0]
+    run = platform._store.ingest_runs(source="gone")[0]
     assert (run.id, run.status, run.error) == (second.result["run_id"], "warning", warning)
     jobs.shutdown()
     with running_api(platform.settings, platform, scheduler=False) as url:  # the graph's record, as a job row

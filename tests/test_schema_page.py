@@ -70,9 +70,9 @@ def test_a_real_store_holds_only_what_the_page_lists(platform: Platform, tmp_pat
                      "Charles Babbage designed the Difference Engine at Cambridge.\n", encoding="utf-8")
     report = platform.ingest([notes])
     assert report.documents_ingested == 1
-    labels = {label for row in platform.graph.read("MATCH (n) RETURN DISTINCT labels(n) AS labels")
+    labels = {label for row in platform._store.read("MATCH (n) RETURN DISTINCT labels(n) AS labels")
               for label in row["labels"]}
-    types = {row["type"] for row in platform.graph.read("MATCH ()-[r]->() RETURN DISTINCT type(r) AS type")}
+    types = {row["type"] for row in platform._store.read("MATCH ()-[r]->() RETURN DISTINCT type(r) AS type")}
     assert {"Document", "Chunk", "Entity", "Section", "Migration", "GraphMeta", "GraphChange"} <= labels
     assert {"HAS_CHUNK", "HAS_SECTION", "MENTIONS", "RELATED"} <= types
     listed = set(re.findall(r"^\| `(\w+)` \|", _block(_page()), re.MULTILINE))

@@ -69,7 +69,7 @@ def test_chunks_never_span_two_sections(embedder: SentenceTransformerEmbedder) -
 
 
 def _sections(p: Platform) -> dict[str, dict[str, object]]:
-    rows = p.graph.read("MATCH (d:Document)-[:HAS_SECTION]->(s:Section) OPTIONAL MATCH (s)-[:HAS_CHUNK]->(c:Chunk) "
+    rows = p._store.read("MATCH (d:Document)-[:HAS_SECTION]->(s:Section) OPTIONAL MATCH (s)-[:HAS_CHUNK]->(c:Chunk) "
                         "RETURN s.id AS id, d.id AS doc, s.path AS path, s.embedded AS embedded, "
                         "collect(c.id) AS chunks")
     return {r["id"]: r for r in rows}
@@ -99,7 +99,7 @@ def test_sections_are_written_replaced_deleted_and_migrated(platform: Platform, 
     assert set(second) == set(first) and set(_section_vectors(platform)) == set(second)  # ids: place and headings
     changed = [k for k in second if second[k]["chunks"] != first[k]["chunks"]]
     assert [second[k]["path"] for k in changed] == ["Vexmoor Observatory > Instruments"]  # its new chunk
-    chunk_ids = {r["id"] for r in platform.graph.read("MATCH (c:Chunk) RETURN c.id AS id")}
+    chunk_ids = {r["id"] for r in platform._store.read("MATCH (c:Chunk) RETURN c.id AS id")}
     assert all(set(s["chunks"]) <= chunk_ids for s in second.values())
 
     victim = next(d.id for d in platform.documents() if d.source and d.source.endswith("vexmoor.md"))
@@ -111,7 +111,7 @@ def test_sections_are_written_replaced_deleted_and_migrated(platform: Platform, 
     # a store from before sections: its documents have none; the migration gives each one section
     # (embedded = false) and the next ingest writes its vector
     def write(statement: str) -> None:
-        platform.graph._write(lambda tx: tx.run(statement).consume())
+        platform._store._write(lambda tx: tx.run(statement).consume())
 
     write("MATCH (s:Section) DETACH DELETE s")
     platform.vectors.delete_where("sections", {"document_id": [str(s["doc"]) for s in left.values()]})

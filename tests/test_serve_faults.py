@@ -137,5 +137,5 @@ def test_sigkill_during_a_job_then_restart_equals_a_clean_ingest(arcadedb: Serve
         recovered = {k: n for k, n in rows}
     with Platform(settings_for(arcadedb, tmp_path / "clean"), embedder=embedder) as p:
         p.ingest_records(records, collection="hp")
-        clean = {r["k"]: r["n"] for r in p.graph.read(GRAPH_COUNTS)}
+        clean = {r["k"]: r["n"] for r in p._store.read(GRAPH_COUNTS)}
     assert recovered == clean and clean["Document"] == KILL_RECORDS

@@ -58,10 +58,10 @@ def test_removed_records_are_pruned_and_unreadable_files_keep_their_documents(
     assert platform.ingest([corpus]).documents_ingested == 4
     corpus.write_text("\n".join(json.dumps(r) for r in recs[:3]))
     report = platform.ingest([corpus])
-    assert report.documents_deleted == 1 and platform.graph.counts()["Document"] == 3
+    assert report.documents_deleted == 1 and platform._store.counts()["Document"] == 3
     corpus.write_text("\n".join(json.dumps(r) for r in recs[:2]) + "\n{oops")
     report = platform.ingest([corpus])
-    assert report.documents_deleted == 0 and platform.graph.counts()["Document"] == 3  # nothing lost
+    assert report.documents_deleted == 0 and platform._store.counts()["Document"] == 3  # nothing lost
 
 
 def test_a_folder_walk_skips_the_data_dir(platform: Platform, tmp_path: Path) -> None:
@@ -83,7 +83,7 @@ def test_a_folder_walk_skips_the_data_dir(platform: Platform, tmp_path: Path) ->
     assert platform.ingest([upload], caller=Caller(roots=(), uploads=upload.parent)).documents_ingested == 1
     report = platform.ingest([tmp_path])
     assert report.documents_ingested == 1 and report.documents_deleted == 0
-    sources = sorted(Path(d.source).name for d in platform.graph.documents_under(str(tmp_path.resolve())))
+    sources = sorted(Path(d.source).name for d in platform._store.documents_under(str(tmp_path.resolve())))
     assert sources == ["notes.txt", "up.txt"]
 
 
@@ -94,7 +94,7 @@ def test_communities_are_built_and_follow_changes(platform: Platform, tmp_path: 
     corpus.write_text("\n".join(lines))
     report = platform.ingest([corpus])
     assert report.communities > 5
-    g = platform.graph
+    g = platform._store
     comms = g.read("MATCH (c:Community) RETURN c.id AS id, c.level AS level, c.size AS size, c.title AS t, "
                    "c.summary AS s")
     assert all(c["title" if "title" in c else "t"] and c["s"].startswith("Key entities") for c in comms)
@@ -128,7 +128,7 @@ def test_warm_started_communities_survive_a_rewritten_document(platform: Platfor
     note.write_text("# Ledger\nThe Quillfeather Ledger was kept by Tobias Wrenfield in Lisbon.")
     report = platform.ingest([note])
     assert report.documents_ingested == 1 and report.communities >= 1
-    names = {r["name"] for r in platform.graph.read(
+    names = {r["name"] for r in platform._store.read(
         "MATCH (e:Entity)-[:IN_COMMUNITY]->(:Community) RETURN DISTINCT e.name AS name")}
     assert "Tobias Wrenfield" in names and "Marnie Oskarsdottir" not in names
 
@@ -159,7 +159,7 @@ def test_markdown_and_html_headings_are_sentences_and_titles(platform: Platform,
     assert found["page.html"].document.title == "Tarnhollow Mill"  # no <title>: the first <h1>
     assert unmarked(found["page.html"].text).startswith("Tarnhollow Mill.\nTarnhollow Mill is")
     platform.ingest([tmp_path])
-    entities = [r["name"] for r in platform.graph.read("MATCH (e:Entity) RETURN e.name AS name")]
+    entities = [r["name"] for r in platform._store.read("MATCH (e:Entity) RETURN e.name AS name")]
     doubled = [e for e in entities if any(e.count(n) > 1 for n in [*names, "Tarnhollow Mill"])]
     assert doubled == [] and {"Marrowind Engineering", "Tarnhollow Mill"} <= set(entities)
 
@@ -171,13 +171,13 @@ def test_relations_and_summaries_read_as_written(platform: Platform, tmp_path: P
         "# Rosalind Vane\n\nThe composer Rosalind Vane was born in Tarnhollow. Rosalind Vane was mayor of "
         "Tarnhollow and lived in Caldermouth with Pell Avery.\n")
     platform.ingest([tmp_path])
-    rels = {(r["type"], r["label"]) for r in platform.graph.read(
+    rels = {(r["type"], r["label"]) for r in platform._store.read(
         "MATCH ()-[r:RELATED]->() RETURN r.type AS type, r.label AS label")}
     assert ("bear_in", "born in") in rels and ("live_in", "lived in") in rels
-    summaries = " ".join(r["summary"] for r in platform.graph.read("MATCH (c:Community) RETURN c.summary AS summary"))
+    summaries = " ".join(r["summary"] for r in platform._store.read("MATCH (c:Community) RETURN c.summary AS summary"))
     assert "born in Tarnhollow" in summaries and "bear in" not in summaries
     for quote in {q for q in summaries.split('"')[1::2]}:  # each quoted sentence once per summary
-        assert all(s.count(f'"{quote}"') <= 1 for s in (r["summary"] for r in platform.graph.read(
+        assert all(s.count(f'"{quote}"') <= 1 for s in (r["summary"] for r in platform._store.read(
             "MATCH (c:Community) RETURN c.summary AS summary")))
     context = platform.query("Where was Rosalind Vane born?", mode="global", top_k=3).context
     assert "born in" in context and "bear in" not in context

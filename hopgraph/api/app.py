@@ -119,7 +119,7 @@ def create_app(settings: Settings | None = None, platform: Platform | None = Non
                 hg.scheduler.shutdown()
             await run_in_threadpool(jobs.shutdown, cfg.shutdown_grace_s)
             await run_in_threadpool(hg.close_others)
-            await run_in_threadpool(plat.retriever.keeper.stop_polling)
+            await run_in_threadpool(plat.stop_polling)
             if owned:
                 await run_in_threadpool(plat.close)
 
@@ -161,15 +161,8 @@ def _on_sighup(hg: AppState) -> None:
 def _warm_up(platform: Platform) -> None:
     """Open both stores, apply pending migrations and load the models before serving (the embedding
     model loads on its own thread meanwhile: the warm-up embedding waits for it)."""
-    embedder = platform.embedder
     applied = platform.admin.migrate()
     if applied:
         log.info("applied migrations: %s", ", ".join(applied))
     platform.recover()  # a killed server's half-done work: the re-queued jobs complete it
-    platform.vectors.count("chunks")
-    keeper = platform.retriever.keeper
-    keeper.refresh()  # loaded from disk (or built once) before the first request, never inside one
-    embedder.embed(["warm up"])
-    platform.question_embedder.embed(["warm up"])
-    # (after the model: the poller's first act is to grow the heap, which should not slow the start)
-    keeper.start_polling(platform.settings.index.poll_s, pregrow=platform.settings.index.pregrow)
+    platform.warm(poll=True)  # the index state loaded from disk (or built once) before the first request

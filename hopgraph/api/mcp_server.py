@@ -93,11 +93,7 @@ class LocalAccess:
         """Open everything and load the embedder before the first call needs them (a failure is left for
         that call to report)."""
         try:
-            self._platform.question_embedder.warm()
-            self._opened.get()  # the stores and the index state
-            from hopgraph.retrieval.parts.signals import load_torch_for
-
-            load_torch_for(self._platform.retriever.snapshot())
+            self._opened.warm()  # the question embedder, the stores, the index state and its libraries
         except Exception as exc:  # the first tool call reports it as its error
             log.warning("warm-up failed: %s", exc)
 

@@ -24,12 +24,19 @@ from tqdm import tqdm
 from hopgraph.app.graphqa_data import GraphQuestion
 from hopgraph.app.platform import Platform
 from hopgraph.core.records import document_id
+from hopgraph.core.settings import Settings
 from hopgraph.gpu.device import resolve
 from hopgraph.gpu.graph_classifier import ClassifierConfig, GraphExample, edge_attention, predict, train_classifier
 from hopgraph.ingest.llm_client import ChatClient
 from hopgraph.retrieval.parts import doc_graph
 
 _WORDS = re.compile(r"\w+")
+
+
+def chat_client(settings: Settings) -> ChatClient | None:
+    """The client of the configured LLM (its answers cached under ``llm.cache_dir``), or None without one."""
+    llm = settings.llm
+    return ChatClient(llm, llm.cache_dir or settings.data_dir / "llm-cache") if llm.configured else None
 
 
 @dataclass(frozen=True)

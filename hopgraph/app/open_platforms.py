@@ -19,6 +19,13 @@ class OpenPlatforms:
         self._open: dict[str, Platform] = {}  # collections whose stores and index state are open
         self._lock = threading.Lock()
 
+    def warm(self) -> None:
+        """Warm the default platform for queries (``Platform.warm(questions_only=True)``) under the lock that
+        ``get`` takes: a call arriving meanwhile waits for it rather than opening the stores a second time."""
+        with self._lock:
+            self.default.warm(questions_only=True)
+            self._open.setdefault(DEFAULT, self.default)
+
     def get(self, collection: str = DEFAULT) -> Platform:
         """The platform of ``collection``, with its graph and vector stores and its index state open (opened
         once, by whichever thread asks first: an embedded store must not be opened twice at once)."""

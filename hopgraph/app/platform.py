@@ -10,6 +10,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from hopgraph.app.collection_registry import require as require_collection
+from hopgraph.app.platform_roles import GraphRoles
 from hopgraph.core.collections import DEFAULT, placed
 from hopgraph.core.errors import BadInputError
 from hopgraph.core.memory import keep_freed_memory
@@ -17,7 +18,7 @@ from hopgraph.core.records import IngestReport, QueryFilters, QueryResult
 from hopgraph.core.service_settings import ScheduledSource
 from hopgraph.core.settings import RetrievalSettings, Settings
 from hopgraph.graphdb.factory import open_graph_store
-from hopgraph.graphdb.protocols import CypherConsole, GraphAdmin, GraphBackend, GraphBrowser
+from hopgraph.graphdb.protocols import GraphBackend
 from hopgraph.graphdb.records import DocumentState, IngestRun
 from hopgraph.graphdb.registry import GRAPH_BACKENDS
 from hopgraph.ingest.caller import OWNER, Caller
@@ -30,6 +31,7 @@ from hopgraph.vectors.store import COLLECTIONS, CollectionSpec, VectorStore
 if TYPE_CHECKING:  # the ingest pipeline, the retriever and the LLM client are imported on first use: a
     # command that only counts (``status``, ``doctor``) never loads their array and model libraries
     from hopgraph.app.answers import Answerer
+    from hopgraph.app.served import EntityHit, NameMatch
     from hopgraph.ingest.community_plan import CommunityReport
     from hopgraph.ingest.control import IngestControl
     from hopgraph.ingest.pipeline import Ingestor
@@ -40,10 +42,13 @@ if TYPE_CHECKING:  # the ingest pipeline, the retriever and the LLM client are i
 log = logging.getLogger(__name__)
 
 
-class Platform:
+class Platform(GraphRoles):
     """One process's handle on the graph store, the vector store and the models.
 
-    Use as a context manager; stores are opened lazily and closed (vectors flushed) on exit.
+    Callers take a role of the graph store (``admin``, ``browser``, ``console``, ``writer``, ...; see
+    ``GraphRoles``) and the operations: ``query``, ``ingest``, ``delete``, ``warm``, ``freshness``,
+    ``close`` and the few below them; the whole store (every role at once) stays private. Use as a context
+    manager; stores are opened lazily and closed (vectors flushed) on exit.
     """
 
     def __init__(self, settings: Settings | None = None, embedder: Embedder | None = None,
@@ -90,17 +95,18 @@ class Platform:
             self._graph = None
 
     @property
-    def graph(self) -> GraphBackend:
-        """The opened graph store (``graph.backend``), every role; callers outside ``hopgraph.app`` take
-        the role they use (``admin``, ``browser``, ``console``)."""
+    def _store(self) -> GraphBackend:
+        """The opened graph store (``graph.backend``), every role: handed out one role at a time."""
         if self._graph is None:
             self._graph = open_graph_store(self.settings)
         return self._graph
 
-    @property
-    def admin(self) -> GraphAdmin:
-        """Migrations, counts, the version and health of the graph store."""
-        return self.graph
+    def migrate(self) -> list[str]:
+        """Apply pending graph migrations; return the names applied (none when the store was already open:
+        opening applies them)."""
+        if self._graph is None:
+            self._graph = open_graph_store(self.settings, migrate=False)
+        return self._graph.migrate()
 
     @property
     def persists_index(self) -> bool:
@@ -109,16 +115,6 @@ class Platform:
         cfg = self.settings
         return cfg.index.persist and GRAPH_BACKENDS.get(cfg.graph.backend).durable and \
             VECTOR_BACKENDS.get(cfg.vectors.backend).durable
-
-    @property
-    def browser(self) -> GraphBrowser:
-        """Read look-ups for exploring the graph (entities, communities, provenance, exports)."""
-        return self.graph
-
-    @property
-    def console(self) -> CypherConsole:
-        """Read-only Cypher, checked before it runs."""
-        return self.graph
 
     @cached_property
     def embedder(self) -> Embedder:
@@ -178,7 +174,7 @@ class Platform:
         """Target (a document id, a source file or directory, or a glob) -> the document ids it names."""
         from hopgraph.ingest.selectors import select_documents
 
-        return select_documents(self.graph, targets)
+        return select_documents(self.document_reader, targets)
 
     def _refresh_index(self) -> None:
         """After this process's own writes: bring the index state up to date now (a delta, on the
@@ -218,7 +214,7 @@ class Platform:
     def recover(self) -> int:
         """Repair what a killed process left: finish deletions, drop vectors of pending documents
         (when nothing is left unfinished, the usual case, no model is loaded)."""
-        if not self.graph.unfinished_documents():
+        if not self.document_reader.unfinished_documents():
             return 0
         return self._ingestor().recover()
 
@@ -232,7 +228,7 @@ class Platform:
                                 f"{self.settings.collection!r}")
 
         try:
-            return run_source(self._ingestor(), self.graph, source, self.settings.scheduler.keep_runs)
+            return run_source(self._ingestor(), self.run_log, source, self.settings.scheduler.keep_runs)
         finally:
             self._refresh_index()
 
@@ -244,10 +240,10 @@ class Platform:
             from hopgraph.retrieval.retriever import Retriever, recipe_of
 
             cfg = self.settings
-            keeper = IndexKeeper(self.graph, self.vectors, recipe_of(cfg.retrieval), self.embedder.dim,
+            keeper = IndexKeeper(self.index_source, self.vectors, recipe_of(cfg.retrieval), self.embedder.dim,
                                  folder=cfg.index_dir if self.persists_index else None,
                                  persist_every_s=cfg.index.persist_every_s, owner=cfg.graph_identity)
-            self._retriever = Retriever(self.graph, self.vectors, self.question_embedder, cfg.retrieval,
+            self._retriever = Retriever(self._store, self.vectors, self.question_embedder, cfg.retrieval,
                                         keeper=keeper,
                                         clip=self.clip, gpu=cfg.gpu, gnn_checkpoint=cfg.gnn_checkpoint_path)
         return self._retriever
@@ -304,12 +300,55 @@ class Platform:
 
         vectors = {name: self.vectors.count(name) for name in COLLECTIONS}
         dead = [d.model_dump() for d in load_dead_letters(self.settings.data_dir)]
-        return {"graph": self.graph.counts(), "graph_version": self.graph.version(), "vectors": vectors,
+        return {"graph": self.admin.counts(), "graph_version": self.admin.version(), "vectors": vectors,
                 "dead_letters": dead}
 
-    def index_freshness(self) -> Freshness:
+    def chunk_count(self) -> int:
+        """How many chunk vectors the vector store holds."""
+        return self.vectors.count("chunks")
+
+    def freshness(self) -> Freshness:
         """The version of the index state that answers queries, the graph's, and the last refresh."""
         return self.retriever.keeper.freshness()
+
+    def warm(self, poll: bool = False, questions_only: bool = False) -> None:
+        """Open both stores, bring the index state up to date (loaded from disk, or built once) and load the
+        embedding models, before the first query needs them. ``poll``: then keep the index state current on
+        a thread (``index.poll_s``) until ``stop_polling`` or ``close``. ``questions_only`` (a long-lived
+        process that only queries): start loading the question embedder in the background instead, and
+        import the array libraries the served index state's modes use."""
+        if questions_only:
+            self.question_embedder.warm()
+            state = self.retriever.state()
+            from hopgraph.retrieval.parts.signals import load_torch_for
+
+            load_torch_for(state.snapshot)
+        else:
+            embedder = self.embedder
+            self.vectors.count("chunks")
+            self.retriever.keeper.refresh()  # before the first request, never inside one
+            embedder.embed(["warm up"])
+            self.question_embedder.embed(["warm up"])
+        if poll:  # after the model: the poller's first act is to grow the heap, which should not slow the start
+            self.retriever.keeper.start_polling(self.settings.index.poll_s, pregrow=self.settings.index.pregrow)
+
+    def stop_polling(self) -> None:
+        """Stop keeping the index state current on a thread (``warm(poll=True)``); queries still answer."""
+        if self._retriever is not None:
+            self._retriever.keeper.stop_polling()
+
+    def readable_documents(self, reader: Iterable[str]) -> list[str]:
+        """The ids of the documents of the served index state that ``reader`` (access groups) may read, in
+        id order."""
+        from hopgraph.retrieval.index.view import readable_documents
+
+        return readable_documents(self.retriever.state(), frozenset(reader))
+
+    def find_entities(self, name: str, match: NameMatch = "normalized", limit: int = 20) -> list[EntityHit]:
+        """Entities of the served index state named ``name``, most mentioned first."""
+        from hopgraph.app.served import find_entities
+
+        return find_entities(self.retriever.state(), name, match, limit)
 
     def corpus_ids(self) -> dict[str, str]:
         """Chunk id -> corpus record id (``metadata.corpus_id`` of BEIR/JSONL documents)."""
@@ -326,5 +365,5 @@ class Platform:
         if self._ingest is None:
             from hopgraph.ingest.pipeline import Ingestor
 
-            self._ingest = Ingestor(self.graph, self.vectors, self.embedder, self.settings, clip=self.clip)
+            self._ingest = Ingestor(self._store, self.vectors, self.embedder, self.settings, clip=self.clip)
         return self._ingest

@@ -301,12 +301,8 @@ def tree(
 
 def migrate() -> None:
     """Apply pending graph migrations (also done whenever the graph is opened)."""
-    from hopgraph.graphdb.factory import open_graph_store
+    from hopgraph.app.platform import Platform
 
-    with reported():
-        store = open_graph_store(load_settings(), migrate=False)
-        try:
-            applied = store.migrate()
-        finally:
-            store.close()
+    with reported(), Platform(load_settings()) as p:
+        applied = p.migrate()
     console.print(f"applied {len(applied)} migration(s): {', '.join(applied) or 'none pending'}")

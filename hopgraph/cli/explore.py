@@ -49,29 +49,22 @@ def cypher(
 
     from neo4j.exceptions import Neo4jError
 
-    from hopgraph.graphdb.factory import open_graph_store
-    from hopgraph.graphdb.readonly import READ_RULES, ReadOnlyViolation, check_read_only
-    from hopgraph.graphdb.registry import graph_dialect
+    from hopgraph.app.cypher_check import refused_write
+    from hopgraph.app.platform import Platform
 
     if fmt not in ("table", "json", "csv"):
         raise typer.BadParameter("choose table, json or csv", param_hint="--format")
     params = _parse_params(param)
     with reported():
         settings = load_settings()
-    try:  # the backend's own allow-list, before the store opens (its explore checks the same again)
-        dialect = graph_dialect(settings.graph.backend)
-        if dialect in READ_RULES:
-            check_read_only(statement, dialect)
-    except ReadOnlyViolation as exc:
-        raise fail(BadInputError(f"refused: {exc}")) from exc
-    with reported():
-        store = open_graph_store(settings)
+    why = refused_write(settings, statement)  # the backend's own allow-list, before the store opens
+    if why is not None:  # (its console checks the same again)
+        raise fail(BadInputError(f"refused: {why}"))
+    with reported(), Platform(settings) as p:
         try:
-            res = store.explore(statement, params, row_limit=limit, timeout_s=timeout)
+            res = p.console.explore(statement, params, row_limit=limit, timeout_s=timeout)
         except Neo4jError as exc:  # a Cypher syntax or runtime error from the server
             raise fail(BadInputError(f"the graph database rejected the statement: {exc.message or exc}")) from exc
-        finally:
-            store.close()
     if fmt == "json":
         console.print_json(json.dumps({"columns": res.columns, "rows": res.rows, "truncated": res.truncated},
                                       default=str))
@@ -98,16 +91,12 @@ def export(
 ) -> None:
     """Write the whole graph (documents, chunks, entities, communities and their edges) for another tool."""
     from hopgraph.app.export import FORMATS, ExportFormat, export_graph
-    from hopgraph.graphdb.factory import open_graph_store
+    from hopgraph.app.platform import Platform
 
     if fmt not in FORMATS:
         raise typer.BadParameter(f"choose {', '.join(FORMATS)}", param_hint="--format")
-    with reported():
-        store = open_graph_store(load_settings())
-        try:
-            report = export_graph(store, cast(ExportFormat, fmt), out)
-        finally:
-            store.close()
+    with reported(), Platform(load_settings()) as p:
+        report = export_graph(p.browser, cast(ExportFormat, fmt), out)
     nodes = ", ".join(f"{n} {label}" for label, n in report.nodes.items())
     edges = ", ".join(f"{n} {t}" for t, n in report.edges.items())
     console.print(f"wrote {report.path} ({fmt}): {nodes}; {edges}")

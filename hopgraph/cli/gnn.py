@@ -53,16 +53,15 @@ def train_gnn(
     saved in the checkpoint: `hopgraph eval DATASET --holdout` scores every mode on it."""
     from rich.progress import Progress
 
+    from hopgraph.app.eval_runs import train_gnn as train
     from hopgraph.app.platform import Platform
     from hopgraph.evaluation.evaluate import load_dataset
-    from hopgraph.evaluation.gnn_training import train_gnn as train
     from hopgraph.gpu.train import TrainConfig
 
     with reported():
         ds = load_dataset(dataset)
     s = eval_settings(load_settings(), dataset, len(ds.queries))
     path = out or s.gnn_checkpoint_path
-    g = s.retrieval.modes.gnn
     with reported(), Platform(s) as p:
         p.ingest([ds.corpus], progress=True)
         ids = p.corpus_ids()
@@ -77,8 +76,8 @@ def train_gnn(
             def epoch(e: int, tr: float, va: float) -> None:
                 console.print(f"epoch {e:3d}  train loss {tr:.4f}  val loss {va:.4f}")
 
-            rep = train(p.retriever, ds, ids, path, TrainConfig(epochs=epochs, patience=patience, lr=lr, seed=seed),
-                        g.hidden, g.heads, g.layers, progress=step, on_epoch=epoch)
+            rep = train(p, ds, ids, path, TrainConfig(epochs=epochs, patience=patience, lr=lr, seed=seed),
+                        progress=step, on_epoch=epoch)
     console.print(f"examples {rep.examples} ({rep.skipped_queries} queries without a gold entity among "
                   f"their candidates); best epoch {rep.best_epoch}: val loss {min(rep.val_loss):.4f} "
                   f"(untrained {rep.untrained_val_loss:.4f}), test loss {rep.test_loss:.4f}")

@@ -35,12 +35,11 @@ def bench_graphqa(
     s = load_settings()
     from dataclasses import replace
 
-    from hopgraph.app.graphqa_bench import BenchConfig, GraphQaBench
+    from hopgraph.app.graphqa_bench import BenchConfig, GraphQaBench, chat_client
     from hopgraph.app.graphqa_data import read_graphqa
     from hopgraph.app.platform import Platform
     from hopgraph.cli.gnn import eval_settings
     from hopgraph.gpu.graph_classifier import ClassifierConfig
-    from hopgraph.ingest.llm_client import ChatClient
 
     with reported():
         questions = read_graphqa(dataset)[:limit]
@@ -49,7 +48,7 @@ def bench_graphqa(
     cfg = BenchConfig(node_budget=node_budget, llm_questions=llm_questions,
                       classifier=replace(ClassifierConfig(), epochs=epochs))
     with reported(), Platform(es) as p:
-        chat = ChatClient(s.llm, s.llm.cache_dir or s.data_dir / "llm-cache") if s.llm.configured else None
+        chat = chat_client(s)
         report = GraphQaBench(p, cfg, chat).run(questions, s.data_dir / "eval" / "graphqa" / dataset.stem, progress)
     _print(report)
     if out is not None:

@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Protocol
 
 import typer
 from rich.console import Console
@@ -28,7 +28,6 @@ from hopgraph.retrieval.registry import REGISTRY
 if TYPE_CHECKING:
     from hopgraph.core.settings import Settings
     from hopgraph.evaluation.evaluate import Dataset
-    from hopgraph.vectors.embedders import Embedder
 
 
 def query(
@@ -85,8 +84,19 @@ def modes() -> None:
     console.print(table)
 
 
+class _Loading(Protocol):
+    """What ``loading`` uses of an embedder: its name, and starting or waiting for its model."""
+
+    @property
+    def name(self) -> str: ...
+
+    def warm(self) -> None: ...
+
+    def load(self) -> bool: ...
+
+
 @contextlib.contextmanager
-def loading(embedder: Embedder, needed: bool, out: Console = err) -> Iterator[None]:
+def loading(embedder: _Loading, needed: bool, out: Console = err) -> Iterator[None]:
     """Start loading the embedder when the query ``needed`` it; on a terminal, say so on ``out`` (stderr)
     until it is loaded, while the query goes on (stdout and --json stay clean)."""
     if not needed:
@@ -264,9 +274,8 @@ class _ReportSaver:
 def _run_modes(s: Settings, ds: Dataset, todo: list[str], stage_caps: bool, mmr: float | None,
                saver: _ReportSaver) -> list[ModeReport]:
     """Ingest the set (reruns reuse it) and evaluate the modes of ``todo``, saving after each."""
+    from hopgraph.app.eval_runs import embed_questions, evaluate_modes
     from hopgraph.app.platform import Platform
-    from hopgraph.evaluation.evaluate import evaluate
-    from hopgraph.retrieval.parts.decompose import split_question
 
     with reported(), Platform(s) as p:
         report = p.ingest([ds.corpus], progress=True)
@@ -279,16 +288,14 @@ def _run_modes(s: Settings, ds: Dataset, todo: list[str], stage_caps: bool, mmr:
         t = time.perf_counter()
         texts = list(ds.queries.values())
         # cached: every mode is timed on its own work (the parts of multi-part questions embedded too)
-        p.question_embedder.embed(texts + [part for t in texts for part in split_question(t)])
+        embed_questions(p, texts)
         per_query = (time.perf_counter() - t) * 1000 / len(ds.queries)
         console.print(f"query embeddings computed up front ({per_query:.1f} ms per query, batched); "
                       "the latencies below exclude them")
         base = s.retrieval if stage_caps else s.retrieval.model_copy(update={"stage_cap_ms": None})
         if mmr is not None:
             base = base.model_copy(update={"mmr_lambda": mmr})
-        return evaluate(lambda q, m, c: p.query(q, mode=m, retrieval=c), ids, ds, todo, base, progress=True,
-                        vectors=lambda chunk_ids: p.vectors.vectors("chunks", chunk_ids),
-                        section_of=p.graph.chunk_sections() if ds.sections else None, on_mode=saver.after_mode)
+        return evaluate_modes(p, ds, ids, todo, base, on_mode=saver.after_mode)
 
 
 def _print_tables(reps: list[ModeReport], title: str, images: bool) -> None:

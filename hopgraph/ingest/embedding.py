@@ -14,7 +14,7 @@ from hopgraph.core.access import VECTOR_FIELD, vector_groups
 from hopgraph.core.linalg import unit
 from hopgraph.core.records import CO_OCCURS, Chunk, Document, IngestReport, Relation, Section
 from hopgraph.core.settings import ExtractionSettings
-from hopgraph.graphdb.protocols import IndexSource, SectionStore
+from hopgraph.graphdb.protocols import EntityEditor, SectionStore
 from hopgraph.ingest.extraction import Extraction
 from hopgraph.ingest.relation_vectors import Lookup, relation_vectors
 from hopgraph.ingest.source_text import SourceText
@@ -116,7 +116,7 @@ def image_points(clip: ClipEmbedder | None, todo: list[SourceText], report: Inge
             for p, v in zip(got.paths, got.vectors, strict=True)]
 
 
-def retype_points(graph: IndexSource, vectors: VectorStore, types: Mapping[str, str]) -> None:
+def retype_points(graph: EntityEditor, vectors: VectorStore, types: Mapping[str, str]) -> None:
     """Give these entities' vectors their new types (entity id -> type) in the payload, which entity
     resolution reads a neighbour's type from. Written before the types are committed to the graph: a
     run killed in between votes the same types again."""

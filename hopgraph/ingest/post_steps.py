@@ -11,6 +11,9 @@ name in the report's ``stage_seconds`` (the name is how a step is added, skipped
 - ``communities``: update the communities around what changed (when they are stale);
 - ``tree``: keep the RAPTOR tree current (once built, or when ``raptor.enabled``);
 - ``vector_write``: optimize the vector store after new documents, then flush it.
+
+``run_post_steps`` is given the ingestor (``Host``, every role the steps use); each step is typed with what
+it uses of it, the one graph role (``graphdb.protocols``) included: ``Resolving``, ``Forgetting``, ...
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Protocol
 
 from hopgraph.core.records import IngestReport
 from hopgraph.core.settings import Settings
+from hopgraph.graphdb.protocols import ChatDateStore, CommunityStore, EntityEditor, SectionStore, VectorGroupStore
 from hopgraph.ingest.access_tags import tag_stored
 from hopgraph.ingest.batches import stage
 from hopgraph.ingest.community_plan import CommunityReport
@@ -56,6 +60,88 @@ class Host(Protocol):
     def update_communities(self, rebuild: bool = False) -> CommunityReport: ...
 
 
+class Configured(Protocol):
+    """What ``resolve``'s condition uses: the settings."""
+
+    settings: Settings
+
+
+class _WithVectors(Protocol):
+    """What ``vector_write`` uses: the vector store."""
+
+    vectors: VectorStore
+
+
+class Resolving(Protocol):
+    """What ``resolve`` uses: entity merges."""
+
+    @property
+    def graph(self) -> EntityEditor: ...
+
+    resolver: EntityResolver
+    aliases: dict[str, str]
+
+    def forget_embedded(self, collection: str, ids: Sequence[str]) -> None: ...
+
+
+class ForgettingGraph(EntityEditor, SectionStore, Protocol):
+    """Stale descriptions rewritten, sections and captions backfilled."""
+
+
+class Forgetting(_WithVectors, Protocol):
+    """What ``forget`` uses."""
+
+    @property
+    def graph(self) -> ForgettingGraph: ...
+
+    embedder: Embedder
+    extractor: Extractor
+    settings: Settings
+
+
+class Redating(Protocol):
+    """What ``chat_dates`` uses: the turn dates of stored conversations."""
+
+    @property
+    def graph(self) -> ChatDateStore: ...
+
+
+class Tagging(_WithVectors, Protocol):
+    """What ``access_tags`` uses: the access groups to write into stored vectors."""
+
+    @property
+    def graph(self) -> VectorGroupStore: ...
+
+
+class Typing(_WithVectors, Protocol):
+    """What ``types`` uses: the entity type votes."""
+
+    @property
+    def graph(self) -> EntityEditor: ...
+
+
+class CommunityCheck(Protocol):
+    """What ``communities``' condition uses: whether the communities are stale."""
+
+    @property
+    def graph(self) -> CommunityStore: ...
+
+    settings: Settings
+
+
+class Clustering(Protocol):
+    """What ``communities`` uses: the ingestor's community update."""
+
+    def update_communities(self, rebuild: bool = False) -> CommunityReport: ...
+
+
+class TreeKeeping(_WithVectors, Protocol):
+    """What ``tree`` and its condition use: the RAPTOR tree builder, the summaries' count."""
+
+    tree: TreeBuilder
+    settings: Settings
+
+
 @dataclass(frozen=True)
 class PostStep:
     """A step after the writes: its name, what it does, and whether it runs in this ingest."""
@@ -65,7 +151,7 @@ class PostStep:
     when: Callable[[Host], bool] = lambda ing: True
 
 
-def resolve(ing: Host, report: IngestReport) -> None:
+def resolve(ing: Resolving, report: IngestReport) -> None:
     pending = ing.graph.unresolved_entities()  # durable: a killed run's entities too
     if pending:
         merges = ing.resolver.find(pending)
@@ -76,21 +162,21 @@ def resolve(ing: Host, report: IngestReport) -> None:
         ing.graph.mark_resolved([e.id for e in pending])
 
 
-def forget(ing: Host, report: IngestReport) -> None:
+def forget(ing: Forgetting, report: IngestReport) -> None:
     forget_removed_text(ing.graph, ing.vectors, ing.embedder, ing.extractor, ing.settings.extraction)
     backfill_sections(ing.graph, ing.vectors)
     backfill_captions(ing.graph, ing.vectors, ing.embedder)
 
 
-def chat_dates(ing: Host, report: IngestReport) -> None:
+def chat_dates(ing: Redating, report: IngestReport) -> None:
     report.redated_chunks += redate(ing.graph)[1]
 
 
-def access_tags(ing: Host, report: IngestReport) -> None:
+def access_tags(ing: Tagging, report: IngestReport) -> None:
     tag_stored(ing.graph, ing.vectors)
 
 
-def vote_types(ing: Host, report: IngestReport) -> None:
+def vote_types(ing: Typing, report: IngestReport) -> None:
     voted = ing.graph.untyped_entities()
     retyped = voted_types(ing.graph.label_votes(voted))
     if retyped:  # payloads first, then the types with their change-log entry in one transaction
@@ -99,30 +185,30 @@ def vote_types(ing: Host, report: IngestReport) -> None:
     ing.graph.mark_typed(voted)
 
 
-def communities(ing: Host, report: IngestReport) -> None:
+def communities(ing: Clustering, report: IngestReport) -> None:
     report.communities = ing.update_communities().communities
 
 
-def tree(ing: Host, report: IngestReport) -> None:
+def tree(ing: TreeKeeping, report: IngestReport) -> None:
     ing.tree.update()
     report.summaries = ing.vectors.count("summaries")
 
 
-def flush_vectors(ing: Host, report: IngestReport) -> None:
+def flush_vectors(ing: _WithVectors, report: IngestReport) -> None:
     if report.documents_ingested:
         ing.vectors.optimize()
     ing.vectors.flush()
 
 
-def _resolving(ing: Host) -> bool:
+def _resolving(ing: Configured) -> bool:
     return ing.settings.resolution.enabled
 
 
-def _communities_stale(ing: Host) -> bool:
+def _communities_stale(ing: CommunityCheck) -> bool:
     return ing.settings.communities.enabled and ing.graph.communities_stale()
 
 
-def _has_tree(ing: Host) -> bool:
+def _has_tree(ing: TreeKeeping) -> bool:
     return ing.settings.raptor.enabled or bool(ing.vectors.count("summaries"))  # once built, kept current
 
 

@@ -38,7 +38,6 @@ from hopgraph.core.errors import BadInputError
 from hopgraph.core.records import document_id
 from hopgraph.ingest.file_access import SIDECAR_SUFFIX
 from hopgraph.ingest.scheduler import UNCHANGED_RUNS
-from hopgraph.retrieval.index.view import readable_documents
 
 router = APIRouter(tags=["documents"])
 
@@ -234,7 +233,7 @@ def list_documents(p: ReadPlatform, reader: Reader, skip: int = Query(0, ge=0, l
     if reader is None:
         docs = p.browser.list_documents(skip=skip, limit=limit)
     else:
-        ids = readable_documents(p.retriever.state(), reader)[skip:skip + limit]
+        ids = p.readable_documents(reader)[skip:skip + limit]
         found = p.browser.document_states(ids)
         docs = [found[i] for i in ids if i in found]
     return [DocumentOut(id=d.id, source=d.source, status=d.status, content_hash=d.content_hash,
@@ -249,7 +248,7 @@ def get_record(p: ReadPlatform, reader: Reader, source: str, record_id: str) -> 
     reads."""
     doc_id = document_id(f"{source}#{record_id}")
     found = p.browser.document_states([doc_id]).get(doc_id)
-    if found is None or (reader is not None and doc_id not in readable_documents(p.retriever.state(), reader)):
+    if found is None or (reader is not None and doc_id not in p.readable_documents(reader)):
         raise ProblemError(404, f"no record {record_id!r} with source prefix {source!r}")
     return DocumentOut(id=found.id, source=found.source, status=found.status, content_hash=found.content_hash)
 

@@ -26,7 +26,7 @@ from hopgraph.core.errors import HopgraphError
 from hopgraph.core.service_settings import ApiSettings
 
 if TYPE_CHECKING:
-    from hopgraph.retrieval.parts.entity_lookup import NameMatch
+    from hopgraph.app.served import NameMatch
 
 router = APIRouter(tags=["graph"])
 
@@ -45,12 +45,8 @@ def find_entities(p: WholeGraphPlatform, name: str = Query(min_length=1, max_len
 def entity_matches(platform: Platform, name: str, match: NameMatch = "normalized", limit: int = 20
                    ) -> list[EntityMatch]:
     """Entities named ``name`` in the served index state, most mentioned first (``GET /entities``)."""
-    from hopgraph.retrieval.parts.entity_lookup import find_entities as lookup
-
-    served = platform.retriever.state()
-    snap = served.snapshot
-    return [EntityMatch(id=snap.entity_ids[e], name=snap.entity_names[e], type=snap.entity_types[e],
-                        chunks=int(snap.entity_df[e])) for e in lookup(served, name, match, limit)]
+    return [EntityMatch(id=h.id, name=h.name, type=h.type, chunks=h.chunks)
+            for h in platform.find_entities(name, match, limit)]
 
 
 @router.get("/entities/{entity_id}", response_model=EntityOut, responses=problems(401, 403, 404, 422),

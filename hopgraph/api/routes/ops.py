@@ -46,7 +46,7 @@ async def ready(request: Request, key: str | None = Depends(presented)) -> Ready
     try:
         checks = await run_in_threadpool(diagnose, platform)
         version = await run_in_threadpool(platform.admin.version)
-        chunks = await run_in_threadpool(platform.vectors.count, "chunks")
+        chunks = await run_in_threadpool(platform.chunk_count)
     except Exception as exc:  # any failure means not ready, with the reason (its text only with a key)
         raise ProblemError(503, f"not ready: {type(exc).__name__}" + (f": {exc}" if shown else "")) from None
     failed = [c for c in checks if not c.ok]
@@ -55,7 +55,7 @@ async def ready(request: Request, key: str | None = Depends(presented)) -> Ready
         raise ProblemError(503, f"not ready: {said}" + ("" if shown else " (their details need an API key)"))
     if not shown:
         return Ready(status="ready")
-    fresh = platform.index_freshness()
+    fresh = platform.freshness()
     return Ready(status="ready", graph_version=version, chunks=chunks,
                  index=IndexOut(served_version=fresh.served_version, lag=max(version - fresh.served_version, 0),
                                 last_refresh_s=fresh.last_refresh_s, last_refresh_kind=fresh.last_refresh_kind),

@@ -1,4 +1,4 @@
-"""The Cypher of the exploration look-ups (``graphdb.browse``): documents, entities, neighbourhoods,
+"""The Cypher of the exploration look-ups (``graphdb.bolt.browse``): documents, entities, neighbourhoods,
 communities, provenance and the log of scheduled runs. Ingest and retrieval use ``graphdb.cypher``."""
 
 from hopgraph.core.records import CO_OCCURS
