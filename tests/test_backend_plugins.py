@@ -119,7 +119,7 @@ def test_the_plugin_graph_passes_every_role_scenario(plugin: object, role: str, 
 def test_hopgraph_ingests_and_answers_through_the_plugin_backends(plugin: object, tmp_path: Path) -> None:
     with Platform(_settings(tmp_path), embedder=HashEmbedder()) as p:
         report = p.ingest_records(RECORDS, collection="people")
-        assert report.documents_ingested == 2 and p.graph is sys.modules[MODULE].OPENED[-1]  # type: ignore[attr-defined]
+        assert report.documents_ingested == 2 and p._store is sys.modules[MODULE].OPENED[-1]  # type: ignore[attr-defined]
         assert [r.citation.source for r in p.query("Who worked at Bletchley Park?", mode="bm25",
                                                    top_k=1).results] == ["people#alan"]
         assert p.query("Who worked at Bletchley Park?", mode="graph", top_k=1).results[0].citation.source \

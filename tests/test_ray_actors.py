@@ -77,11 +77,11 @@ def test_a_document_spacy_cannot_parse_is_a_dead_letter(cluster: Cluster, arcade
         assert [(d.source, d.attempts) for d in report.dead_letters] == [(str(poison), 1)]
         assert "E088" in report.dead_letters[0].error
         assert report.documents_ingested == 4
-        docs = {r["source"]: r["status"] for r in p.graph.read("MATCH (d:Document) RETURN d.source AS source, "
+        docs = {r["source"]: r["status"] for r in p._store.read("MATCH (d:Document) RETURN d.source AS source, "
                                                                    "d.status AS status")}
         assert len(docs) == 4 and str(poison) not in docs and set(docs.values()) == {"complete"}
         chunk_ids = p.vectors.export("chunks")[0]
-        graph_chunks = {r["id"] for r in p.graph.read("MATCH (c:Chunk) RETURN c.id AS id")}
+        graph_chunks = {r["id"] for r in p._store.read("MATCH (c:Chunk) RETURN c.id AS id")}
         assert set(chunk_ids) == graph_chunks and graph_chunks
         status = p.status()
         assert [d["source"] for d in status["dead_letters"]] == [str(poison)]
@@ -92,5 +92,5 @@ def test_a_document_spacy_cannot_parse_is_a_dead_letter(cluster: Cluster, arcade
         rerun = p.ingest([corpus, poison])
         assert rerun.documents_ingested == 1 and rerun.documents_unchanged == 4 and not rerun.dead_letters
         assert p.status()["dead_letters"] == []
-        assert p.graph.read("MATCH (d:Document) WHERE d.source = $s RETURN d.status AS st",
+        assert p._store.read("MATCH (d:Document) WHERE d.source = $s RETURN d.status AS st",
                             {"s": str(poison)})[0]["st"] == "complete"
