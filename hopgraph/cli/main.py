@@ -23,10 +23,25 @@ app.add_typer(db_app, name="db")
 app.add_typer(collections_app, name="collections")
 
 
+def _print_version(value: bool) -> None:
+    """Print ``hopgraph <version>`` (the installed package's) and exit."""
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("hopgraph")
+        except PackageNotFoundError:
+            found = "unknown (not installed)"
+        typer.echo(f"hopgraph {found}")
+        raise typer.Exit()
+
+
 @app.callback()
 def main(collection: Annotated[str | None, typer.Option(
         "--collection", "-C", envvar="HOPGRAPH_COLLECTION", show_default=False,
-        help="The collection (an isolated knowledge graph) the command addresses; default: `default`.")] = None
+        help="The collection (an isolated knowledge graph) the command addresses; default: `default`.")] = None,
+         version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True, help="Print hopgraph's version and exit.")] = False,
          ) -> None:
     """hopgraph: ingest documents into a knowledge graph (ArcadeDB/Neo4j + Qdrant) and query it."""
     common.COLLECTION = collection
