@@ -6,7 +6,14 @@ from __future__ import annotations
 import subprocess
 import sys
 from importlib.metadata import version
+from pathlib import Path
 
+import pytest
+
+from hopgraph.cli import common
+from hopgraph.core.settings import Settings
+from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
+from tests.paths import empty_config
 from tests.processes import cli_env
 
 
@@ -19,3 +26,45 @@ def test_version_prints_the_package_version() -> None:
     out = _run(["--version"])
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == f"hopgraph {version('hopgraph')}"
+
+
+def _info_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if " INFO " in f" {line} "]
+
+
+def test_commands_log_info_only_with_verbose(arcadedb: ServerInfo, tmp_path: Path) -> None:
+    """``status`` on a new data dir logs the stores it creates at INFO: hidden by default, shown with
+    ``-v``; an explicit ``log_level`` setting still counts, and ``-q`` wins over it."""
+    def fresh(name: str, **extra: str) -> dict[str, str]:
+        return {"HOPGRAPH_DATA_DIR": str(tmp_path / name), "HOPGRAPH_GRAPH__URI": arcadedb.uri,
+                "HOPGRAPH_GRAPH__PASSWORD": arcadedb.password, "HOPGRAPH_GRAPH__HTTP_PORT": str(arcadedb.http_port),
+                "HOPGRAPH_GRAPH__DATABASE": f"cli{name}", "HOPGRAPH_CONFIG": empty_config(tmp_path), **extra}
+
+    quiet = _run(["status"], fresh("quiet"))
+    assert quiet.returncode == 0, quiet.stderr
+    assert _info_lines(quiet.stderr) == [], quiet.stderr
+    loud = _run(["-v", "status"], fresh("loud"))
+    assert loud.returncode == 0, loud.stderr
+    assert _info_lines(loud.stderr), loud.stderr
+    assert _info_lines(_run(["status"], fresh("setting", HOPGRAPH_LOG_LEVEL="INFO")).stderr)
+    assert _info_lines(_run(["-q", "status"], fresh("q", HOPGRAPH_LOG_LEVEL="INFO")).stderr) == []
+
+
+@pytest.mark.parametrize("verbosity, service, setting, level", [
+    (0, False, None, "WARNING"),  # a command, nothing asked
+    (0, False, "DEBUG", "DEBUG"),  # an explicit setting counts
+    (0, True, None, "INFO"),  # a service keeps the setting's default
+    (0, True, "ERROR", "ERROR"),
+    (1, False, "ERROR", "INFO"),  # -v wins over the setting
+    (1, False, "DEBUG", "DEBUG"),  # ... but does not hide the debug logs asked for
+    (-1, True, "DEBUG", "ERROR"),  # -q wins over everything, services too
+])
+def test_the_log_level_of_an_invocation(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, verbosity: int,
+                                        service: bool, setting: str | None, level: str) -> None:
+    monkeypatch.delenv("HOPGRAPH_LOG_LEVEL", raising=False)
+    monkeypatch.setenv("HOPGRAPH_CONFIG", empty_config(tmp_path))
+    monkeypatch.setattr(common, "VERBOSITY", verbosity)
+    monkeypatch.setattr(common, "SERVICE", service)
+    s = Settings() if setting is None else Settings(log_level=setting)
+    assert ("log_level" in s.model_fields_set) == (setting is not None)
+    assert common.log_level(s) == level

@@ -36,15 +36,26 @@ def _print_version(value: bool) -> None:
         raise typer.Exit()
 
 
+#: long-running services: they log at the ``log_level`` setting (INFO) unless ``-q``
+SERVICES = ("serve", "worker", "mcp")
+
+
 @app.callback()
-def main(collection: Annotated[str | None, typer.Option(
+def main(ctx: typer.Context, collection: Annotated[str | None, typer.Option(
         "--collection", "-C", envvar="HOPGRAPH_COLLECTION", show_default=False,
         help="The collection (an isolated knowledge graph) the command addresses; default: `default`.")] = None,
          version: Annotated[bool, typer.Option(
         "--version", callback=_print_version, is_eager=True, help="Print hopgraph's version and exit.")] = False,
+         verbose: Annotated[bool, typer.Option(
+        "--verbose", "-v", help="Show INFO logs (commands show warnings and errors by default).")] = False,
+         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Show errors only, no warnings.")] = False,
          ) -> None:
     """hopgraph: ingest documents into a knowledge graph (ArcadeDB/Neo4j + Qdrant) and query it."""
+    if verbose and quiet:
+        raise typer.BadParameter("give -v/--verbose or -q/--quiet, not both")
     common.COLLECTION = collection
+    common.VERBOSITY = 1 if verbose else -1 if quiet else 0
+    common.SERVICE = ctx.invoked_subcommand in SERVICES
 
 
 for command in (documents.ingest, query.query, ask.ask, documents.delete, documents.documents, documents.status,
