@@ -68,3 +68,22 @@ def test_the_log_level_of_an_invocation(monkeypatch: pytest.MonkeyPatch, tmp_pat
     s = Settings() if setting is None else Settings(log_level=setting)
     assert ("log_level" in s.model_fields_set) == (setting is not None)
     assert common.log_level(s) == level
+
+
+def test_help_groups_the_commands() -> None:
+    """``hopgraph --help`` shows the commands in panels by purpose, research commands apart."""
+    out = _run(["--help"], {"COLUMNS": "80"})
+    assert out.returncode == 0, out.stderr
+    panels = {line.strip("╭─ ").split(" ")[0]: n for n, line in enumerate(out.stdout.splitlines())
+              if line.startswith("╭─ ")}
+    assert list(panels) == ["Options", "Documents", "Query", "Explore", "Serve", "Research"]
+    lines = out.stdout.splitlines()
+
+    def panel_of(command: str) -> str:
+        row = next(n for n, line in enumerate(lines) if line.startswith(f"│ {command} "))
+        return max((name for name, at in panels.items() if at < row), key=panels.__getitem__)
+
+    assert {c: panel_of(c) for c in ("ingest", "query", "cypher", "serve", "db", "eval", "train-gnn")} == {
+        "ingest": "Documents", "query": "Query", "cypher": "Explore", "serve": "Serve", "db": "Serve",
+        "eval": "Research", "train-gnn": "Research"}
+    assert all(len(line) <= 80 for line in lines)

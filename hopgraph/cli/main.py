@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import typer
 
@@ -19,8 +20,6 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-app.add_typer(db_app, name="db")
-app.add_typer(collections_app, name="collections")
 
 
 def _print_version(value: bool) -> None:
@@ -58,13 +57,31 @@ def main(ctx: typer.Context, collection: Annotated[str | None, typer.Option(
     common.SERVICE = ctx.invoked_subcommand in SERVICES
 
 
-for command in (documents.ingest, query.query, ask.ask, documents.delete, documents.documents, documents.status,
-                documents.doctor, documents.communities, documents.tree, documents.migrate, query.modes, explore.cypher,
-                explore.export, service.serve, service.mcp, service.worker, service.api_key):
-    app.command(command.__name__.replace("_", "-"))(command)
-app.command("eval")(query.eval_cmd)
-app.command("train-gnn")(gnn.train_gnn)
-app.command("bench-graphqa")(graphqa.bench_graphqa)
+#: ``hopgraph --help`` groups the commands by what they are for
+PANELS: dict[str, tuple[Callable[..., Any], ...]] = {
+    "Documents": (documents.ingest, documents.delete, documents.documents, documents.status, documents.doctor,
+                  documents.migrate, documents.communities, documents.tree),
+    "Query": (query.query, ask.ask, query.modes),
+    "Explore": (explore.cypher, explore.export),
+    "Serve": (service.serve, service.mcp, service.worker, service.api_key),
+    "Research": (query.eval_cmd, gnn.train_gnn, graphqa.bench_graphqa),
+}
+NAMES = {query.eval_cmd: "eval"}
+
+
+def _first_sentence(command: Callable[..., Any]) -> str:
+    """The first sentence of the command's help: its line in ``hopgraph --help``."""
+    text = " ".join((command.__doc__ or "").split())
+    head, dot, _ = text.partition(". ")
+    return head + "." if dot else text
+
+
+for panel, commands in PANELS.items():
+    for command in commands:
+        app.command(NAMES.get(command, command.__name__.replace("_", "-")), rich_help_panel=panel,
+                    short_help=_first_sentence(command))(command)
+app.add_typer(db_app, name="db", rich_help_panel="Serve")
+app.add_typer(collections_app, name="collections", rich_help_panel="Serve")
 
 if __name__ == "__main__":
     app()
