@@ -13,6 +13,7 @@ import pytest
 from hopgraph.cli import common
 from hopgraph.core.settings import Settings
 from hopgraph.graphdb.bolt.arcadedb_server import ServerInfo
+from hopgraph.retrieval.registry import REGISTRY
 from tests.paths import empty_config
 from tests.processes import cli_env
 
@@ -87,3 +88,16 @@ def test_help_groups_the_commands() -> None:
         "ingest": "Documents", "query": "Query", "cypher": "Explore", "serve": "Serve", "db": "Serve",
         "eval": "Research", "train-gnn": "Research"}
     assert all(len(line) <= 80 for line in lines)
+
+
+def test_query_help_names_the_modes_in_a_few_lines_of_80_columns() -> None:
+    out = _run(["query", "--help"], {"COLUMNS": "80"})
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    start = next(n for n, line in enumerate(lines) if line.startswith("│ --mode "))
+    end = next(n for n, line in enumerate(lines) if n > start and line.startswith("│ --"))
+    cell = " ".join(line.strip("│ ").split("  ")[-1].strip() for line in lines[start:end])
+    assert end - start <= 8, "\n".join(lines[start:end])
+    assert all(f" {name}," in f" {cell}" or f" {name} " in f" {cell}" for name in REGISTRY.names), cell
+    assert "hopgraph modes" in cell and "<str>" not in cell
