@@ -26,6 +26,7 @@ print(json.dumps({"code": result.exit_code, "loaded": [m for m in json.loads(sys
 
 @pytest.mark.parametrize("args, code", [
     (["--help"], 0),
+    (["--version"], 0),
     (["api-key", "--help"], 0),
     (["query", "who?", "--mode", "bogus"], 2),  # a bad mode is refused before any store is opened
     (["query", "--help"], 0),

@@ -26,18 +26,39 @@ err = Console(stderr=True)
 
 #: the collection ``hopgraph --collection NAME`` chose (None: ``HOPGRAPH_COLLECTION``, else ``default``)
 COLLECTION: str | None = None
+#: ``hopgraph -v`` (1), ``-q`` (-1) or neither (0)
+VERBOSITY: int = 0
+#: the command is a long-running service (``serve``, ``worker``, ``mcp``): it logs at the setting's level
+SERVICE: bool = False
+#: the level of a command's logs unless ``log_level`` is set or ``-v``/``-q`` given
+COMMAND_LEVEL = "WARNING"
+
+
+def log_level(s: Settings) -> str:
+    """The level this invocation logs at: ``-q`` ERROR, ``-v`` INFO (DEBUG where the setting asks for
+    it), else the ``log_level`` setting where set or for a service, else WARNING."""
+    if VERBOSITY < 0:
+        return "ERROR"
+    setting = s.log_level.upper()
+    if VERBOSITY > 0:
+        return "DEBUG" if setting == "DEBUG" else "INFO"
+    return setting if SERVICE or "log_level" in s.model_fields_set else COMMAND_LEVEL
 
 
 def load_settings() -> Settings:
-    """The settings of this invocation, placed in its collection, with logging set up from them."""
+    """The settings of this invocation, placed in its collection, with logging set up from them and
+    ``-v``/``-q`` (see ``log_level``; a service's settings carry the level it logs at)."""
     from hopgraph.core.collections import placed
 
     with reported():
         s = placed(strict_settings(), COLLECTION)
-    logging.basicConfig(level=s.log_level.upper(), format="%(message)s", datefmt="[%X]",
+    level = log_level(s)
+    logging.basicConfig(level=level, format="%(message)s", datefmt="[%X]",
                         handlers=[RichHandler(console=err, show_path=False)])
     for noisy in ("neo4j", "httpx", "sentence_transformers", "urllib3"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+        logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLevelName(level)))
+    if SERVICE and level != s.log_level.upper():
+        s = s.model_copy(update={"log_level": level})
     return s
 
 

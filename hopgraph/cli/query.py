@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 def query(
     text: Annotated[str, typer.Argument(help=f"The question or search text (at most {QUERY_TEXT_MAX:,} "
                                              "characters, as over HTTP).")],
-    mode: Annotated[str, typer.Option(help=f"One of: {REGISTRY.help()}.")] = "graph",
+    mode: Annotated[str, typer.Option(metavar="MODE", help=f"{', '.join(REGISTRY.names)} (`hopgraph modes` says "
+                                                           "what each does).")] = "graph",
     top_k: Annotated[int, typer.Option(min=1, max=TOP_K_MAX, help="Results to return.")] = 5,
     explain: Annotated[bool, typer.Option(help="Explain the ranking: the seeds and where they came from, per result "
                                                "the signals that scored it and the path that reached it, the stage "
