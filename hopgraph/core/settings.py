@@ -325,7 +325,8 @@ class Settings(BaseSettings):
         "state) that commands and `Platform` address; `hopgraph --collection NAME`, `Platform(settings, "
         "collection=NAME)`, `?collection=NAME` over HTTP. `default` holds what was ingested without one."))
     log_level: str = Field(
-        default="INFO", description="Logging level of the CLI and the server (DEBUG, INFO, WARNING, ERROR).")
+        default="INFO", description="Logging level (DEBUG, INFO, WARNING, ERROR) of `serve`, `worker`, `mcp` and "
+        "of commands where it is set explicitly; other commands log warnings unless `-v` (or `-q`) is given.")
     graph: GraphSettings = Field(default_factory=GraphSettings)
     vectors: VectorSettings = Field(default_factory=VectorSettings)
     embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
