@@ -122,6 +122,18 @@ OTHER_FIGURES: tuple[tuple[str, str, str, str, str], ...] = (
      "R@1 graph 49.8 vs bm25 49.3; MRR@10 74.3 vs 74.2 (paired bootstrap 95%)",
      "python -m benchmarks.conversations_pooled ../shared/data/locomo-dev-conv --modes graph,graph-0-hops,bm25,"
      "dense,rrf,mix,auto", "2026-12-07", DEV_MACHINE + "; shared with other jobs"),
+    ("The restructuring of 2026-12-07 (each mode a folder with shared parts, evaluation its own package, mode "
+     "options in their own tables, backends as folders declaring capabilities, the platform's roles, Ray actor "
+     "pools) changes no ranking: the top 10 of every query of 14 modes (graph, auto, raptor, sections, naive, "
+     "dense, bm25, rrf, local, global, hybrid, mix, pcst, image), 4567ce2 against the code after it, each set's "
+     "store ingested once by 4567ce2 and queried by both",
+     "identical for all of them: hotpotqa-100 1,400 of 1,400 rankings, musique-100 1,400 of 1,400, lihua-dev "
+     "2,548 of 2,548, locomo-dev 5,404 of 5,404; gnn not compared (no checkpoint was trained); a fresh ingest of "
+     "locomo-dev and lihua-dev by 4567ce2 reproduces its own rankings exactly",
+     "hopgraph eval ../shared/data/SET --modes graph,auto,raptor,sections,naive,dense,bm25,rrf,local,global,"
+     "hybrid,mix,pcst,gnn,image --no-stage-caps --out SET.json by each version on a copy of the same store, then "
+     "python -m benchmarks.same_rankings BEFORE.json AFTER.json", "2026-12-07",
+     DEV_MACHINE + "; shared with other jobs"),
     ("The access work of 2026-12-07 (vector groups, resolution inside groups, support-weighted views, path "
      "checks, modes' traces) changes nothing for a collection whose documents and keys have none: the top 10 of "
      "every query of graph, dense, bm25, rrf and naive, each set ingested fresh by each version, e3ff55b against "
