@@ -15,6 +15,18 @@ def open_vector_store(settings: Settings) -> VectorStore:
     return VECTOR_BACKENDS.open(settings.vectors.backend, settings)
 
 
+def drop_stored_collections(settings: Settings) -> None:
+    """Drop a collection's vector collections through its store (one without ``drop_collections`` keeps
+    them)."""
+    store = open_vector_store(settings)
+    try:
+        drop = getattr(store, "drop_collections", None)
+        if drop is not None:
+            drop()
+    finally:
+        store.close()
+
+
 def open_edge_store(settings: Settings) -> VectorStore:
     """``edge``: qdrant-edge shards in the data dir (``vectors.path``)."""
     return EdgeVectorStore(settings.vectors_dir, settings.vectors)

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from hopgraph.core.backends import Backend, BackendRegistry, Dropper, Opener
 
 if TYPE_CHECKING:
-    from hopgraph.core.settings import Settings
     from hopgraph.vectors.store import VectorStore
 
 __all__ = ["VECTOR_BACKENDS", "register_vector_backend", "vector_backend", "vector_backend_names"]
@@ -26,31 +25,18 @@ GROUP = "hopgraph.vector_backends"
 #: the name of the in-memory backend (``hopgraph.testing`` chooses it)
 MEMORY = "memory"
 
-
-def drop_stored_collections(settings: Settings) -> None:
-    """Drop a collection's vector collections through its store (one without ``drop_collections`` keeps
-    them)."""
-    from hopgraph.vectors.factory import open_vector_store
-
-    store = open_vector_store(settings)
-    try:
-        drop = getattr(store, "drop_collections", None)
-        if drop is not None:
-            drop()
-    finally:
-        store.close()
-
-
+#: how a store that keeps its collections outside the data dir drops them: through the store itself
+_DROP = "hopgraph.vectors.factory:drop_stored_collections"
 #: every vector backend, by the name ``vectors.backend`` gives
 VECTOR_BACKENDS: BackendRegistry[VectorStore] = BackendRegistry("vectors.backend", GROUP)
 VECTOR_BACKENDS.add(Backend("edge", "hopgraph.vectors.factory:open_edge_store", single_writer=True))
-VECTOR_BACKENDS.add(Backend("server", "hopgraph.vectors.factory:open_qdrant_server", dropper=drop_stored_collections))
+VECTOR_BACKENDS.add(Backend("server", "hopgraph.vectors.factory:open_qdrant_server", dropper=_DROP))
 VECTOR_BACKENDS.add(Backend(MEMORY, "hopgraph.vectors.factory:open_qdrant_memory", durable=False,
-                            dropper=drop_stored_collections))
+                            dropper=_DROP))
 
 
 def register_vector_backend(name: str, opener: Opener[VectorStore] | str, *, durable: bool = True,
-                            replace: bool = False, dropper: Dropper | str | None = drop_stored_collections,
+                            replace: bool = False, dropper: Dropper | str | None = _DROP,
                             **capabilities: Any) -> None:
     """Make ``vectors.backend = name`` open the store ``opener(settings)`` returns (``durable``: whether
     the vectors outlive the process; ``replace``: take over a registered name; ``dropper``: how a deleted
