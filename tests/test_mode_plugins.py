@@ -118,7 +118,7 @@ def test_a_plugin_mode_shows_in_the_cli_and_answers_queries(plugin_dir: Path, tm
     assert modes.returncode == 0, modes.stderr
     assert "testmode" in modes.stdout and "modes.testmode.boost" in modes.stdout and "testmode-double" in modes.stdout
     helped = _cli(["query", "--help"], env)
-    assert helped.returncode == 0 and "testmode: BM25 through a plug-in" in " ".join(helped.stdout.split())
+    assert helped.returncode == 0 and "testmode" in helped.stdout.partition("--mode")[2]  # among the choices
     data = tmp_path / "docs.jsonl"
     data.write_text("\n".join(json.dumps({"id": k, "text": v}) for k, v in CORPUS.items()), encoding="utf-8")
     script = ("from hopgraph.app.platform import Platform\nfrom hopgraph.core.config import load_settings\n"
