@@ -9,6 +9,7 @@ from pathlib import Path
 
 from hopgraph.app.platform import Platform
 from hopgraph.graphdb.schema_doc import markdown, scan, schema
+from tests.generated_pages import block, described
 from tests.paths import REPO_ROOT
 
 PAGE = REPO_ROOT / "docs" / "schema.md"
@@ -18,19 +19,8 @@ def _page() -> str:
     return PAGE.read_text(encoding="utf-8")
 
 
-def _block(page: str) -> str:
-    return page.split("<!-- schema:begin -->\n", 1)[1].split("\n<!-- schema:end -->", 1)[0]
-
-
-def _described(page: str, heading: str) -> set[str]:
-    """The names in the first column of the table under ``### heading`` (up to the next heading)."""
-    part = page.split(f"\n### {heading}\n", 1)[1]
-    part = re.split(r"\n#{2,3} ", part, maxsplit=1)[0]
-    return set(re.findall(r"^\| `(\w+)` \|", part, re.MULTILINE))
-
-
 def test_the_inventory_block_is_the_generators_output() -> None:
-    assert _block(_page()) == markdown()
+    assert block(_page(), "schema") == markdown()
 
 
 def test_the_scan_reads_labels_properties_and_directions() -> None:
@@ -61,7 +51,7 @@ def test_every_property_has_its_meaning_on_the_page() -> None:
     page = _page().split("<!-- schema:end -->", 1)[1]
     s = schema()
     for name, props in [*s.labels.items(), *s.relationships.items()]:
-        assert _described(page, name) == set(props), name
+        assert described(page, name) == set(props), name
 
 
 def test_a_real_store_holds_only_what_the_page_lists(platform: Platform, tmp_path: Path) -> None:
@@ -75,5 +65,5 @@ def test_a_real_store_holds_only_what_the_page_lists(platform: Platform, tmp_pat
     types = {row["type"] for row in platform._store.read("MATCH ()-[r]->() RETURN DISTINCT type(r) AS type")}
     assert {"Document", "Chunk", "Entity", "Section", "Migration", "GraphMeta", "GraphChange"} <= labels
     assert {"HAS_CHUNK", "HAS_SECTION", "MENTIONS", "RELATED"} <= types
-    listed = set(re.findall(r"^\| `(\w+)` \|", _block(_page()), re.MULTILINE))
+    listed = set(re.findall(r"^\| `(\w+)` \|", block(_page(), "schema"), re.MULTILINE))
     assert labels - listed == set() and types - listed == set()

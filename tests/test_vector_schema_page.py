@@ -4,7 +4,6 @@ store's points hold only the fields the page lists."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ from hopgraph.app.platform import Platform
 from hopgraph.core.access import PUBLIC
 from hopgraph.vectors.schema_doc import ScanError, fields, markdown, modules, scan
 from hopgraph.vectors.store import COLLECTIONS
+from tests.generated_pages import block, described
 from tests.paths import REPO_ROOT
 
 PAGE = REPO_ROOT / "docs" / "vector-schema.md"
@@ -22,19 +22,8 @@ def _page() -> str:
     return PAGE.read_text(encoding="utf-8")
 
 
-def _block(page: str) -> str:
-    return page.split("<!-- vectors:begin -->\n", 1)[1].split("\n<!-- vectors:end -->", 1)[0]
-
-
-def _described(page: str, collection: str) -> set[str]:
-    """The names in the first column of the tables under ``### collection`` (up to the next heading)."""
-    part = page.split(f"\n### {collection}\n", 1)[1]
-    part = re.split(r"\n#{2,3} ", part, maxsplit=1)[0]
-    return set(re.findall(r"^\| `(\w+)` \|", part, re.MULTILINE))
-
-
 def test_the_inventory_block_is_the_generators_output() -> None:
-    assert _block(_page()) == markdown()
+    assert block(_page(), "vectors") == markdown()
 
 
 def _write(root: Path, name: str, source: str) -> None:
@@ -76,7 +65,7 @@ def test_every_collection_is_written_and_every_index_is_a_written_field() -> Non
 def test_every_field_has_its_meaning_on_the_page() -> None:
     page = _page().split("<!-- vectors:end -->", 1)[1]
     for collection, names in fields().items():
-        assert _described(page, collection) == set(names), collection
+        assert described(page, collection) == set(names), collection
 
 
 def _payload_keys(platform: Platform, collection: str) -> tuple[set[str], list[dict[str, object]]]:
